@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * error.h - the error codes every libsquashfs function reports.
+ *
+ * Functions that can fail return 0 (or a non-negative count) on success and
+ * one of the negative values below on failure. The library never prints,
+ * exits or aborts: the caller decides what to tell the user.
+ */
+#ifndef SQFS_ERROR_H
+#define SQFS_ERROR_H
+
+#include "sqfs/predef.h"
+
+typedef enum {
+	SQFS_OK = 0,
+	/* An allocation failed. */
+	SQFS_ERROR_ALLOC = -1,
+	/* A read, write or other system call failed; errno tells why. */
+	SQFS_ERROR_IO = -2,
+	/* The compression library reported an error while compressing. */
+	SQFS_ERROR_COMPRESSOR = -3,
+	/* A bug in the library: a state that should be impossible. */
+	SQFS_ERROR_INTERNAL = -4,
+	/* On-disk data is malformed: a bad header, length, or stream. */
+	SQFS_ERROR_CORRUPTED = -5,
+	/* Valid, but not supported by this build or this library. */
+	SQFS_ERROR_UNSUPPORTED = -6,
+	/* A value does not fit its field, or arithmetic would overflow. */
+	SQFS_ERROR_OVERFLOW = -7,
+	/* An offset, index or size lies outside the area it must stay in. */
+	SQFS_ERROR_OUT_OF_BOUNDS = -8,
+	/* The superblock does not carry the SquashFS magic number. */
+	SQFS_ERROR_SUPER_MAGIC = -9,
+	/* The superblock names a version other than 4.0. */
+	SQFS_ERROR_SUPER_VERSION = -10,
+	/* The block size is not a power of two in 4 KiB .. 1 MiB, or does
+	 * not match the block log. */
+	SQFS_ERROR_SUPER_BLOCK_SIZE = -11,
+	/* A function was called with an argument outside its domain. */
+	SQFS_ERROR_ARG_INVALID = -12,
+	/* Functions were called in an order the object does not allow. */
+	SQFS_ERROR_SEQUENCE = -13,
+	/* Data ended before a complete structure could be read. */
+	SQFS_ERROR_TRUNCATED = -14,
+	/* A table would exceed the number of entries the format allows. */
+	SQFS_ERROR_LIMIT = -15,
+	/* A path component is not a directory. */
+	SQFS_ERROR_NOT_DIR = -16,
+	/* No entry of that name exists. */
+	SQFS_ERROR_NO_ENTRY = -17,
+	/* A link or directory loop was found. */
+	SQFS_ERROR_LOOP = -18,
+	/* The object is not a regular file. */
+	SQFS_ERROR_NOT_FILE = -19,
+	/* The entry already exists. */
+	SQFS_ERROR_EXISTS = -20,
+} sqfs_error_t;
+
+SQFS_BEGIN_DECLS
+
+/*
+ * Describe an error code in a short English phrase, without a trailing
+ * period. Returns a static string; unknown codes give "unknown error".
+ */
+SQFS_API const char *sqfs_error_string(int code);
+
+SQFS_END_DECLS
+
+#endif /* SQFS_ERROR_H */

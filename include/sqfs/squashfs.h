@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * squashfs.h - include every public libsquashfs header at once.
+ */
+#ifndef SQFS_SQUASHFS_H
+#define SQFS_SQUASHFS_H
+
+#include "sqfs/predef.h"
+#include "sqfs/error.h"
+#include "sqfs/io.h"
+#include "sqfs/super.h"
+#include "sqfs/compressor.h"
+#include "sqfs/meta_writer.h"
+#include "sqfs/meta_reader.h"
+#include "sqfs/table.h"
+#include "sqfs/id_table.h"
+
+SQFS_BEGIN_DECLS
+
+/* The library's version as "MAJOR.MINOR.PATCH". */
+SQFS_API const char *sqfs_version_string(void);
+
+SQFS_END_DECLS
+
+#endif /* SQFS_SQUASHFS_H */
