@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "sqfs/error.h"
+#include "sqfs/io.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The behaviour every back end must share. */
+static void check_file_contract(sqfs_file_t *file)
+{
+	uint8_t buf[16];
+	static const uint8_t zeros[8];
+
+	assert_int_equal(file->get_size(file), 0);
+	assert_int_equal(file->read_at(file, 0, buf, 1),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(file->read_at(file, 0, buf, 0), 0);
+
+	assert_int_equal(file->write_at(file, 0, "hello", 5), 0);
+	assert_int_equal(file->get_size(file), 5);
+
+	/* a write past the end leaves a gap of zeros */
+	assert_int_equal(file->write_at(file, 13, "world", 5), 0);
+	assert_int_equal(file->get_size(file), 18);
+	assert_int_equal(file->read_at(file, 5, buf, 8), 0);
+	assert_memory_equal(buf, zeros, 8);
+	assert_int_equal(file->read_at(file, 13, buf, 5), 0);
+	assert_memory_equal(buf, "world", 5);
+
+	/* overwrite in the middle keeps the size */
+	assert_int_equal(file->write_at(file, 1, "ELL", 3), 0);
+	assert_int_equal(file->read_at(file, 0, buf, 5), 0);
+	assert_memory_equal(buf, "hELLo", 5);
+	assert_int_equal(file->get_size(file), 18);
+
+	/* reads that cross or start past the end fail and read nothing */
+	memset(buf, 0xAA, sizeof(buf));
+	assert_int_equal(file->read_at(file, 10, buf, 9),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(buf[0], 0xAA);
+	assert_int_equal(file->read_at(file, 19, buf, 1),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(file->read_at(file, UINT64_MAX, buf, 2),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+
+	assert_int_equal(file->truncate(file, 3), 0);
+	assert_int_equal(file->get_size(file), 3);
+	assert_int_equal(file->read_at(file, 2, buf, 2),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(file->truncate(file, 10), 0);
+	assert_int_equal(file->read_at(file, 0, buf, 10), 0);
+	assert_memory_equal(buf, "hEL\0\0\0\0\0\0\0", 10);
+
+	assert_true(file->write_at(file, UINT64_MAX - 1, "ab", 2) < 0);
+}
+
+static void memory_file(void **state)
+{
+	sqfs_file_t *file = NULL;
+	size_t size = 99;
+
+	(void)state;
+	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0), 0);
+	check_file_contract(file);
+	assert_non_null(sqfs_file_memory_data(file, &size));
+	assert_int_equal(size, 10);
+	sqfs_file_destroy(file);
+	sqfs_file_destroy(NULL);
+}
+
+static void memory_file_initial_data_and_read_only(void **state)
+{
+	sqfs_file_t *file = NULL;
+	const uint8_t *data;
+	uint8_t buf[4];
+	size_t size;
+
+	(void)state;
+	assert_int_equal(sqfs_file_open_memory(&file, "abcd", 4,
+					       SQFS_FILE_OPEN_READ_ONLY),
+			 0);
+	assert_int_equal(file->get_size(file), 4);
+	assert_int_equal(file->read_at(file, 0, buf, 4), 0);
+	assert_memory_equal(buf, "abcd", 4);
+	assert_int_equal(file->write_at(file, 0, "x", 1),
+			 SQFS_ERROR_UNSUPPORTED);
+	assert_int_equal(file->truncate(file, 0), SQFS_ERROR_UNSUPPORTED);
+	data = sqfs_file_memory_data(file, &size);
+	assert_int_equal(size, 4);
+	assert_memory_equal(data, "abcd", 4);
+	sqfs_file_destroy(file);
+
+	assert_int_equal(sqfs_file_open_memory(&file, NULL, 4, 0),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0x80),
+			 SQFS_ERROR_ARG_INVALID);
+}
+
+static char tmpdir[PATH_MAX];
+
+static int make_tmpdir(void **state)
+{
+	const char *base = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/sqfs-test-io-XXXXXX",
+		 base != NULL ? base : "/tmp");
+	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+}
+
+static int remove_tmpdir(void **state)
+{
+	char path[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/image", tmpdir);
+	unlink(path);
+	return rmdir(tmpdir);
+}
+
+static void posix_file(void **state)
+{
+	sqfs_file_t *file = NULL, *other = NULL;
+	char path[PATH_MAX + 16];
+	uint8_t buf[4];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/image", tmpdir);
+	unlink(path);
+
+	assert_int_equal(sqfs_file_open(&file, path, 0), 0);
+	check_file_contract(file);
+	assert_null(sqfs_file_memory_data(file, &(size_t){0}));
+	sqfs_file_destroy(file);
+
+	/* new files are created exclusively unless told to overwrite */
+	assert_int_equal(sqfs_file_open(&other, path, 0), SQFS_ERROR_EXISTS);
+	assert_null(other);
+
+	assert_int_equal(sqfs_file_open(&file, path, SQFS_FILE_OPEN_READ_ONLY),
+			 0);
+	assert_int_equal(file->get_size(file), 10);
+	assert_int_equal(file->read_at(file, 0, buf, 3), 0);
+	assert_memory_equal(buf, "hEL", 3);
+	assert_int_equal(file->write_at(file, 0, "x", 1),
+			 SQFS_ERROR_UNSUPPORTED);
+	assert_int_equal(file->truncate(file, 0), SQFS_ERROR_UNSUPPORTED);
+	sqfs_file_destroy(file);
+
+	assert_int_equal(sqfs_file_open(&file, path, SQFS_FILE_OPEN_OVERWRITE),
+			 0);
+	assert_int_equal(file->get_size(file), 0);
+	sqfs_file_destroy(file);
+}
+
+static void posix_open_errors(void **state)
+{
+	sqfs_file_t *file = NULL;
+	char path[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/missing/image", tmpdir);
+	assert_int_equal(sqfs_file_open(&file, path, SQFS_FILE_OPEN_READ_ONLY),
+			 SQFS_ERROR_IO);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(sqfs_file_open(&file, path, 0), SQFS_ERROR_IO);
+	assert_int_equal(sqfs_file_open(&file, path, 0x40),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_null(file);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(memory_file),
+		cmocka_unit_test(memory_file_initial_data_and_read_only),
+		cmocka_unit_test(posix_file),
+		cmocka_unit_test(posix_open_errors),
+	};
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
