@@ -28,8 +28,8 @@ int main(void)
 			continue;
 		}
 
-		ret = sqfs_compressor_config_init(&cfg, (sqfs_compressor_id_t)id,
-						  SQFS_DEFAULT_BLOCK_SIZE, 0);
+		ret = sqfs_compressor_config_init(
+		    &cfg, (sqfs_compressor_id_t)id, SQFS_DEFAULT_BLOCK_SIZE, 0);
 		if (ret == 0)
 			ret = sqfs_compressor_config_format(&cfg, options,
 							    sizeof(options));

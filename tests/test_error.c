@@ -41,8 +41,8 @@ static void unknown_codes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_code_has_its_own_text),
-		cmocka_unit_test(unknown_codes),
+	    cmocka_unit_test(every_code_has_its_own_text),
+	    cmocka_unit_test(unknown_codes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

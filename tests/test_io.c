@@ -87,9 +87,9 @@ static void memory_file_initial_data_and_read_only(void **state)
 	size_t size;
 
 	(void)state;
-	assert_int_equal(sqfs_file_open_memory(&file, "abcd", 4,
-					       SQFS_FILE_OPEN_READ_ONLY),
-			 0);
+	assert_int_equal(
+	    sqfs_file_open_memory(&file, "abcd", 4, SQFS_FILE_OPEN_READ_ONLY),
+	    0);
 	assert_int_equal(file->get_size(file), 4);
 	assert_int_equal(file->read_at(file, 0, buf, 4), 0);
 	assert_memory_equal(buf, "abcd", 4);
@@ -183,10 +183,10 @@ static void posix_open_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(memory_file),
-		cmocka_unit_test(memory_file_initial_data_and_read_only),
-		cmocka_unit_test(posix_file),
-		cmocka_unit_test(posix_open_errors),
+	    cmocka_unit_test(memory_file),
+	    cmocka_unit_test(memory_file_initial_data_and_read_only),
+	    cmocka_unit_test(posix_file),
+	    cmocka_unit_test(posix_open_errors),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

@@ -37,8 +37,8 @@ SQFS_API void sqfs_meta_reader_destroy(sqfs_meta_reader_t *mr);
  * SQFS_ERROR_OUT_OF_BOUNDS if block_start lies outside the region or offset
  * is not inside the block's data, SQFS_ERROR_CORRUPTED for a bad block.
  */
-SQFS_API int sqfs_meta_reader_seek(sqfs_meta_reader_t *mr,
-				   uint64_t block_start, size_t offset);
+SQFS_API int sqfs_meta_reader_seek(sqfs_meta_reader_t *mr, uint64_t block_start,
+				   size_t offset);
 
 /*
  * Read size bytes from the current position and advance, crossing into

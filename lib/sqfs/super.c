@@ -123,8 +123,8 @@ int sqfs_super_validate(const sqfs_super_t *super, uint64_t image_size)
 	/* the root inode must sit inside the inode table */
 	if ((super->root_inode_ref >> 48) != 0 ||
 	    (super->root_inode_ref & 0xFFFF) >= SQFS_META_BLOCK_SIZE ||
-	    (super->root_inode_ref >> 16) >= super->directory_table_start -
-						     super->inode_table_start)
+	    (super->root_inode_ref >> 16) >=
+		super->directory_table_start - super->inode_table_start)
 		return SQFS_ERROR_CORRUPTED;
 
 	return 0;

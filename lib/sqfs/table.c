@@ -1,2 +1,232 @@
-/* placeholder: being written */
+/* SPDX-License-Identifier: MIT */
+/*
+ * table.c - lookup tables: an array in metadata blocks plus a u64 index.
+ *
+ * Reading trusts nothing in the index: every value is checked against the
+ * limits and its neighbours before a block is touched, and the index must
+ * describe the blocks exactly, so overlapping or aliased tables are
+ * rejected rather than decoded twice.
+ */
 #include "config.h"
+
+#include "sqfs/compressor.h"
+#include "sqfs/error.h"
+#include "sqfs/io.h"
+#include "sqfs/meta_writer.h"
+#include "sqfs/super.h"
+#include "sqfs/table.h"
+#include "util/le.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Smallest and largest on-disk size of a block, header included. */
+#define MIN_BLOCK_DISK 3u
+#define MAX_BLOCK_DISK (2u + SQFS_META_BLOCK_SIZE)
+
+static size_t block_count(size_t size)
+{
+	return size / SQFS_META_BLOCK_SIZE +
+	       (size % SQFS_META_BLOCK_SIZE != 0 ? 1 : 0);
+}
+
+int sqfs_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		     const void *data, size_t size, uint64_t *index_start)
+{
+	const uint8_t *src = data;
+	size_t count, i, chunk;
+	sqfs_meta_writer_t *mw;
+	uint64_t base, pos;
+	uint32_t offset;
+	uint8_t *index;
+	int ret;
+
+	if (file == NULL || data == NULL || size == 0 || index_start == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+
+	count = block_count(size);
+	index = malloc(count * sizeof(uint64_t));
+	if (index == NULL)
+		return SQFS_ERROR_ALLOC;
+
+	ret = sqfs_meta_writer_create(
+	    file, cmp, cmp == NULL ? SQFS_META_WRITER_NO_COMPRESS : 0, &mw);
+	if (ret != 0)
+		goto out_index;
+
+	/* the writer appends at the end of the file and nothing else
+	 * writes in between, so stream positions map to file positions */
+	base = file->get_size(file);
+	for (i = 0; i < count; ++i) {
+		sqfs_meta_writer_get_position(mw, &pos, &offset);
+		if (base > UINT64_MAX - pos) {
+			ret = SQFS_ERROR_OVERFLOW;
+			goto out_writer;
+		}
+		put_le64(index + i * sizeof(uint64_t), base + pos);
+
+		chunk = size - i * SQFS_META_BLOCK_SIZE;
+		if (chunk > SQFS_META_BLOCK_SIZE)
+			chunk = SQFS_META_BLOCK_SIZE;
+		ret = sqfs_meta_writer_append(mw, src, chunk);
+		if (ret != 0)
+			goto out_writer;
+		src += chunk;
+	}
+
+	ret = sqfs_meta_writer_flush(mw);
+	if (ret != 0)
+		goto out_writer;
+
+	pos = file->get_size(file);
+	ret = file->write_at(file, pos, index, count * sizeof(uint64_t));
+	if (ret == 0)
+		*index_start = pos;
+out_writer:
+	sqfs_meta_writer_destroy(mw);
+out_index:
+	free(index);
+	return ret;
+}
+
+static int read_file(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
+{
+	int ret = file->read_at(file, pos, buf, size);
+
+	/* the caller's limits lie inside bytes_used: the file is short */
+	return ret == SQFS_ERROR_OUT_OF_BOUNDS ? SQFS_ERROR_TRUNCATED : ret;
+}
+
+/* Check the index values alone: limits first, then order and steps. */
+static int check_index(const uint64_t *index, size_t count,
+		       uint64_t index_start, uint64_t lower_limit)
+{
+	size_t i;
+
+	for (i = 0; i < count; ++i) {
+		if (index[i] < lower_limit || index[i] >= index_start)
+			return SQFS_ERROR_OUT_OF_BOUNDS;
+	}
+
+	for (i = 1; i < count; ++i) {
+		if (index[i] <= index[i - 1] ||
+		    index[i] - index[i - 1] > MAX_BLOCK_DISK)
+			return SQFS_ERROR_CORRUPTED;
+	}
+
+	if (index_start - index[count - 1] > MAX_BLOCK_DISK)
+		return SQFS_ERROR_CORRUPTED;
+	return 0;
+}
+
+static int read_block(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t pos,
+		      uint64_t next, uint8_t *out, size_t expected,
+		      uint8_t *scratch)
+{
+	uint8_t header[2];
+	ptrdiff_t ret;
+	size_t len;
+	int err;
+
+	err = read_file(file, pos, header, sizeof(header));
+	if (err != 0)
+		return err;
+
+	/* check_index guarantees pos < next and a step of at most 8194 */
+	len = get_le16(header) & 0x7FFF;
+	if (len == 0 || len > SQFS_META_BLOCK_SIZE || next - pos != len + 2)
+		return SQFS_ERROR_CORRUPTED;
+
+	if (get_le16(header) & 0x8000) {
+		if (len != expected)
+			return SQFS_ERROR_CORRUPTED;
+		return read_file(file, pos + 2, out, len);
+	}
+
+	if (cmp == NULL)
+		return SQFS_ERROR_UNSUPPORTED;
+	err = read_file(file, pos + 2, scratch, len);
+	if (err != 0)
+		return err;
+
+	/* an output cap of exactly the expected size defeats bombs */
+	ret = sqfs_compressor_uncompress(cmp, scratch, len, out, expected);
+	if (ret < 0)
+		return (int)ret;
+	return (size_t)ret == expected ? 0 : SQFS_ERROR_CORRUPTED;
+}
+
+int sqfs_table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
+		    uint64_t index_start, uint64_t lower_limit,
+		    uint64_t upper_limit, void **out)
+{
+	uint8_t *raw_index = NULL, *scratch = NULL, *data = NULL;
+	uint64_t *index = NULL;
+	size_t count, i, chunk;
+	uint64_t index_size;
+	int ret;
+
+	if (file == NULL || out == NULL || size == 0)
+		return SQFS_ERROR_ARG_INVALID;
+
+	count = block_count(size);
+	index_size = (uint64_t)count * sizeof(uint64_t);
+
+	if (index_start < lower_limit || index_start > upper_limit ||
+	    index_size > upper_limit - index_start)
+		return SQFS_ERROR_OUT_OF_BOUNDS;
+
+	/* cheap before allocating: every block needs at least 3 bytes */
+	if (index_start - lower_limit < (uint64_t)count * MIN_BLOCK_DISK)
+		return SQFS_ERROR_OUT_OF_BOUNDS;
+
+	/* do not trust upper_limit alone with the size of an allocation */
+	if (index_start + index_size > file->get_size(file))
+		return SQFS_ERROR_TRUNCATED;
+
+	raw_index = malloc(count * sizeof(uint64_t));
+	index = calloc(count, sizeof(uint64_t));
+	if (raw_index == NULL || index == NULL) {
+		ret = SQFS_ERROR_ALLOC;
+		goto out;
+	}
+
+	ret = read_file(file, index_start, raw_index, count * sizeof(uint64_t));
+	if (ret != 0)
+		goto out;
+	for (i = 0; i < count; ++i)
+		index[i] = get_le64(raw_index + i * sizeof(uint64_t));
+
+	ret = check_index(index, count, index_start, lower_limit);
+	if (ret != 0)
+		goto out;
+
+	scratch = malloc(SQFS_META_BLOCK_SIZE);
+	data = malloc(size);
+	if (scratch == NULL || data == NULL) {
+		ret = SQFS_ERROR_ALLOC;
+		goto out;
+	}
+
+	for (i = 0; i < count; ++i) {
+		chunk = size - i * SQFS_META_BLOCK_SIZE;
+		if (chunk > SQFS_META_BLOCK_SIZE)
+			chunk = SQFS_META_BLOCK_SIZE;
+
+		ret =
+		    read_block(file, cmp, index[i],
+			       i + 1 < count ? index[i + 1] : index_start,
+			       data + i * SQFS_META_BLOCK_SIZE, chunk, scratch);
+		if (ret != 0)
+			goto out;
+	}
+
+	*out = data;
+	data = NULL;
+out:
+	free(data);
+	free(scratch);
+	free(index);
+	free(raw_index);
+	return ret;
+}

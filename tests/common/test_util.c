@@ -36,11 +36,11 @@ static uint32_t xorshift32(uint32_t *state)
 static void fill_text(uint8_t *buf, size_t size, uint32_t seed)
 {
 	static const char *const words[] = {
-		"the",	   "block",   "of",	   "data",   "is",    "packed",
-		"into",	   "a",	      "squashfs",  "image",  "and",   "read",
-		"back",	   "by",      "kernel",	   "when",   "it",    "mounts",
-		"files",   "with",    "fragments", "inode",  "table", "entry",
-		"compress", "stream", "\n",	   "zstd",   "xz",    "gzip",
+	    "the",	"block",  "of",	       "data",	"is",	 "packed",
+	    "into",	"a",	  "squashfs",  "image", "and",	 "read",
+	    "back",	"by",	  "kernel",    "when",	"it",	 "mounts",
+	    "files",	"with",	  "fragments", "inode", "table", "entry",
+	    "compress", "stream", "\n",	       "zstd",	"xz",	 "gzip",
 	};
 	uint32_t state = seed | 1;
 	size_t pos = 0;
@@ -250,10 +250,10 @@ int test_options_roundtrip(const sqfs_compressor_config_t *cfg)
 	written = sqfs_compressor_config_write_options(cfg, file);
 	assert_true(written >= 0);
 
-	assert_int_equal(sqfs_compressor_config_init(
-				 &back, (sqfs_compressor_id_t)cfg->id,
-				 cfg->block_size, cfg->flags),
-			 0);
+	assert_int_equal(
+	    sqfs_compressor_config_init(&back, (sqfs_compressor_id_t)cfg->id,
+					cfg->block_size, cfg->flags),
+	    0);
 	if (written > 0) {
 		size_t size;
 		const uint8_t *data = sqfs_file_memory_data(file, &size);
@@ -261,9 +261,8 @@ int test_options_roundtrip(const sqfs_compressor_config_t *cfg)
 		assert_int_equal(size, SQFS_SUPER_SIZE + (size_t)written);
 		/* stored raw: bit 15 set, length of the payload */
 		assert_int_equal(data[SQFS_SUPER_SIZE + 1] & 0x80, 0x80);
-		assert_int_equal(sqfs_compressor_config_read_options(&back,
-								     file),
-				 0);
+		assert_int_equal(
+		    sqfs_compressor_config_read_options(&back, file), 0);
 	}
 	sqfs_file_destroy(file);
 

@@ -19,27 +19,26 @@
 #include <string.h>
 
 static const char *const names[SQFS_COMP_MAX + 1] = {
-	[SQFS_COMP_GZIP] = "gzip", [SQFS_COMP_LZMA] = "lzma",
-	[SQFS_COMP_LZO] = "lzo",   [SQFS_COMP_XZ] = "xz",
-	[SQFS_COMP_LZ4] = "lz4",   [SQFS_COMP_ZSTD] = "zstd",
+    [SQFS_COMP_GZIP] = "gzip", [SQFS_COMP_LZMA] = "lzma",
+    [SQFS_COMP_LZO] = "lzo",   [SQFS_COMP_XZ] = "xz",
+    [SQFS_COMP_LZ4] = "lz4",   [SQFS_COMP_ZSTD] = "zstd",
 };
 
 static const sqfs_comp_backend_t *const backends[SQFS_COMP_MAX + 1] = {
 #ifdef WITH_GZIP
-	[SQFS_COMP_GZIP] = &sqfs_comp_gzip,
+    [SQFS_COMP_GZIP] = &sqfs_comp_gzip,
 #endif
 #ifdef WITH_XZ
-	[SQFS_COMP_LZMA] = &sqfs_comp_lzma,
-	[SQFS_COMP_XZ] = &sqfs_comp_xz,
+    [SQFS_COMP_LZMA] = &sqfs_comp_lzma, [SQFS_COMP_XZ] = &sqfs_comp_xz,
 #endif
 #ifdef WITH_LZO
-	[SQFS_COMP_LZO] = &sqfs_comp_lzo,
+    [SQFS_COMP_LZO] = &sqfs_comp_lzo,
 #endif
 #ifdef WITH_LZ4
-	[SQFS_COMP_LZ4] = &sqfs_comp_lz4,
+    [SQFS_COMP_LZ4] = &sqfs_comp_lz4,
 #endif
 #ifdef WITH_ZSTD
-	[SQFS_COMP_ZSTD] = &sqfs_comp_zstd,
+    [SQFS_COMP_ZSTD] = &sqfs_comp_zstd,
 #endif
 };
 
@@ -81,8 +80,8 @@ bool sqfs_compressor_is_available(int id)
 sqfs_compressor_id_t sqfs_compressor_default(void)
 {
 	static const sqfs_compressor_id_t order[] = {
-		SQFS_COMP_XZ, SQFS_COMP_ZSTD, SQFS_COMP_GZIP,
-		SQFS_COMP_LZ4, SQFS_COMP_LZO,
+	    SQFS_COMP_XZ,  SQFS_COMP_ZSTD, SQFS_COMP_GZIP,
+	    SQFS_COMP_LZ4, SQFS_COMP_LZO,
 	};
 
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); ++i) {
@@ -377,8 +376,8 @@ ptrdiff_t sqfs_compressor_compress(sqfs_compressor_t *cmp, const uint8_t *in,
 {
 	/* metadata blocks are 8 KiB even when data blocks are 4 KiB */
 	size_t max = cmp->cfg.block_size > SQFS_META_BLOCK_SIZE
-			     ? cmp->cfg.block_size
-			     : SQFS_META_BLOCK_SIZE;
+			 ? cmp->cfg.block_size
+			 : SQFS_META_BLOCK_SIZE;
 
 	if (size == 0 || size > max)
 		return SQFS_ERROR_ARG_INVALID;

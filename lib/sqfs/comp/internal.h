@@ -81,7 +81,7 @@ extern const sqfs_comp_backend_t sqfs_comp_zstd;
 /* Format a message into err (if there is room); returns
  * SQFS_ERROR_ARG_INVALID so callers can write `return sqfs_comp_error(...)`. */
 int sqfs_comp_error(char *err, size_t errsize, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /*
  * Parse value as a decimal integer in [min, max] for option key. A missing

@@ -1,2 +1,337 @@
-/* placeholder: being written */
+/* SPDX-License-Identifier: MIT */
+/*
+ * xz.c - the xz back end: each block is one complete .xz stream with a
+ * CRC32 check, LZMA2 behind an optional BCJ filter.
+ */
 #include "config.h"
+
+#include "comp/internal.h"
+#include "comp/lzma_options.h"
+#include "sqfs/super.h"
+#include "util/le.h"
+
+#include <lzma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XZ_OPTIONS_SIZE 8
+
+typedef struct {
+	const char *name;
+	uint32_t flag;
+	lzma_vli id;
+} xz_filter_t;
+
+/*
+ * In on-disk bit order, which is also the order they are tried in. A
+ * filter this build's liblzma lacks has the id LZMA_VLI_UNKNOWN.
+ */
+static const xz_filter_t xz_filters[] = {
+    {"x86", SQFS_XZ_FILTER_X86, LZMA_FILTER_X86},
+    {"powerpc", SQFS_XZ_FILTER_POWERPC, LZMA_FILTER_POWERPC},
+    {"ia64", SQFS_XZ_FILTER_IA64, LZMA_FILTER_IA64},
+    {"arm", SQFS_XZ_FILTER_ARM, LZMA_FILTER_ARM},
+    {"armthumb", SQFS_XZ_FILTER_ARMTHUMB, LZMA_FILTER_ARMTHUMB},
+    {"sparc", SQFS_XZ_FILTER_SPARC, LZMA_FILTER_SPARC},
+#ifdef LZMA_FILTER_ARM64
+    {"arm64", SQFS_XZ_FILTER_ARM64, LZMA_FILTER_ARM64},
+#else
+    {"arm64", SQFS_XZ_FILTER_ARM64, LZMA_VLI_UNKNOWN},
+#endif
+#ifdef LZMA_FILTER_RISCV
+    {"riscv", SQFS_XZ_FILTER_RISCV, LZMA_FILTER_RISCV},
+#else
+    {"riscv", SQFS_XZ_FILTER_RISCV, LZMA_VLI_UNKNOWN},
+#endif
+};
+
+#define XZ_FILTER_COUNT (sizeof(xz_filters) / sizeof(xz_filters[0]))
+
+typedef struct {
+	sqfs_compressor_t base;
+	lzma_options_lzma opt;
+	/* the decoder is kept so its buffers are reused between blocks */
+	lzma_stream strm;
+	/* room for the candidates after the first when several filters are
+	 * tried; NULL otherwise */
+	uint8_t *scratch;
+} xz_compressor_t;
+
+static uint32_t xz_supported_filters(void)
+{
+	uint32_t mask = 0;
+
+	for (size_t i = 0; i < XZ_FILTER_COUNT; ++i) {
+		if (xz_filters[i].id != LZMA_VLI_UNKNOWN)
+			mask |= xz_filters[i].flag;
+	}
+	return mask;
+}
+
+static size_t xz_max_block(const sqfs_compressor_config_t *cfg)
+{
+	return cfg->block_size > SQFS_META_BLOCK_SIZE ? cfg->block_size
+						      : SQFS_META_BLOCK_SIZE;
+}
+
+static void xz_defaults(sqfs_compressor_config_t *cfg)
+{
+	sqfs_lzma_defaults(cfg, SQFS_XZ_DEFAULT_LEVEL);
+}
+
+static int xz_validate(const sqfs_compressor_config_t *cfg)
+{
+	/* the bits only record what the writer tried: a reader need not
+	 * have those filters to accept the options */
+	uint32_t allowed = (cfg->flags & SQFS_COMP_FLAG_UNCOMPRESS)
+			       ? SQFS_XZ_FILTER_ALL
+			       : xz_supported_filters();
+
+	if (cfg->opt.xz.filters & ~allowed)
+		return SQFS_ERROR_ARG_INVALID;
+	return sqfs_lzma_validate(cfg);
+}
+
+static int xz_parse_option(sqfs_compressor_config_t *cfg, const char *key,
+			   const char *value, char *err, size_t errsize)
+{
+	size_t i;
+	int ret;
+
+	ret = sqfs_lzma_parse_option(cfg, key, value, err, errsize);
+	if (ret != SQFS_LZMA_OPTION_UNKNOWN)
+		return ret;
+
+	for (i = 0; i < XZ_FILTER_COUNT; ++i) {
+		if (strcmp(key, xz_filters[i].name) != 0)
+			continue;
+		if (value != NULL)
+			return sqfs_comp_error(err, errsize,
+					       "'%s' takes no value", key);
+		if (xz_filters[i].id == LZMA_VLI_UNKNOWN)
+			return sqfs_comp_error(
+			    err, errsize,
+			    "the xz filter '%s' is not supported by the "
+			    "liblzma this was built with",
+			    key);
+		cfg->opt.xz.filters |= xz_filters[i].flag;
+		return 0;
+	}
+
+	return sqfs_comp_error(err, errsize, "unknown xz option '%s'", key);
+}
+
+static int xz_format(const sqfs_compressor_config_t *cfg, char *buf,
+		     size_t size)
+{
+	int len = sqfs_lzma_format(cfg, buf, size);
+
+	for (size_t i = 0; i < XZ_FILTER_COUNT && len >= 0; ++i) {
+		size_t used = (size_t)len;
+		int n;
+
+		if (!(cfg->opt.xz.filters & xz_filters[i].flag))
+			continue;
+		n = snprintf(used < size ? buf + used : NULL,
+			     used < size ? size - used : 0, ",%s",
+			     xz_filters[i].name);
+		len = n < 0 ? n : len + n;
+	}
+	return len;
+}
+
+static size_t xz_encode_options(const sqfs_compressor_config_t *cfg,
+				uint8_t out[SQFS_COMP_OPTIONS_MAX_SIZE])
+{
+	if (cfg->opt.xz.dict_size == cfg->block_size &&
+	    cfg->opt.xz.filters == 0)
+		return 0;
+
+	put_le32(out, cfg->opt.xz.dict_size);
+	put_le32(out + 4, cfg->opt.xz.filters);
+	return XZ_OPTIONS_SIZE;
+}
+
+static int xz_decode_options(sqfs_compressor_config_t *cfg,
+			     const uint8_t *payload, size_t size)
+{
+	uint32_t dict_size, filters;
+
+	if (size != XZ_OPTIONS_SIZE)
+		return SQFS_ERROR_CORRUPTED;
+
+	dict_size = get_le32(payload);
+	filters = get_le32(payload + 4);
+
+	if (!sqfs_lzma_dict_size_valid(dict_size, cfg->block_size))
+		return SQFS_ERROR_CORRUPTED;
+	if (filters & ~(uint32_t)SQFS_XZ_FILTER_ALL)
+		return SQFS_ERROR_CORRUPTED;
+
+	cfg->opt.xz.dict_size = dict_size;
+	cfg->opt.xz.filters = filters;
+	return 0;
+}
+
+/* One candidate: 0 if it does not fit in outsize bytes. */
+static ptrdiff_t xz_try(xz_compressor_t *xz, lzma_vli bcj, const uint8_t *in,
+			size_t size, uint8_t *out, size_t outsize)
+{
+	lzma_filter chain[3];
+	size_t pos = 0, n = 0;
+	lzma_ret ret;
+
+	if (bcj != LZMA_VLI_UNKNOWN) {
+		chain[n].id = bcj;
+		chain[n++].options = NULL;
+	}
+	chain[n].id = LZMA_FILTER_LZMA2;
+	chain[n++].options = &xz->opt;
+	chain[n].id = LZMA_VLI_UNKNOWN;
+	chain[n].options = NULL;
+
+	ret = lzma_stream_buffer_encode(chain, LZMA_CHECK_CRC32, NULL, in, size,
+					out, &pos, outsize);
+	if (ret == LZMA_OK)
+		return (ptrdiff_t)pos;
+	if (ret == LZMA_BUF_ERROR)
+		return 0;
+	return ret == LZMA_MEM_ERROR ? SQFS_ERROR_ALLOC : SQFS_ERROR_COMPRESSOR;
+}
+
+static ptrdiff_t xz_compress(sqfs_compressor_t *cmp, const uint8_t *in,
+			     size_t size, uint8_t *out, size_t outsize)
+{
+	xz_compressor_t *xz = (xz_compressor_t *)cmp;
+	size_t limit = outsize < size - 1 ? outsize : size - 1;
+	ptrdiff_t best, ret;
+
+	best = xz_try(xz, LZMA_VLI_UNKNOWN, in, size, out, limit);
+	if (best < 0)
+		return best;
+
+	for (size_t i = 0; i < XZ_FILTER_COUNT; ++i) {
+		if (!(cmp->cfg.opt.xz.filters & xz_filters[i].flag) ||
+		    xz_filters[i].id == LZMA_VLI_UNKNOWN)
+			continue;
+
+		/* only a strictly smaller result may replace the best, so
+		 * the first of equal candidates wins */
+		if (best > 0)
+			limit = (size_t)best - 1;
+
+		ret =
+		    xz_try(xz, xz_filters[i].id, in, size, xz->scratch, limit);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			memcpy(out, xz->scratch, (size_t)ret);
+			best = ret;
+		}
+	}
+	return best;
+}
+
+static ptrdiff_t xz_uncompress(sqfs_compressor_t *cmp, const uint8_t *in,
+			       size_t size, uint8_t *out, size_t outsize)
+{
+	xz_compressor_t *xz = (xz_compressor_t *)cmp;
+	lzma_ret ret;
+
+	/* any check type is fine: the format only asks writers for CRC32 */
+	ret = lzma_stream_decoder(&xz->strm, SQFS_LZMA_MEMLIMIT, 0);
+	if (ret != LZMA_OK)
+		return ret == LZMA_MEM_ERROR ? SQFS_ERROR_ALLOC
+					     : SQFS_ERROR_COMPRESSOR;
+
+	return sqfs_lzma_run_decoder(&xz->strm, in, size, out, outsize, false);
+}
+
+static void xz_destroy(sqfs_compressor_t *cmp)
+{
+	xz_compressor_t *xz = (xz_compressor_t *)cmp;
+
+	lzma_end(&xz->strm);
+	free(xz->scratch);
+	free(xz);
+}
+
+static int xz_create(const sqfs_compressor_config_t *cfg,
+		     sqfs_compressor_t **out);
+
+static int xz_copy(const sqfs_compressor_t *cmp, sqfs_compressor_t **out)
+{
+	return xz_create(&cmp->cfg, out);
+}
+
+static const sqfs_compressor_ops_t xz_ops = {
+    .destroy = xz_destroy,
+    .copy = xz_copy,
+    .compress = xz_compress,
+    .uncompress = xz_uncompress,
+};
+
+static int xz_create(const sqfs_compressor_config_t *cfg,
+		     sqfs_compressor_t **out)
+{
+	xz_compressor_t *xz = calloc(1, sizeof(*xz));
+	const lzma_stream init = LZMA_STREAM_INIT;
+	int ret;
+
+	if (xz == NULL)
+		return SQFS_ERROR_ALLOC;
+
+	xz->base.ops = &xz_ops;
+	xz->base.cfg = *cfg;
+	xz->strm = init;
+
+	if (!(cfg->flags & SQFS_COMP_FLAG_UNCOMPRESS)) {
+		ret = sqfs_lzma_encoder_options(cfg, &xz->opt);
+		if (ret != 0) {
+			free(xz);
+			return ret;
+		}
+		if (cfg->opt.xz.filters != 0) {
+			xz->scratch = malloc(xz_max_block(cfg));
+			if (xz->scratch == NULL) {
+				free(xz);
+				return SQFS_ERROR_ALLOC;
+			}
+		}
+	}
+
+	*out = &xz->base;
+	return 0;
+}
+
+/* clang-format off */
+static const char xz_help[] = SQFS_LZMA_HELP("6")
+	"x86            try the x86 BCJ filter; with several filters, each is "
+	"tried and the smallest result kept (default: none)\n"
+	"powerpc        try the PowerPC BCJ filter\n"
+	"ia64           try the IA-64 BCJ filter\n"
+	"arm            try the ARM BCJ filter\n"
+	"armthumb       try the ARM-Thumb BCJ filter\n"
+	"sparc          try the SPARC BCJ filter\n"
+#ifdef LZMA_FILTER_ARM64
+	"arm64          try the ARM64 BCJ filter\n"
+#endif
+#ifdef LZMA_FILTER_RISCV
+	"riscv          try the RISC-V BCJ filter\n"
+#endif
+	;
+/* clang-format on */
+
+const sqfs_comp_backend_t sqfs_comp_xz = {
+    .id = SQFS_COMP_XZ,
+    .name = "xz",
+    .help = xz_help,
+    .defaults = xz_defaults,
+    .validate = xz_validate,
+    .parse_option = xz_parse_option,
+    .format = xz_format,
+    .encode_options = xz_encode_options,
+    .decode_options = xz_decode_options,
+    .create = xz_create,
+};

@@ -149,8 +149,8 @@ int sqfs_file_open(sqfs_file_t **out, const char *path, unsigned int flags)
 	file->base.truncate = posix_truncate;
 	file->fd = fd;
 	file->size = S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode)
-			     ? (uint64_t)sb.st_size
-			     : 0;
+			 ? (uint64_t)sb.st_size
+			 : 0;
 	file->read_only = (flags & SQFS_FILE_OPEN_READ_ONLY) != 0;
 
 	if (S_ISBLK(sb.st_mode)) {

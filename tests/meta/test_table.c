@@ -1,0 +1,548 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "common/test_util.h"
+#include "sqfs/compressor.h"
+#include "sqfs/error.h"
+#include "sqfs/io.h"
+#include "sqfs/super.h"
+#include "sqfs/table.h"
+#include "util/le.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PREFIX 100
+
+static sqfs_compressor_t *make_compressor_bs(uint32_t block_size)
+{
+	static const sqfs_compressor_id_t ids[] = {
+	    SQFS_COMP_GZIP, SQFS_COMP_ZSTD, SQFS_COMP_XZ,
+	    SQFS_COMP_LZ4,  SQFS_COMP_LZO,  SQFS_COMP_LZMA,
+	};
+	sqfs_compressor_config_t cfg;
+	sqfs_compressor_t *cmp;
+	size_t i;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); ++i) {
+		if (!sqfs_compressor_is_available(ids[i]))
+			continue;
+		if (sqfs_compressor_config_init(&cfg, ids[i], block_size, 0))
+			continue;
+		if (sqfs_compressor_create(&cfg, &cmp) == 0)
+			return cmp;
+	}
+	return NULL;
+}
+
+static sqfs_file_t *new_file(size_t prefix)
+{
+	sqfs_file_t *file = NULL;
+	uint8_t *junk = malloc(prefix + 1);
+
+	assert_non_null(junk);
+	memset(junk, 0xC3, prefix);
+	assert_int_equal(sqfs_file_open_memory(&file, junk, prefix, 0), 0);
+	free(junk);
+	return file;
+}
+
+static void append_bytes(sqfs_file_t *file, const void *data, size_t size)
+{
+	assert_int_equal(file->write_at(file, file->get_size(file), data, size),
+			 0);
+}
+
+static void append_le16(sqfs_file_t *file, uint16_t v)
+{
+	uint8_t b[2];
+
+	put_le16(b, v);
+	append_bytes(file, b, 2);
+}
+
+static void append_le64(sqfs_file_t *file, uint64_t v)
+{
+	uint8_t b[8];
+
+	put_le64(b, v);
+	append_bytes(file, b, 8);
+}
+
+static void put_index(sqfs_file_t *file, uint64_t index_start, size_t i,
+		      uint64_t value)
+{
+	uint8_t b[8];
+
+	put_le64(b, value);
+	assert_int_equal(file->write_at(file, index_start + 8 * i, b, 8), 0);
+}
+
+/* Entries of entry_size bytes, each holding its own number. */
+static uint8_t *make_entries(size_t size, size_t entry_size)
+{
+	uint8_t *data = malloc(size);
+	size_t i, j;
+
+	assert_non_null(data);
+	for (i = 0; i < size / entry_size; ++i) {
+		for (j = 0; j < entry_size; ++j) {
+			data[i * entry_size + j] =
+			    j < 4 ? (uint8_t)(i >> (8 * j)) : (uint8_t)j;
+		}
+	}
+	return data;
+}
+
+static void roundtrip(sqfs_compressor_t *cmp, size_t size, size_t entry_size)
+{
+	uint8_t *data = make_entries(size, entry_size);
+	sqfs_file_t *file = new_file(PREFIX);
+	size_t count = (size + 8191) / 8192, i, img_size;
+	uint64_t index_start = 0, pos;
+	const uint8_t *img;
+	void *out = NULL;
+
+	assert_int_equal(sqfs_table_write(file, cmp, data, size, &index_start),
+			 0);
+
+	/* the index directly follows the blocks and ends the file */
+	img = sqfs_file_memory_data(file, &img_size);
+	assert_int_equal(index_start + 8 * count, img_size);
+	pos = PREFIX;
+	for (i = 0; i < count; ++i) {
+		uint16_t hdr = get_le16(img + pos);
+
+		assert_int_equal(get_le64(img + index_start + 8 * i), pos);
+		if (cmp == NULL) {
+			size_t len = i + 1 < count ? 8192 : size - i * 8192;
+
+			assert_int_equal(hdr, 0x8000 | len);
+		}
+		pos += 2 + (hdr & 0x7FFF);
+	}
+	assert_int_equal(pos, index_start);
+
+	assert_int_equal(sqfs_table_read(file, cmp, size, index_start, PREFIX,
+					 img_size, &out),
+			 0);
+	assert_non_null(out);
+	assert_memory_equal(out, data, size);
+	free(out);
+
+	/* the tightest limits still work */
+	assert_int_equal(sqfs_table_read(file, cmp, size, index_start, PREFIX,
+					 index_start + 8 * count, &out),
+			 0);
+	free(out);
+
+	sqfs_file_destroy(file);
+	free(data);
+}
+
+static void test_roundtrip_raw(void **state)
+{
+	static const size_t sizes[] = {4, 8192, 8196, 100000};
+	static const size_t entries[] = {4, 8, 16};
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+		for (j = 0; j < sizeof(entries) / sizeof(entries[0]); ++j)
+			roundtrip(NULL, sizes[i], entries[j]);
+	}
+}
+
+static void test_roundtrip_compressed(void **state)
+{
+	static const size_t sizes[] = {4, 8192, 8196, 100000};
+	static const size_t entries[] = {4, 8, 16};
+	sqfs_compressor_t *cmp = make_compressor_bs(SQFS_DEFAULT_BLOCK_SIZE);
+	size_t i, j;
+
+	(void)state;
+	if (cmp == NULL)
+		skip();
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+		for (j = 0; j < sizeof(entries) / sizeof(entries[0]); ++j)
+			roundtrip(cmp, sizes[i], entries[j]);
+	}
+	sqfs_compressor_destroy(cmp);
+}
+
+static void test_write_args(void **state)
+{
+	sqfs_file_t *file = new_file(0);
+	uint64_t start;
+	void *out;
+
+	(void)state;
+	assert_int_equal(sqfs_table_write(file, NULL, "abcd", 0, &start),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_table_write(file, NULL, NULL, 4, &start),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(file->get_size(file), 0);
+	assert_int_equal(sqfs_table_read(file, NULL, 0, 0, 0, 100, &out),
+			 SQFS_ERROR_ARG_INVALID);
+	sqfs_file_destroy(file);
+
+	/* write errors are passed on */
+	assert_int_equal(
+	    sqfs_file_open_memory(&file, NULL, 0, SQFS_FILE_OPEN_READ_ONLY), 0);
+	assert_int_equal(sqfs_table_write(file, NULL, "abcd", 4, &start),
+			 SQFS_ERROR_UNSUPPORTED);
+	sqfs_file_destroy(file);
+}
+
+/* A raw table of 20000 bytes (blocks of 8192, 8192, 3616) at PREFIX. */
+#define T_SIZE 20000
+#define T_COUNT 3
+
+typedef struct {
+	sqfs_file_t *file;
+	uint64_t index_start;
+	uint64_t end;
+	uint64_t block[T_COUNT];
+} fixture_t;
+
+static int setup_fixture(void **state)
+{
+	fixture_t *fx = calloc(1, sizeof(*fx));
+	uint8_t *data = make_entries(T_SIZE, 4);
+	size_t i;
+
+	assert_non_null(fx);
+	fx->file = new_file(PREFIX);
+	assert_int_equal(
+	    sqfs_table_write(fx->file, NULL, data, T_SIZE, &fx->index_start),
+	    0);
+	fx->end = fx->file->get_size(fx->file);
+	assert_int_equal(fx->end, fx->index_start + 8 * T_COUNT);
+	for (i = 0; i < T_COUNT; ++i)
+		fx->block[i] = PREFIX + i * 8194;
+	assert_int_equal(fx->index_start, PREFIX + 2 * 8194 + 2 + 3616);
+	free(data);
+	*state = fx;
+	return 0;
+}
+
+static int teardown_fixture(void **state)
+{
+	fixture_t *fx = *state;
+
+	sqfs_file_destroy(fx->file);
+	free(fx);
+	return 0;
+}
+
+static int read_fx(fixture_t *fx, size_t size, uint64_t lower, uint64_t upper)
+{
+	void *out = NULL;
+	int ret;
+
+	ret = sqfs_table_read(fx->file, NULL, size, fx->index_start, lower,
+			      upper, &out);
+	if (ret == 0) {
+		assert_non_null(out);
+		free(out);
+	}
+	return ret;
+}
+
+static void test_fixture_valid(void **state)
+{
+	fixture_t *fx = *state;
+
+	assert_int_equal(read_fx(fx, T_SIZE, PREFIX, fx->end), 0);
+	assert_int_equal(read_fx(fx, T_SIZE, 0, fx->end), 0);
+}
+
+static void test_bad_limits(void **state)
+{
+	fixture_t *fx = *state;
+
+	/* index past upper_limit */
+	assert_int_equal(read_fx(fx, T_SIZE, PREFIX, fx->end - 1),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(read_fx(fx, T_SIZE, PREFIX, fx->index_start),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(read_fx(fx, T_SIZE, PREFIX, 0),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	/* first block below lower_limit */
+	assert_int_equal(read_fx(fx, T_SIZE, PREFIX + 1, fx->end),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(read_fx(fx, T_SIZE, fx->index_start, fx->end),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(read_fx(fx, T_SIZE, UINT64_MAX, UINT64_MAX),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	/* an upper limit past the end of the file does not help */
+	assert_int_equal(read_fx(fx, T_SIZE + 8192, PREFIX, UINT64_MAX),
+			 SQFS_ERROR_TRUNCATED);
+}
+
+static void test_size_mismatch(void **state)
+{
+	fixture_t *fx = *state;
+
+	/* last block shorter or longer than the size says */
+	assert_int_equal(read_fx(fx, T_SIZE - 4, PREFIX, fx->end),
+			 SQFS_ERROR_CORRUPTED);
+	assert_int_equal(read_fx(fx, T_SIZE + 4, PREFIX, fx->end),
+			 SQFS_ERROR_CORRUPTED);
+	/* one block fewer: the last one is too far from the index */
+	assert_int_equal(read_fx(fx, 2 * 8192, PREFIX, fx->end),
+			 SQFS_ERROR_CORRUPTED);
+	assert_int_equal(read_fx(fx, 8192, PREFIX, fx->end),
+			 SQFS_ERROR_CORRUPTED);
+	/* one block more: the index would run past the limit */
+	assert_int_equal(read_fx(fx, T_SIZE + 8192, PREFIX, fx->end),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	/* absurd sizes are rejected before anything is allocated */
+	assert_int_equal(read_fx(fx, SIZE_MAX, 0, UINT64_MAX),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(read_fx(fx, SIZE_MAX, 0, fx->end),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+}
+
+/* Patch index entry i, run a read, and restore the entry. */
+static int read_patched(fixture_t *fx, size_t i, uint64_t value)
+{
+	int ret;
+
+	put_index(fx->file, fx->index_start, i, value);
+	ret = read_fx(fx, T_SIZE, PREFIX, fx->end);
+	put_index(fx->file, fx->index_start, i, fx->block[i]);
+	assert_int_equal(read_fx(fx, T_SIZE, PREFIX, fx->end), 0);
+	return ret;
+}
+
+static void test_bad_index(void **state)
+{
+	fixture_t *fx = *state;
+
+	/* not strictly increasing */
+	assert_int_equal(read_patched(fx, 1, fx->block[0]),
+			 SQFS_ERROR_CORRUPTED);
+	assert_int_equal(read_patched(fx, 1, fx->block[2]),
+			 SQFS_ERROR_CORRUPTED);
+	assert_int_equal(read_patched(fx, 2, fx->block[0] + 1),
+			 SQFS_ERROR_CORRUPTED);
+	/* a gap or overlap between blocks */
+	assert_int_equal(read_patched(fx, 1, fx->block[1] + 1),
+			 SQFS_ERROR_CORRUPTED);
+	assert_int_equal(read_patched(fx, 1, fx->block[1] - 1),
+			 SQFS_ERROR_CORRUPTED);
+	assert_int_equal(read_patched(fx, 2, fx->block[2] - 2),
+			 SQFS_ERROR_CORRUPTED);
+	/* first block starting late: the steps are fine, but its "header"
+	 * is table data */
+	assert_int_equal(read_patched(fx, 0, fx->block[0] + 2),
+			 SQFS_ERROR_CORRUPTED);
+	/* a step over 8194 */
+	assert_int_equal(read_patched(fx, 2, fx->block[1] + 8195),
+			 SQFS_ERROR_CORRUPTED);
+	/* below lower_limit, inside or past the index, and huge values */
+	assert_int_equal(read_patched(fx, 0, PREFIX - 1),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(read_patched(fx, 0, 0), SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(read_patched(fx, 2, fx->index_start),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(read_patched(fx, 2, UINT64_MAX),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(read_patched(fx, 0, UINT64_MAX - 1),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(read_patched(fx, 1, UINT64_MAX),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+}
+
+static void test_index_start_garbage(void **state)
+{
+	fixture_t *fx = *state;
+	void *out = NULL;
+	int ret;
+
+	/* index_start inside the prefix: its "entries" are junk */
+	ret = sqfs_table_read(fx->file, NULL, T_SIZE, 50, 0, fx->end, &out);
+	assert_true(ret < 0);
+	/* in the middle of a block: entries are table data */
+	ret = sqfs_table_read(fx->file, NULL, T_SIZE, fx->block[1] + 10, PREFIX,
+			      fx->end, &out);
+	assert_true(ret < 0);
+	/* out of the file */
+	assert_int_equal(sqfs_table_read(fx->file, NULL, T_SIZE, fx->end + 8,
+					 PREFIX, fx->end, &out),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(sqfs_table_read(fx->file, NULL, T_SIZE, fx->end + 8,
+					 PREFIX, UINT64_MAX, &out),
+			 SQFS_ERROR_TRUNCATED);
+	assert_int_equal(sqfs_table_read(fx->file, NULL, T_SIZE, UINT64_MAX - 8,
+					 0, UINT64_MAX, &out),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(sqfs_table_read(fx->file, NULL, 8, UINT64_MAX - 8, 0,
+					 UINT64_MAX, &out),
+			 SQFS_ERROR_TRUNCATED);
+	assert_int_equal(
+	    sqfs_table_read(fx->file, NULL, 8, UINT64_MAX, 0, UINT64_MAX, &out),
+	    SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_null(out);
+}
+
+/* Hand-built tables with bad blocks. */
+static void test_bad_blocks(void **state)
+{
+	uint8_t *payload = calloc(1, 8192);
+	sqfs_file_t *file;
+	uint64_t index_start;
+	void *out = NULL;
+
+	(void)state;
+	assert_non_null(payload);
+
+	/* a short full block: 8000 + 292 bytes for a table of 8292 */
+	file = new_file(10);
+	append_le16(file, 0x8000 | 8000);
+	append_bytes(file, payload, 8000);
+	append_le16(file, 0x8000 | 292);
+	append_bytes(file, payload, 292);
+	index_start = file->get_size(file);
+	append_le64(file, 10);
+	append_le64(file, 10 + 8002);
+	assert_int_equal(sqfs_table_read(file, NULL, 8292, index_start, 10,
+					 file->get_size(file), &out),
+			 SQFS_ERROR_CORRUPTED);
+	sqfs_file_destroy(file);
+
+	/* headers with length 0 and with too large a length */
+	file = new_file(10);
+	append_le16(file, 0x8000);
+	append_bytes(file, "x", 1);
+	index_start = file->get_size(file);
+	append_le64(file, 10);
+	assert_int_equal(sqfs_table_read(file, NULL, 4, index_start, 10,
+					 file->get_size(file), &out),
+			 SQFS_ERROR_CORRUPTED);
+	sqfs_file_destroy(file);
+
+	file = new_file(10);
+	append_le16(file, 0x8000 | 8193);
+	append_bytes(file, payload, 8192);
+	append_bytes(file, payload, 1);
+	index_start = file->get_size(file);
+	append_le64(file, 10);
+	assert_int_equal(sqfs_table_read(file, NULL, 8192, index_start, 10,
+					 file->get_size(file), &out),
+			 SQFS_ERROR_CORRUPTED);
+	sqfs_file_destroy(file);
+
+	/* a compressed block and no compressor */
+	file = new_file(10);
+	append_le16(file, 4);
+	append_bytes(file, "abcd", 4);
+	index_start = file->get_size(file);
+	append_le64(file, 10);
+	assert_int_equal(sqfs_table_read(file, NULL, 4, index_start, 10,
+					 file->get_size(file), &out),
+			 SQFS_ERROR_UNSUPPORTED);
+	sqfs_file_destroy(file);
+
+	assert_null(out);
+	free(payload);
+}
+
+/* Compressed blocks that unpack to the wrong size. */
+static void test_bad_compressed(void **state)
+{
+	sqfs_compressor_t *big = make_compressor_bs(65536);
+	sqfs_compressor_t *cmp = make_compressor_bs(SQFS_DEFAULT_BLOCK_SIZE);
+	uint8_t *zeros = calloc(1, 16384), packed[8192];
+	sqfs_file_t *file;
+	uint64_t index_start;
+	void *out = NULL;
+	ptrdiff_t len;
+	int ret;
+
+	(void)state;
+	assert_non_null(zeros);
+	if (big == NULL || cmp == NULL) {
+		free(zeros);
+		sqfs_compressor_destroy(big);
+		sqfs_compressor_destroy(cmp);
+		skip();
+	}
+
+	/* 16 KiB of zeros as the one block of an 8 KiB table */
+	len =
+	    sqfs_compressor_compress(big, zeros, 16384, packed, sizeof(packed));
+	assert_true(len > 0);
+	file = new_file(10);
+	append_le16(file, (uint16_t)len);
+	append_bytes(file, packed, (size_t)len);
+	index_start = file->get_size(file);
+	append_le64(file, 10);
+	ret = sqfs_table_read(file, cmp, 8192, index_start, 10,
+			      file->get_size(file), &out);
+	assert_true(ret == SQFS_ERROR_CORRUPTED || ret == SQFS_ERROR_OVERFLOW);
+	/* or for a 100-byte table */
+	ret = sqfs_table_read(file, cmp, 100, index_start, 10,
+			      file->get_size(file), &out);
+	assert_true(ret == SQFS_ERROR_CORRUPTED || ret == SQFS_ERROR_OVERFLOW);
+	sqfs_file_destroy(file);
+
+	/* 4000 zeros where a full block of 8192 is expected */
+	len =
+	    sqfs_compressor_compress(big, zeros, 4000, packed, sizeof(packed));
+	assert_true(len > 0);
+	file = new_file(10);
+	append_le16(file, (uint16_t)len);
+	append_bytes(file, packed, (size_t)len);
+	append_le16(file, 0x8004);
+	append_bytes(file, "abcd", 4);
+	index_start = file->get_size(file);
+	append_le64(file, 10);
+	append_le64(file, 10 + 2 + (uint64_t)len);
+	assert_int_equal(sqfs_table_read(file, cmp, 8196, index_start, 10,
+					 file->get_size(file), &out),
+			 SQFS_ERROR_CORRUPTED);
+
+	/* the payload garbled */
+	packed[0] ^= 0xFF;
+	packed[1] ^= 0xFF;
+	assert_int_equal(file->write_at(file, 12, packed, 2), 0);
+	ret = sqfs_table_read(file, cmp, 8196, index_start, 10,
+			      file->get_size(file), &out);
+	assert_true(ret < 0);
+	sqfs_file_destroy(file);
+
+	assert_null(out);
+	sqfs_compressor_destroy(big);
+	sqfs_compressor_destroy(cmp);
+	free(zeros);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_roundtrip_raw),
+	    cmocka_unit_test(test_roundtrip_compressed),
+	    cmocka_unit_test(test_write_args),
+	    cmocka_unit_test_setup_teardown(test_fixture_valid, setup_fixture,
+					    teardown_fixture),
+	    cmocka_unit_test_setup_teardown(test_bad_limits, setup_fixture,
+					    teardown_fixture),
+	    cmocka_unit_test_setup_teardown(test_size_mismatch, setup_fixture,
+					    teardown_fixture),
+	    cmocka_unit_test_setup_teardown(test_bad_index, setup_fixture,
+					    teardown_fixture),
+	    cmocka_unit_test_setup_teardown(test_index_start_garbage,
+					    setup_fixture, teardown_fixture),
+	    cmocka_unit_test(test_bad_blocks),
+	    cmocka_unit_test(test_bad_compressed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
