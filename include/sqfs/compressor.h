@@ -126,7 +126,10 @@ struct sqfs_compressor_config {
 
 		/* xz and lzma (lzma has no filters). */
 		struct {
-			/* 2^n or 3 * 2^(n-1), 8 KiB .. block size. */
+			/* The block size (the default, also at 4 KiB), or
+			 * 2^n or 3 * 2^(n-1) from 8 KiB up to the larger of
+			 * the block size and 8 KiB: the kernel refuses other
+			 * dictionary sizes. */
 			uint32_t dict_size;
 			uint32_t level;
 			/* sqfs_xz_filter_t bits. */
