@@ -14,6 +14,8 @@
 #include "sqfs/meta_reader.h"
 #include "sqfs/table.h"
 #include "sqfs/id_table.h"
+#include "sqfs/inode.h"
+#include "sqfs/writer.h"
 
 SQFS_BEGIN_DECLS
 

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.h - build a complete SquashFS image from a list of entries.
+ *
+ * The high-level writer is what tar2sqfs and gensquashfs are made of, and
+ * what a program that wants to produce an image should use. Create a writer
+ * on an output file, add entries in any order (directories, regular files
+ * whose data is streamed in, symlinks, devices, FIFOs, sockets, hard links),
+ * each with its owner, mode, time and extended attributes, then finish.
+ *
+ * - Paths are relative to the image root; "a/b", "/a/b", "./a//b/" all
+ *   name the same entry. Components "." are dropped; ".." and names longer
+ *   than 256 bytes are refused (SQFS_ERROR_ARG_INVALID). The empty path (or
+ *   "/", ".") is the root: adding a directory there sets its attributes.
+ * - Parents that were never added are created with the default attributes
+ *   of sqfs_writer_options_t; adding such a directory later updates it.
+ * - Adding a path that exists replaces the earlier entry, as extracting an
+ *   archive does; a directory added over a directory keeps its children and
+ *   takes the new attributes. A replaced file's data stays in the image
+ *   (it may still serve deduplication) but nothing refers to it.
+ * - File data is never held whole: it is cut into blocks, compressed and
+ *   written as it arrives. Identical files and tails are stored once.
+ * - The output is deterministic: the same entries with the same data, added
+ *   in the same order, give the same image, whatever the number of jobs.
+ *   Directory listings are sorted, so the order of entries only affects
+ *   where file data lands.
+ *
+ * All functions return 0 or a negative sqfs_error_t. After an error the
+ * image is incomplete; destroy the writer and discard the output file.
+ */
+#ifndef SQFS_WRITER_H
+#define SQFS_WRITER_H
+
+#include "sqfs/predef.h"
+#include "sqfs/compressor.h"
+
+typedef struct sqfs_writer sqfs_writer_t;
+
+typedef enum {
+	/* Write the NFS export table. */
+	SQFS_WRITER_EXPORTABLE = 0x01,
+	/* Tails of files larger than a block are stored as a short last
+	 * block rather than packed into a fragment block. */
+	SQFS_WRITER_NO_TAIL_PACKING = 0x02,
+	/* Store no fragments at all: every tail is a short last block. */
+	SQFS_WRITER_NO_FRAGMENTS = 0x04,
+	/* Drop every extended attribute given. */
+	SQFS_WRITER_NO_XATTRS = 0x08,
+} sqfs_writer_flags_t;
+
+typedef struct {
+	/* Data block size: a power of two, 4 KiB .. 1 MiB. */
+	uint32_t block_size;
+	/* The image is padded to a multiple of this (at least 1024). */
+	uint32_t devblk_size;
+	/* Compressor and its settings; block_size must match the above. */
+	sqfs_compressor_config_t compressor;
+	/* Worker threads compressing blocks; 0 or 1: no threads. */
+	unsigned int num_jobs;
+	/* Most blocks in flight before adding data waits; 0: 10 per job. */
+	unsigned int max_backlog;
+	/* sqfs_writer_flags_t bits. */
+	uint32_t flags;
+	/* The superblock's modification time. */
+	uint32_t mkfs_time;
+	/* Attributes of directories created implicitly, and of the root
+	 * unless it is added explicitly. mode holds permission bits. */
+	uint32_t default_uid;
+	uint32_t default_gid;
+	uint16_t default_mode;
+	uint32_t default_mtime;
+} sqfs_writer_options_t;
+
+/* One extended attribute: the full key with its namespace prefix
+ * ("user.", "trusted." or "security.") and a value of size bytes. */
+typedef struct {
+	const char *key;
+	const void *value;
+	size_t size;
+} sqfs_xattr_t;
+
+/* What every entry carries. */
+typedef struct {
+	/* File type (S_IFDIR, S_IFREG, ...) and permission bits (07777). */
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	/* Seconds since the epoch; clamped to the image's unsigned 32-bit
+	 * range (earlier times become 0). */
+	int64_t mtime;
+	/* Device number for S_IFCHR and S_IFBLK: major (12 bits) and
+	 * minor (20 bits); larger values are refused. */
+	uint32_t rdev_major;
+	uint32_t rdev_minor;
+	/* Extended attributes; keys of other namespaces are refused. */
+	const sqfs_xattr_t *xattrs;
+	size_t xattr_count;
+} sqfs_entry_attr_t;
+
+/* Numbers about the image, for the tools' statistics. */
+typedef struct {
+	/* File data given, and written after compression and dedup. */
+	uint64_t bytes_in;
+	uint64_t bytes_written;
+	/* The final image size, padding included. */
+	uint64_t image_size;
+	uint64_t data_blocks;
+	uint64_t fragment_blocks;
+	/* Blocks of files found identical to data already written. */
+	uint64_t duplicate_blocks;
+	uint64_t duplicate_fragments;
+	uint64_t sparse_blocks;
+	uint64_t files;
+	uint64_t inodes;
+	uint64_t ids;
+	/* Bytes of the inode and directory tables on disk. */
+	uint64_t inode_table_bytes;
+	uint64_t directory_table_bytes;
+} sqfs_writer_stats_t;
+
+SQFS_BEGIN_DECLS
+
+/*
+ * Fill opt with the tools' defaults: 128 KiB blocks, 4 KiB padding, the
+ * default compressor with its defaults, no threads, root-owned 0755
+ * implicit directories with time 0.
+ */
+SQFS_API void sqfs_writer_options_init(sqfs_writer_options_t *opt);
+
+/*
+ * Create a writer that builds an image in file, which must be empty. The
+ * writer uses but does not own file.
+ */
+SQFS_API int sqfs_writer_create(sqfs_file_t *file,
+				const sqfs_writer_options_t *opt,
+				sqfs_writer_t **out);
+
+/* Destroy a writer; NULL is allowed. The output is not finished. */
+SQFS_API void sqfs_writer_destroy(sqfs_writer_t *wr);
+
+/* Add a directory, or set the attributes of an existing one. */
+SQFS_API int sqfs_writer_add_dir(sqfs_writer_t *wr, const char *path,
+				 const sqfs_entry_attr_t *attr);
+
+/* Add a symbolic link; target is stored as given (1 .. 4096 bytes). */
+SQFS_API int sqfs_writer_add_symlink(sqfs_writer_t *wr, const char *path,
+				     const sqfs_entry_attr_t *attr,
+				     const char *target);
+
+/* Add a character or block device, a FIFO or a socket, by attr->mode. */
+SQFS_API int sqfs_writer_add_special(sqfs_writer_t *wr, const char *path,
+				     const sqfs_entry_attr_t *attr);
+
+/*
+ * Add a hard link at path to the entry at target. The target may be added
+ * later (forward references are resolved by sqfs_writer_finish); it must
+ * not be a directory. Links to links resolve to the final entry.
+ */
+SQFS_API int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
+				       const char *target);
+
+/*
+ * Start a regular file at path. Its data follows through
+ * sqfs_writer_append and sqfs_writer_append_hole, and sqfs_writer_end_file
+ * completes it; no other entry may be added in between
+ * (SQFS_ERROR_SEQUENCE).
+ */
+SQFS_API int sqfs_writer_begin_file(sqfs_writer_t *wr, const char *path,
+				    const sqfs_entry_attr_t *attr);
+
+/* Append size bytes of data to the current file. */
+SQFS_API int sqfs_writer_append(sqfs_writer_t *wr, const void *data,
+				size_t size);
+
+/* Append size bytes of zeros (a hole of a sparse file) without data. */
+SQFS_API int sqfs_writer_append_hole(sqfs_writer_t *wr, uint64_t size);
+
+/* Complete the current file. */
+SQFS_API int sqfs_writer_end_file(sqfs_writer_t *wr);
+
+/*
+ * Resolve hard links, number the inodes, and write the inode, directory,
+ * fragment, export, id and xattr tables, the superblock and the padding.
+ * A hard link whose target does not exist (or is a directory) fails with
+ * SQFS_ERROR_NO_ENTRY; call sqfs_writer_drop_broken_links first to drop
+ * such links instead.
+ */
+SQFS_API int sqfs_writer_finish(sqfs_writer_t *wr);
+
+/*
+ * Remove every hard link whose target does not exist or is a directory,
+ * calling report (if not NULL) with each link's path and its target before
+ * it goes. Returns the number removed.
+ */
+SQFS_API int sqfs_writer_drop_broken_links(
+	sqfs_writer_t *wr,
+	void (*report)(void *user, const char *path, const char *target),
+	void *user);
+
+/* Statistics so far; complete after sqfs_writer_finish. */
+SQFS_API void sqfs_writer_get_stats(const sqfs_writer_t *wr,
+				    sqfs_writer_stats_t *stats);
+
+SQFS_END_DECLS
+
+#endif /* SQFS_WRITER_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dir_writer.h - writing directory listings into the directory table
+ * (internal to the library).
+ *
+ * A listing is a sequence of runs, each a 12-byte header (entry count - 1,
+ * the inode-table block holding all the run's inodes, a base inode number)
+ * followed by 8-byte entries plus names. A new run starts at 256 entries,
+ * when the next inode lives in another inode-table block, when the inode
+ * number delta would leave the s16 range, and when the listing crosses into
+ * a new 8 KiB metadata block (so that every header can be indexed).
+ * Directories of 256 entries or more get a directory index: one entry per
+ * header, which the kernel uses to skip ahead on lookups.
+ */
+#ifndef SQFS_DIR_WRITER_H
+#define SQFS_DIR_WRITER_H
+
+#include "sqfs/predef.h"
+
+typedef struct sqfs_dir_writer sqfs_dir_writer_t;
+
+/* Create a writer emitting into dm, the directory table's stream. */
+int sqfs_dir_writer_create(sqfs_meta_writer_t *dm, sqfs_dir_writer_t **out);
+
+void sqfs_dir_writer_destroy(sqfs_dir_writer_t *dw);
+
+/* Start a new listing. */
+int sqfs_dir_writer_begin(sqfs_dir_writer_t *dw);
+
+/*
+ * Add an entry. Names must come in strictly increasing byte order (checked:
+ * SQFS_ERROR_SEQUENCE), be 1..256 bytes, and contain no '/'; "." and ".."
+ * are refused (SQFS_ERROR_ARG_INVALID). inode_ref is the inode's reference
+ * in the inode table, inode_type its type (basic or extended: the entry
+ * stores the basic one).
+ */
+int sqfs_dir_writer_add_entry(sqfs_dir_writer_t *dw, const char *name,
+			      uint32_t inode_number, uint64_t inode_ref,
+			      uint16_t inode_type);
+
+/* Write the listing out; afterwards the getters below describe it. */
+int sqfs_dir_writer_end(sqfs_dir_writer_t *dw);
+
+/* Bytes of the listing on disk (the inode stores this + 3). */
+uint64_t sqfs_dir_writer_get_size(const sqfs_dir_writer_t *dw);
+
+/* The listing's position: (block relative to the table << 16) | offset. */
+uint64_t sqfs_dir_writer_get_dir_reference(const sqfs_dir_writer_t *dw);
+
+/* Entries in the listing. */
+size_t sqfs_dir_writer_get_entry_count(const sqfs_dir_writer_t *dw);
+
+/*
+ * The directory index of the listing in its on-disk form, ready to be the
+ * payload of an extended directory inode; *count receives the number of
+ * index entries (0 for directories of fewer than 256 entries).
+ */
+const uint8_t *sqfs_dir_writer_get_index(const sqfs_dir_writer_t *dw,
+					 size_t *size, size_t *count);
+
+#endif /* SQFS_DIR_WRITER_H */
