@@ -10,6 +10,7 @@
 #include "sqfs/error.h"
 #include "sqfs/io.h"
 #include "sqfs/super.h"
+#include "util/le.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ const char *test_data_kind_name(test_data_kind_t kind)
 	return kind < TEST_DATA_KIND_COUNT ? names[kind] : "?";
 }
 
-static uint32_t xorshift32(uint32_t *state)
+uint32_t test_rand(uint32_t *state)
 {
 	uint32_t x = *state;
 
@@ -46,7 +47,7 @@ static void fill_text(uint8_t *buf, size_t size, uint32_t seed)
 	size_t pos = 0;
 
 	while (pos < size) {
-		const char *w = words[xorshift32(&state) %
+		const char *w = words[test_rand(&state) %
 				      (sizeof(words) / sizeof(words[0]))];
 		size_t len = strlen(w);
 
@@ -87,7 +88,7 @@ void test_fill_data(uint8_t *buf, size_t size, test_data_kind_t kind,
 	switch (kind) {
 	case TEST_DATA_RANDOM:
 		for (size_t i = 0; i < size; ++i)
-			buf[i] = (uint8_t)(xorshift32(&state) >> 24);
+			buf[i] = (uint8_t)(test_rand(&state) >> 24);
 		break;
 	case TEST_DATA_ZEROS:
 		memset(buf, 0, size);
@@ -298,4 +299,402 @@ int test_options_roundtrip(const sqfs_compressor_config_t *cfg)
 		fail_msg("unknown compressor %u", cfg->id);
 	}
 	return written;
+}
+
+void test_assert_defaults(const sqfs_compressor_config_t *cfg,
+			  uint32_t block_size)
+{
+	switch (cfg->id) {
+	case SQFS_COMP_GZIP:
+		assert_int_equal(cfg->opt.gzip.level, 9);
+		assert_int_equal(cfg->opt.gzip.window_size, 15);
+		assert_int_equal(cfg->opt.gzip.strategies, 0);
+		break;
+	case SQFS_COMP_XZ:
+	case SQFS_COMP_LZMA:
+		assert_int_equal(cfg->opt.xz.dict_size, block_size);
+		assert_int_equal(cfg->opt.xz.level,
+				 cfg->id == SQFS_COMP_XZ ? 6 : 5);
+		assert_int_equal(cfg->opt.xz.filters, 0);
+		assert_int_equal(cfg->opt.xz.lc, 3);
+		assert_int_equal(cfg->opt.xz.lp, 0);
+		assert_int_equal(cfg->opt.xz.pb, 2);
+		break;
+	case SQFS_COMP_ZSTD:
+		assert_int_equal(cfg->opt.zstd.level, 15);
+		break;
+	case SQFS_COMP_LZO:
+		assert_int_equal(cfg->opt.lzo.algorithm, SQFS_LZO1X_999);
+		assert_int_equal(cfg->opt.lzo.level, 8);
+		break;
+	case SQFS_COMP_LZ4:
+		assert_int_equal(cfg->opt.lz4.flags, 0);
+		break;
+	default:
+		fail_msg("unknown compressor %u", cfg->id);
+	}
+}
+
+void test_config_parse(sqfs_compressor_config_t *cfg, sqfs_compressor_id_t id,
+		       uint32_t block_size, const char *options)
+{
+	char err[256];
+	int ret;
+
+	assert_int_equal(sqfs_compressor_config_init(cfg, id, block_size, 0),
+			 0);
+	ret = sqfs_compressor_config_parse(cfg, options, err, sizeof(err));
+	if (ret != 0)
+		fail_msg("'%s': %d (%s)", options, ret, err);
+}
+
+void test_compressor_roundtrip_parsed(sqfs_compressor_id_t id,
+				      uint32_t block_size, const char *options)
+{
+	sqfs_compressor_config_t cfg;
+
+	test_config_parse(&cfg, id, block_size, options);
+	test_compressor_roundtrip(&cfg);
+}
+
+sqfs_compressor_t *test_create_compressor(const sqfs_compressor_config_t *cfg)
+{
+	sqfs_compressor_t *cmp = NULL;
+
+	assert_int_equal(sqfs_compressor_create(cfg, &cmp), 0);
+	assert_non_null(cmp);
+	return cmp;
+}
+
+void test_create_fails(const sqfs_compressor_config_t *cfg, int expect)
+{
+	sqfs_compressor_t *cmp = NULL;
+
+	assert_int_equal(sqfs_compressor_create(cfg, &cmp), expect);
+	assert_null(cmp);
+}
+
+const sqfs_compressor_id_t test_compressor_ids[] = {
+    SQFS_COMP_GZIP, SQFS_COMP_ZSTD, SQFS_COMP_XZ,
+    SQFS_COMP_LZ4,  SQFS_COMP_LZO,  SQFS_COMP_LZMA,
+};
+const size_t test_compressor_id_count =
+    sizeof(test_compressor_ids) / sizeof(test_compressor_ids[0]);
+
+sqfs_compressor_t *test_try_compressor(sqfs_compressor_id_t id,
+				       uint32_t block_size)
+{
+	sqfs_compressor_config_t cfg;
+	sqfs_compressor_t *cmp;
+
+	if (!sqfs_compressor_is_available(id))
+		return NULL;
+	if (sqfs_compressor_config_init(&cfg, id, block_size, 0))
+		return NULL;
+	if (sqfs_compressor_create(&cfg, &cmp))
+		return NULL;
+	return cmp;
+}
+
+sqfs_compressor_t *test_first_compressor(uint32_t block_size)
+{
+	sqfs_compressor_t *cmp;
+
+	for (size_t i = 0; i < test_compressor_id_count; ++i) {
+		cmp = test_try_compressor(test_compressor_ids[i], block_size);
+		if (cmp != NULL)
+			return cmp;
+	}
+	return NULL;
+}
+
+int test_format_reparse(const sqfs_compressor_config_t *cfg,
+			const sqfs_compressor_config_t *start)
+{
+	sqfs_compressor_config_t back = *start;
+	char buf[512], err[128];
+	int len;
+
+	len = sqfs_compressor_config_format(cfg, buf, sizeof(buf));
+	assert_true(len >= 0);
+	assert_int_equal(strlen(buf), (size_t)len);
+
+	/* too small a buffer is reported, not overrun */
+	if (len > 0) {
+		char small[sizeof(buf)];
+
+		memset(small, 'x', sizeof(small));
+		assert_int_equal(
+		    sqfs_compressor_config_format(cfg, small, (size_t)len),
+		    SQFS_ERROR_OVERFLOW);
+		assert_int_equal(small[len], 'x');
+		assert_int_equal(small[len - 1], '\0');
+		assert_int_equal(sqfs_compressor_config_format(cfg, small, 0),
+				 SQFS_ERROR_OVERFLOW);
+	}
+
+	if (sqfs_compressor_config_parse(&back, buf, err, sizeof(err)) != 0)
+		fail_msg("parsing '%s' failed: %s", buf, err);
+	assert_memory_equal(&back, cfg, sizeof(back));
+	return len;
+}
+
+void test_bad_option(const sqfs_compressor_config_t *start, const char *options,
+		     const char *named)
+{
+	const char *name = sqfs_compressor_name(start->id);
+	sqfs_compressor_config_t cfg = *start;
+	char err[256];
+	int ret;
+
+	if (name == NULL)
+		name = "?";
+	memset(err, 0, sizeof(err));
+	ret = sqfs_compressor_config_parse(&cfg, options, err, sizeof(err));
+	if (ret != SQFS_ERROR_ARG_INVALID)
+		fail_msg("%s: '%s' was accepted (%d)", name, options, ret);
+	if (err[0] == '\0')
+		fail_msg("%s: no message for '%s'", name, options);
+	assert_non_null(memchr(err, '\0', sizeof(err)));
+	if (named != NULL && strstr(err, named) == NULL)
+		fail_msg("%s: '%s': message '%s' does not name '%s'", name,
+			 options, err, named);
+}
+
+void test_options_written(const sqfs_compressor_config_t *cfg,
+			  const uint8_t *expect, size_t len)
+{
+	sqfs_file_t *file = test_memory_file(NULL, 0);
+	const uint8_t *data;
+	size_t size;
+
+	assert_int_equal(sqfs_compressor_config_write_options(cfg, file),
+			 (int)len);
+	data = test_memory_file_data(file, &size);
+	assert_int_equal(size, SQFS_SUPER_SIZE + len);
+	assert_memory_equal(data + SQFS_SUPER_SIZE, expect, len);
+	sqfs_file_destroy(file);
+}
+
+int test_read_options_block(sqfs_compressor_config_t *cfg,
+			    sqfs_compressor_id_t id, uint32_t block_size,
+			    uint16_t flags, const void *block, size_t len)
+{
+	uint8_t *image = calloc(1, SQFS_SUPER_SIZE + len);
+	sqfs_file_t *file = NULL;
+	int ret;
+
+	assert_non_null(image);
+	if (len > 0)
+		memcpy(image + SQFS_SUPER_SIZE, block, len);
+	assert_int_equal(
+	    sqfs_compressor_config_init(cfg, id, block_size, flags), 0);
+	assert_int_equal(sqfs_file_open_memory(&file, image,
+					       SQFS_SUPER_SIZE + len,
+					       SQFS_FILE_OPEN_READ_ONLY),
+			 0);
+	ret = sqfs_compressor_config_read_options(cfg, file);
+	sqfs_file_destroy(file);
+	free(image);
+	return ret;
+}
+
+void test_options_block_gives(sqfs_compressor_id_t id, uint32_t block_size,
+			      uint16_t flags, const void *block, size_t len,
+			      int expect)
+{
+	sqfs_compressor_config_t cfg;
+	char hex[3 * 32 + 1] = "";
+	int ret;
+
+	ret = test_read_options_block(&cfg, id, block_size, flags, block, len);
+	if (ret == expect)
+		return;
+	for (size_t i = 0; i < len && i < 32; ++i)
+		snprintf(hex + 3 * i, 4, " %02x", ((const uint8_t *)block)[i]);
+	fail_msg("options block%s (%zu bytes, block size %u): %d, expected %d",
+		 hex, len, (unsigned)block_size, ret, expect);
+}
+
+size_t test_decoder_only(const sqfs_compressor_config_t *cfg, size_t size,
+			 uint32_t seed)
+{
+	sqfs_compressor_config_t dec_cfg = *cfg, got;
+	sqfs_compressor_t *enc = test_create_compressor(cfg), *dec;
+	sqfs_compressor_t *copy = NULL;
+	uint8_t *in = test_make_data(size, TEST_DATA_TEXT, seed);
+	uint8_t *packed = malloc(size), *back = malloc(size);
+	ptrdiff_t csize;
+
+	assert_non_null(packed);
+	assert_non_null(back);
+	csize = sqfs_compressor_compress(enc, in, size, packed, size);
+	assert_true(csize > 0);
+
+	dec_cfg.flags |= SQFS_COMP_FLAG_UNCOMPRESS;
+	dec = test_create_compressor(&dec_cfg);
+	sqfs_compressor_get_config(dec, &got);
+	assert_memory_equal(&got, &dec_cfg, sizeof(got));
+	assert_int_equal(sqfs_compressor_copy(dec, &copy), 0);
+	assert_non_null(copy);
+
+	assert_int_equal(sqfs_compressor_compress(dec, in, size, back, size),
+			 SQFS_ERROR_SEQUENCE);
+	assert_int_equal(
+	    sqfs_compressor_uncompress(dec, packed, (size_t)csize, back, size),
+	    (ptrdiff_t)size);
+	assert_memory_equal(in, back, size);
+	memset(back, 0, size);
+	assert_int_equal(
+	    sqfs_compressor_uncompress(copy, packed, (size_t)csize, back, size),
+	    (ptrdiff_t)size);
+	assert_memory_equal(in, back, size);
+
+	free(in);
+	free(packed);
+	free(back);
+	sqfs_compressor_destroy(copy);
+	sqfs_compressor_destroy(dec);
+	sqfs_compressor_destroy(enc);
+	return (size_t)csize;
+}
+
+void test_decode_fits(sqfs_compressor_t *cmp, const uint8_t *in, size_t size,
+		      uint8_t *out, size_t outsize, size_t n)
+{
+	uint8_t *exact = malloc(n);
+
+	assert_non_null(exact);
+	assert_int_equal(
+	    sqfs_compressor_uncompress(cmp, in, size, out, outsize),
+	    (ptrdiff_t)n);
+	assert_int_equal(sqfs_compressor_uncompress(cmp, in, size, exact, n),
+			 (ptrdiff_t)n);
+	assert_int_equal(
+	    sqfs_compressor_uncompress(cmp, in, size, exact, n - 1),
+	    SQFS_ERROR_OVERFLOW);
+	free(exact);
+}
+
+/* How far past an output buffer the tests look for stray writes. */
+#define GUARD_SIZE 64
+
+size_t test_exact_fit(sqfs_compressor_t *cmp, const uint8_t *in, size_t size,
+		      uint8_t *out, bool untouched_all)
+{
+	ptrdiff_t csize;
+
+	csize = sqfs_compressor_compress(cmp, in, size, out, size);
+	assert_true(csize > 0 && (size_t)csize < size);
+
+	assert_int_equal(sqfs_compressor_compress(cmp, in, size, out, 0), 0);
+	/* a single byte never shrinks */
+	assert_int_equal(sqfs_compressor_compress(cmp, in, 1, out, size), 0);
+
+	memset(out, 0xAA, size + GUARD_SIZE);
+	assert_int_equal(
+	    sqfs_compressor_compress(cmp, in, size, out, (size_t)csize - 1), 0);
+	for (size_t i = untouched_all ? 0 : (size_t)csize - 1;
+	     i < size + GUARD_SIZE; ++i)
+		assert_int_equal(out[i], 0xAA);
+
+	memset(out, 0xAA, size + GUARD_SIZE);
+	assert_int_equal(
+	    sqfs_compressor_compress(cmp, in, size, out, (size_t)csize), csize);
+	return (size_t)csize;
+}
+
+void test_compress_bound(sqfs_compressor_t *cmp, bool untouched_all)
+{
+	const size_t size = 131072;
+	uint8_t *in = test_make_data(size, TEST_DATA_TEXT, 3);
+	uint8_t *out = malloc(size + GUARD_SIZE);
+
+	assert_non_null(out);
+	test_exact_fit(cmp, in, size, out, untouched_all);
+	free(in);
+	free(out);
+}
+
+void test_decode_bomb(sqfs_compressor_t *cmp, const uint8_t *packed,
+		      size_t size, int expect, size_t untouched_from)
+{
+	uint8_t out[4096 + GUARD_SIZE];
+	ptrdiff_t ret;
+
+	memset(out, 0xAA, sizeof(out));
+	ret = sqfs_compressor_uncompress(cmp, packed, size, out, 4096);
+	if (expect != 0)
+		assert_int_equal(ret, expect);
+	else
+		assert_true(ret < 0);
+	for (size_t i = untouched_from; i < sizeof(out); ++i)
+		assert_int_equal(out[i], 0xAA);
+}
+
+size_t test_zeros_bomb(sqfs_compressor_t *cmp, size_t max_packed, int expect,
+		       size_t untouched_from, uint8_t **packed)
+{
+	const size_t big = 1048576;
+	uint8_t *in = test_make_data(big, TEST_DATA_ZEROS, 1);
+	uint8_t *out = malloc(big + GUARD_SIZE);
+	size_t csize;
+
+	assert_non_null(out);
+	csize = test_exact_fit(cmp, in, big, out, false);
+	assert_true(csize < max_packed);
+	test_decode_bomb(cmp, out, csize, expect, untouched_from);
+
+	free(in);
+	if (packed != NULL)
+		*packed = out;
+	else
+		free(out);
+	return csize;
+}
+
+sqfs_file_t *test_memory_file(const void *data, size_t size)
+{
+	sqfs_file_t *file = NULL;
+
+	assert_int_equal(sqfs_file_open_memory(&file, data, size, 0), 0);
+	assert_non_null(file);
+	return file;
+}
+
+sqfs_file_t *test_memory_file_filled(size_t size, uint8_t fill)
+{
+	uint8_t *data = malloc(size + 1);
+	sqfs_file_t *file;
+
+	assert_non_null(data);
+	memset(data, fill, size);
+	file = test_memory_file(data, size);
+	free(data);
+	return file;
+}
+
+const uint8_t *test_memory_file_data(const sqfs_file_t *file, size_t *size)
+{
+	const uint8_t *data = sqfs_file_memory_data(file, size);
+
+	assert_non_null(data);
+	return data;
+}
+
+void test_file_append(sqfs_file_t *file, const void *data, size_t size)
+{
+	assert_int_equal(file->write_at(file, file->get_size(file), data, size),
+			 0);
+}
+
+void test_file_append_block(sqfs_file_t *file, uint16_t header,
+			    const void *payload, size_t size)
+{
+	uint8_t hdr[2];
+
+	put_le16(hdr, header);
+	test_file_append(file, hdr, 2);
+	if (size > 0)
+		test_file_append(file, payload, size);
 }

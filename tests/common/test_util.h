@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_util.h - helpers shared by the unit tests: test data of several
- * kinds, fixtures, and the compressor round-trip checks every codec runs.
+ * kinds, fixtures, the checks every compressor test runs (round trips,
+ * option strings, the options block, bounds and bombs), and in-memory files
+ * for the metadata tests.
  *
  * Include after <stdarg.h>, <stddef.h>, <setjmp.h> and <cmocka.h>.
  */
@@ -9,7 +11,9 @@
 #define TEST_UTIL_H
 
 #include "sqfs/compressor.h"
+#include "sqfs/io.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +24,9 @@ typedef enum {
 	TEST_DATA_BINARY, /* bytes of this test's own executable */
 	TEST_DATA_KIND_COUNT,
 } test_data_kind_t;
+
+/* The next value of a xorshift32 sequence; *state must not be 0. */
+uint32_t test_rand(uint32_t *state);
 
 /* Name of a data kind, for messages. */
 const char *test_data_kind_name(test_data_kind_t kind);
@@ -57,5 +64,156 @@ void test_compressor_roundtrip(const sqfs_compressor_config_t *cfg);
  * block can carry) and return the number of bytes written (0: no block).
  */
 int test_options_roundtrip(const sqfs_compressor_config_t *cfg);
+
+/* ---- compressor configurations and instances ---------------------------- */
+
+/* Asserts that cfg holds its compressor's defaults for block_size (for xz
+ * and lzma the dictionary is the block size). */
+void test_assert_defaults(const sqfs_compressor_config_t *cfg,
+			  uint32_t block_size);
+
+/* Defaults for id and block_size with options applied; fails the test if
+ * either step fails (options may be NULL). */
+void test_config_parse(sqfs_compressor_config_t *cfg, sqfs_compressor_id_t id,
+		       uint32_t block_size, const char *options);
+
+/* test_compressor_roundtrip on test_config_parse(id, block_size, options). */
+void test_compressor_roundtrip_parsed(sqfs_compressor_id_t id,
+				      uint32_t block_size, const char *options);
+
+/* A compressor for cfg; asserts that creating it succeeds. */
+sqfs_compressor_t *test_create_compressor(const sqfs_compressor_config_t *cfg);
+
+/* Asserts that creating a compressor for cfg fails with expect and leaves
+ * the result pointer NULL. */
+void test_create_fails(const sqfs_compressor_config_t *cfg, int expect);
+
+/* The compressors in the order the metadata tests try them. */
+extern const sqfs_compressor_id_t test_compressor_ids[];
+extern const size_t test_compressor_id_count;
+
+/* A compressor with the defaults for id, or NULL if this build cannot make
+ * one. Asserts nothing. */
+sqfs_compressor_t *test_try_compressor(sqfs_compressor_id_t id,
+				       uint32_t block_size);
+
+/* The first of test_compressor_ids that test_try_compressor can make, or
+ * NULL if none. */
+sqfs_compressor_t *test_first_compressor(uint32_t block_size);
+
+/* ---- option strings and the options block ------------------------------- */
+
+/*
+ * Format cfg and parse the text into a copy of start; assert the text's
+ * length is what format returned, that a buffer one byte short (and an empty
+ * one) gives SQFS_ERROR_OVERFLOW without writing past it, and that the
+ * parsed copy equals cfg. Returns the text's length.
+ */
+int test_format_reparse(const sqfs_compressor_config_t *cfg,
+			const sqfs_compressor_config_t *start);
+
+/*
+ * Parse options into a copy of start; assert SQFS_ERROR_ARG_INVALID and a
+ * non-empty, terminated message that contains named (unless it is NULL).
+ */
+void test_bad_option(const sqfs_compressor_config_t *start, const char *options,
+		     const char *named);
+
+/*
+ * Write cfg's options block to an empty in-memory file; assert it returns
+ * len and the file holds exactly 96 bytes and then expect.
+ */
+void test_options_written(const sqfs_compressor_config_t *cfg,
+			  const uint8_t *expect, size_t len);
+
+/*
+ * Initialise cfg for id, block_size and flags, then read an options block
+ * from an in-memory file of 96 zero bytes followed by the len bytes at
+ * block (header and payload). Returns what
+ * sqfs_compressor_config_read_options returns.
+ */
+int test_read_options_block(sqfs_compressor_config_t *cfg,
+			    sqfs_compressor_id_t id, uint32_t block_size,
+			    uint16_t flags, const void *block, size_t len);
+
+/*
+ * test_read_options_block for id, block_size and flags on the len bytes at
+ * block; fails the test, showing the block, unless the result is expect.
+ */
+void test_options_block_gives(sqfs_compressor_id_t id, uint32_t block_size,
+			      uint16_t flags, const void *block, size_t len,
+			      int expect);
+
+/* ---- compressing and decompressing -------------------------------------- */
+
+/*
+ * cfg (without SQFS_COMP_FLAG_UNCOMPRESS) compresses size bytes of text made
+ * with seed. An instance made from cfg plus SQFS_COMP_FLAG_UNCOMPRESS must
+ * report that configuration, refuse to compress (SQFS_ERROR_SEQUENCE) and
+ * decode the block to the input, and so must a copy of it. Returns the
+ * compressed size.
+ */
+size_t test_decoder_only(const sqfs_compressor_config_t *cfg, size_t size,
+			 uint32_t seed);
+
+/*
+ * Decode the size bytes at in with cmp: into out (outsize bytes, more than
+ * n) it gives n bytes, which it leaves there; into exactly n bytes it gives
+ * n, and into n - 1 bytes SQFS_ERROR_OVERFLOW.
+ */
+void test_decode_fits(sqfs_compressor_t *cmp, const uint8_t *in, size_t size,
+		      uint8_t *out, size_t outsize, size_t n);
+
+/*
+ * Compress size bytes of in with cmp: into an out of size bytes it must
+ * shrink; into 0 bytes, or 1 byte of input, it gives 0; into one byte less
+ * than it needs it gives 0 and writes nothing from that byte (from the start
+ * if untouched_all) to 64 bytes past it; into exactly the bytes it needs it
+ * gives the same size. out holds size + 64 bytes and is left holding the
+ * compressed block; returns its size.
+ */
+size_t test_exact_fit(sqfs_compressor_t *cmp, const uint8_t *in, size_t size,
+		      uint8_t *out, bool untouched_all);
+
+/* test_exact_fit on 128 KiB of text (cmp must take 128 KiB blocks). */
+void test_compress_bound(sqfs_compressor_t *cmp, bool untouched_all);
+
+/*
+ * Decode size bytes at packed with cmp into a 4096-byte buffer followed by
+ * 64 guard bytes: it must fail with expect (with any error if expect is 0)
+ * and leave the buffer from untouched_from to the end of the guard as it
+ * was.
+ */
+void test_decode_bomb(sqfs_compressor_t *cmp, const uint8_t *packed,
+		      size_t size, int expect, size_t untouched_from);
+
+/*
+ * Decompression bomb: 1 MiB of zeros compressed by cmp (made for 1 MiB
+ * blocks) passes test_exact_fit and takes fewer than max_packed bytes, and
+ * decoding it passes test_decode_bomb. If packed is not NULL it receives the
+ * compressed block (malloc'd; the caller frees it). Returns its size.
+ */
+size_t test_zeros_bomb(sqfs_compressor_t *cmp, size_t max_packed, int expect,
+		       size_t untouched_from, uint8_t **packed);
+
+/* ---- in-memory files ----------------------------------------------------- */
+
+/* A writable in-memory file starting as a copy of size bytes at data (NULL
+ * when size is 0); asserts it could be made. */
+sqfs_file_t *test_memory_file(const void *data, size_t size);
+
+/* A writable in-memory file starting with size bytes of value fill. */
+sqfs_file_t *test_memory_file_filled(size_t size, uint8_t fill);
+
+/* The contents of an in-memory file; asserts there are some to see. */
+const uint8_t *test_memory_file_data(const sqfs_file_t *file, size_t *size);
+
+/* Append size bytes at data to the end of file; asserts it worked. */
+void test_file_append(sqfs_file_t *file, const void *data, size_t size);
+
+/* Append a metadata block: the 16-bit little-endian header, then size bytes
+ * of payload (which may be NULL when size is 0). */
+void test_file_append_block(sqfs_file_t *file, uint16_t header,
+			    const void *payload, size_t size);
 
 #endif /* TEST_UTIL_H */

@@ -206,40 +206,6 @@ static const comp_info_t *setup_info(void **state)
 	return info;
 }
 
-static void check_defaults(const sqfs_compressor_config_t *cfg,
-			   uint32_t block_size)
-{
-	switch (cfg->id) {
-	case SQFS_COMP_GZIP:
-		assert_int_equal(cfg->opt.gzip.level, 9);
-		assert_int_equal(cfg->opt.gzip.window_size, 15);
-		assert_int_equal(cfg->opt.gzip.strategies, 0);
-		break;
-	case SQFS_COMP_XZ:
-	case SQFS_COMP_LZMA:
-		assert_int_equal(cfg->opt.xz.dict_size, block_size);
-		assert_int_equal(cfg->opt.xz.level,
-				 cfg->id == SQFS_COMP_XZ ? 6 : 5);
-		assert_int_equal(cfg->opt.xz.filters, 0);
-		assert_int_equal(cfg->opt.xz.lc, 3);
-		assert_int_equal(cfg->opt.xz.lp, 0);
-		assert_int_equal(cfg->opt.xz.pb, 2);
-		break;
-	case SQFS_COMP_ZSTD:
-		assert_int_equal(cfg->opt.zstd.level, 15);
-		break;
-	case SQFS_COMP_LZO:
-		assert_int_equal(cfg->opt.lzo.algorithm, SQFS_LZO1X_999);
-		assert_int_equal(cfg->opt.lzo.level, 8);
-		break;
-	case SQFS_COMP_LZ4:
-		assert_int_equal(cfg->opt.lz4.flags, 0);
-		break;
-	default:
-		fail_msg("unknown compressor %u", cfg->id);
-	}
-}
-
 static void test_defaults(void **state)
 {
 	static const uint32_t sizes[] = {4096, 8192, 131072, 1048576};
@@ -254,7 +220,7 @@ static void test_defaults(void **state)
 		assert_int_equal(cfg.id, info->id);
 		assert_int_equal(cfg.flags, 0);
 		assert_int_equal(cfg.block_size, sizes[i]);
-		check_defaults(&cfg, sizes[i]);
+		test_assert_defaults(&cfg, sizes[i]);
 		/* the defaults must be usable at every block size */
 		assert_int_equal(sqfs_compressor_config_validate(&cfg), 0);
 	}
@@ -263,7 +229,7 @@ static void test_defaults(void **state)
 						     SQFS_COMP_FLAG_UNCOMPRESS),
 			 0);
 	assert_int_equal(cfg.flags, SQFS_COMP_FLAG_UNCOMPRESS);
-	check_defaults(&cfg, 65536);
+	test_assert_defaults(&cfg, 65536);
 }
 
 static void test_help(void **state)
@@ -278,35 +244,13 @@ static void test_help(void **state)
 /* format -> parse gives the configuration back, defaults or not */
 static void check_format_parse(const sqfs_compressor_config_t *cfg)
 {
-	sqfs_compressor_config_t back;
-	char buf[512], err[128];
-	int len;
-
-	len = sqfs_compressor_config_format(cfg, buf, sizeof(buf));
-	assert_true(len >= 0);
-	assert_int_equal(strlen(buf), (size_t)len);
-
-	/* too small a buffer is reported, not overrun */
-	if (len > 0) {
-		char small[sizeof(buf)];
-
-		memset(small, 'x', sizeof(small));
-		assert_int_equal(
-		    sqfs_compressor_config_format(cfg, small, (size_t)len),
-		    SQFS_ERROR_OVERFLOW);
-		assert_int_equal(small[len], 'x');
-		assert_int_equal(small[len - 1], '\0');
-		assert_int_equal(sqfs_compressor_config_format(cfg, small, 0),
-				 SQFS_ERROR_OVERFLOW);
-	}
+	sqfs_compressor_config_t start;
 
 	assert_int_equal(
-	    sqfs_compressor_config_init(&back, (sqfs_compressor_id_t)cfg->id,
+	    sqfs_compressor_config_init(&start, (sqfs_compressor_id_t)cfg->id,
 					cfg->block_size, cfg->flags),
 	    0);
-	if (sqfs_compressor_config_parse(&back, buf, err, sizeof(err)) != 0)
-		fail_msg("parsing '%s' failed: %s", buf, err);
-	assert_memory_equal(&back, cfg, sizeof(back));
+	test_format_reparse(cfg, &start);
 }
 
 static void test_format_parse(void **state)
@@ -374,14 +318,7 @@ static void test_parse_errors(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
 		assert_int_equal(
 		    sqfs_compressor_config_init(&cfg, info->id, 131072, 0), 0);
-		memset(err, 0, sizeof(err));
-		if (sqfs_compressor_config_parse(&cfg, bad[i], err,
-						 sizeof(err)) !=
-		    SQFS_ERROR_ARG_INVALID)
-			fail_msg("%s: '%s' was accepted", info->name, bad[i]);
-		if (err[0] == '\0')
-			fail_msg("%s: no message for '%s'", info->name, bad[i]);
-		assert_non_null(memchr(err, '\0', sizeof(err)));
+		test_bad_option(&cfg, bad[i], NULL);
 
 		/* no buffer, or an empty one: still an error, no crash */
 		assert_int_equal(
@@ -416,14 +353,13 @@ static void test_default_options_block(void **state)
 {
 	const comp_info_t *info = setup_info(state);
 	sqfs_compressor_config_t cfg, back;
-	sqfs_file_t *file = NULL;
+	sqfs_file_t *file = test_memory_file(NULL, 0);
 	const uint8_t *data;
 	size_t size;
 	int ret;
 
 	assert_int_equal(sqfs_compressor_config_init(&cfg, info->id, 131072, 0),
 			 0);
-	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0), 0);
 	ret = sqfs_compressor_config_write_options(&cfg, file);
 	data = sqfs_file_memory_data(file, &size);
 
@@ -453,23 +389,9 @@ static void test_default_options_block(void **state)
 static int read_options_from(sqfs_compressor_id_t id, const uint8_t *block,
 			     size_t block_len)
 {
-	uint8_t image[SQFS_SUPER_SIZE + 2 + 64];
 	sqfs_compressor_config_t cfg;
-	sqfs_file_t *file = NULL;
-	int ret;
 
-	assert_true(block_len <= sizeof(image) - SQFS_SUPER_SIZE);
-	memset(image, 0, sizeof(image));
-	memcpy(image + SQFS_SUPER_SIZE, block, block_len);
-
-	assert_int_equal(sqfs_compressor_config_init(&cfg, id, 131072, 0), 0);
-	assert_int_equal(sqfs_file_open_memory(&file, image,
-					       SQFS_SUPER_SIZE + block_len,
-					       SQFS_FILE_OPEN_READ_ONLY),
-			 0);
-	ret = sqfs_compressor_config_read_options(&cfg, file);
-	sqfs_file_destroy(file);
-	return ret;
+	return test_read_options_block(&cfg, id, 131072, 0, block, block_len);
 }
 
 static void test_read_options_bad(void **state)
@@ -566,36 +488,11 @@ static void test_compress_args(void **state)
 static void test_uncompress_only(void **state)
 {
 	const comp_info_t *info = setup_info(state);
-	uint8_t *in = test_make_data(4096, TEST_DATA_TEXT, 7);
-	uint8_t out[4096], back[4096];
-	sqfs_compressor_config_t cfg, got;
-	sqfs_compressor_t *enc = NULL, *dec = NULL;
-	ptrdiff_t csize;
+	sqfs_compressor_config_t cfg;
 
 	assert_int_equal(sqfs_compressor_config_init(&cfg, info->id, 4096, 0),
 			 0);
-	assert_int_equal(sqfs_compressor_create(&cfg, &enc), 0);
-	csize = sqfs_compressor_compress(enc, in, 4096, out, sizeof(out));
-	assert_true(csize > 0);
-
-	assert_int_equal(sqfs_compressor_config_init(&cfg, info->id, 4096,
-						     SQFS_COMP_FLAG_UNCOMPRESS),
-			 0);
-	assert_int_equal(sqfs_compressor_create(&cfg, &dec), 0);
-	sqfs_compressor_get_config(dec, &got);
-	assert_memory_equal(&got, &cfg, sizeof(cfg));
-
-	assert_int_equal(
-	    sqfs_compressor_compress(dec, in, 4096, back, sizeof(back)),
-	    SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_compressor_uncompress(dec, out, (size_t)csize,
-						    back, sizeof(back)),
-			 4096);
-	assert_memory_equal(back, in, 4096);
-
-	sqfs_compressor_destroy(dec);
-	sqfs_compressor_destroy(enc);
-	free(in);
+	test_decoder_only(&cfg, 4096, 7);
 }
 
 static void test_copy(void **state)

@@ -9,8 +9,6 @@
 #include "common/test_util.h"
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
-#include "sqfs/io.h"
-#include "sqfs/super.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -107,18 +105,10 @@ static void test_options_bytes(void **state)
 	static const uint8_t expect[] = {0x08, 0x80, 0x05, 0x00, 0x00,
 					 0x00, 0x0c, 0x00, 0x0a, 0x00};
 	sqfs_compressor_config_t cfg;
-	sqfs_file_t *file = NULL;
-	const uint8_t *data;
-	size_t size;
 
 	(void)state;
 	make_cfg(&cfg, 131072, 5, 12, S_FILTERED | S_RLE);
-	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0), 0);
-	assert_int_equal(sqfs_compressor_config_write_options(&cfg, file), 10);
-	data = sqfs_file_memory_data(file, &size);
-	assert_int_equal(size, SQFS_SUPER_SIZE + sizeof(expect));
-	assert_memory_equal(data + SQFS_SUPER_SIZE, expect, sizeof(expect));
-	sqfs_file_destroy(file);
+	test_options_written(&cfg, expect, sizeof(expect));
 }
 
 static void test_parse_format(void **state)
@@ -131,25 +121,14 @@ static void test_parse_format(void **state)
 	    "default,filtered,huffman,rle,fixed",
 	    "fixed,level=3",
 	};
-	sqfs_compressor_config_t cfg, again;
+	sqfs_compressor_config_t cfg, start;
 	char text[128], err[128];
-	int len;
 
 	(void)state;
+	make_cfg(&start, 131072, 9, 15, 0);
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); ++i) {
-		make_cfg(&cfg, 131072, 9, 15, 0);
-		assert_int_equal(sqfs_compressor_config_parse(&cfg, inputs[i],
-							      err, sizeof(err)),
-				 0);
-		len = sqfs_compressor_config_format(&cfg, text, sizeof(text));
-		assert_true(len > 0);
-		assert_int_equal((size_t)len, strlen(text));
-
-		make_cfg(&again, 131072, 9, 15, 0);
-		assert_int_equal(sqfs_compressor_config_parse(&again, text, err,
-							      sizeof(err)),
-				 0);
-		assert_memory_equal(&cfg, &again, sizeof(cfg));
+		test_config_parse(&cfg, SQFS_COMP_GZIP, 131072, inputs[i]);
+		assert_true(test_format_reparse(&cfg, &start) > 0);
 	}
 
 	make_cfg(&cfg, 131072, 9, 15, 0);
@@ -206,20 +185,11 @@ static void test_bad_options(void **state)
 	    {"level=99999999999", "level"},
 	};
 	sqfs_compressor_config_t cfg;
-	char err[128];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
-		make_cfg(&cfg, 131072, 9, 15, 0);
-		err[0] = '\0';
-		assert_int_equal(sqfs_compressor_config_parse(
-				     &cfg, cases[i].opts, err, sizeof(err)),
-				 SQFS_ERROR_ARG_INVALID);
-		assert_true(strlen(err) > 0);
-		if (strstr(err, cases[i].named) == NULL)
-			fail_msg("'%s': message '%s' does not name '%s'",
-				 cases[i].opts, err, cases[i].named);
-	}
+	make_cfg(&cfg, 131072, 9, 15, 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+		test_bad_option(&cfg, cases[i].opts, cases[i].named);
 
 	/* validate catches what a caller set directly */
 	make_cfg(&cfg, 131072, 0, 15, 0);
@@ -232,35 +202,7 @@ static void test_bad_options(void **state)
 	assert_int_equal(sqfs_compressor_config_validate(&cfg),
 			 SQFS_ERROR_ARG_INVALID);
 	make_cfg(&cfg, 131072, 9, 15, 0x20);
-	{
-		sqfs_compressor_t *cmp = NULL;
-
-		assert_int_equal(sqfs_compressor_create(&cfg, &cmp),
-				 SQFS_ERROR_ARG_INVALID);
-		assert_null(cmp);
-	}
-}
-
-/* Read an options block (2-byte header + payload) placed at offset 96. */
-static int read_block(sqfs_compressor_config_t *cfg, const uint8_t *block,
-		      size_t len)
-{
-	uint8_t image[SQFS_SUPER_SIZE + 32];
-	sqfs_file_t *file = NULL;
-	int ret;
-
-	assert_true(len <= sizeof(image) - SQFS_SUPER_SIZE);
-	memset(image, 0, SQFS_SUPER_SIZE);
-	memcpy(image + SQFS_SUPER_SIZE, block, len);
-
-	make_cfg(cfg, 131072, 9, 15, 0);
-	assert_int_equal(sqfs_file_open_memory(&file, image,
-					       SQFS_SUPER_SIZE + len,
-					       SQFS_FILE_OPEN_READ_ONLY),
-			 0);
-	ret = sqfs_compressor_config_read_options(cfg, file);
-	sqfs_file_destroy(file);
-	return ret;
+	test_create_fails(&cfg, SQFS_ERROR_ARG_INVALID);
 }
 
 static void test_corrupt_options(void **state)
@@ -293,15 +235,12 @@ static void test_corrupt_options(void **state)
 	    {1, {0x08}},
 	    {0, {0}},
 	};
-	sqfs_compressor_config_t cfg;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
-		int ret = read_block(&cfg, cases[i].bytes, cases[i].len);
-
-		if (ret != SQFS_ERROR_CORRUPTED)
-			fail_msg("case %zu: got %d", i, ret);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+		test_options_block_gives(SQFS_COMP_GZIP, 131072, 0,
+					 cases[i].bytes, cases[i].len,
+					 SQFS_ERROR_CORRUPTED);
 }
 
 static void test_accept_options(void **state)
@@ -313,13 +252,17 @@ static void test_accept_options(void **state)
 
 	(void)state;
 	/* other writers store the default strategy bit explicitly */
-	assert_int_equal(read_block(&cfg, only_default, sizeof(only_default)),
+	assert_int_equal(test_read_options_block(&cfg, SQFS_COMP_GZIP, 131072,
+						 0, only_default,
+						 sizeof(only_default)),
 			 0);
 	assert_int_equal(cfg.opt.gzip.level, 9);
 	assert_int_equal(cfg.opt.gzip.window_size, 15);
 	assert_int_equal(cfg.opt.gzip.strategies, S_DEFAULT);
 
-	assert_int_equal(read_block(&cfg, small, sizeof(small)), 0);
+	assert_int_equal(test_read_options_block(&cfg, SQFS_COMP_GZIP, 131072,
+						 0, small, sizeof(small)),
+			 0);
 	assert_int_equal(cfg.opt.gzip.level, 1);
 	assert_int_equal(cfg.opt.gzip.window_size, 8);
 	assert_int_equal(cfg.opt.gzip.strategies, S_ALL);
@@ -329,40 +272,17 @@ static sqfs_compressor_t *create(uint32_t block_size, uint32_t level,
 				 uint16_t window, uint16_t strategies)
 {
 	sqfs_compressor_config_t cfg;
-	sqfs_compressor_t *cmp = NULL;
 
 	make_cfg(&cfg, block_size, level, window, strategies);
-	assert_int_equal(sqfs_compressor_create(&cfg, &cmp), 0);
-	assert_non_null(cmp);
-	return cmp;
+	return test_create_compressor(&cfg);
 }
 
 static void test_bomb(void **state)
 {
-	const size_t big = 1048576, small = 4096, guard = 64;
 	sqfs_compressor_t *cmp = create(1048576, 9, 15, 0);
-	uint8_t *in = test_make_data(big, TEST_DATA_ZEROS, 1);
-	uint8_t *packed = malloc(big);
-	uint8_t *out = malloc(small + guard);
-	ptrdiff_t csize, ret;
 
 	(void)state;
-	assert_non_null(packed);
-	assert_non_null(out);
-
-	csize = sqfs_compressor_compress(cmp, in, big, packed, big);
-	assert_true(csize > 0 && csize < 4096);
-
-	memset(out, 0xAA, small + guard);
-	ret =
-	    sqfs_compressor_uncompress(cmp, packed, (size_t)csize, out, small);
-	assert_int_equal(ret, SQFS_ERROR_OVERFLOW);
-	for (size_t i = small; i < small + guard; ++i)
-		assert_int_equal(out[i], 0xAA);
-
-	free(in);
-	free(packed);
-	free(out);
+	test_zeros_bomb(cmp, 4096, SQFS_ERROR_OVERFLOW, 4096, NULL);
 	sqfs_compressor_destroy(cmp);
 }
 
@@ -377,17 +297,8 @@ static void test_corrupt_streams(void **state)
 	uint8_t buf[64], bad[sizeof(hello) + 1];
 
 	(void)state;
-	assert_int_equal(sqfs_compressor_uncompress(cmp, hello, sizeof(hello),
-						    buf, sizeof(buf)),
-			 5);
+	test_decode_fits(cmp, hello, sizeof(hello), buf, sizeof(buf), 5);
 	assert_memory_equal(buf, "hello", 5);
-
-	/* exact fit is fine, one byte less is an overflow */
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, hello, sizeof(hello), buf, 5), 5);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, hello, sizeof(hello), buf, 4),
-	    SQFS_ERROR_OVERFLOW);
 
 	/* wrong checksum */
 	memcpy(bad, hello, sizeof(hello));
@@ -451,37 +362,9 @@ static void test_stream_header(void **state)
 static void test_output_bound(void **state)
 {
 	sqfs_compressor_t *cmp = create(131072, 9, 15, S_ALL);
-	uint8_t *in = test_make_data(131072, TEST_DATA_TEXT, 3);
-	uint8_t *out = malloc(131072 + 64);
-	uint8_t *back = malloc(131072);
-	ptrdiff_t csize;
 
 	(void)state;
-	assert_non_null(out);
-	assert_non_null(back);
-
-	csize = sqfs_compressor_compress(cmp, in, 131072, out, 131072);
-	assert_true(csize > 0);
-
-	/* exactly enough room works, one byte less does not overrun */
-	memset(out, 0xAA, 131072 + 64);
-	assert_int_equal(
-	    sqfs_compressor_compress(cmp, in, 131072, out, (size_t)csize),
-	    csize);
-	memset(out, 0xAA, 131072 + 64);
-	assert_int_equal(
-	    sqfs_compressor_compress(cmp, in, 131072, out, (size_t)csize - 1),
-	    0);
-	for (size_t i = (size_t)csize - 1; i < 131072 + 64; ++i)
-		assert_int_equal(out[i], 0xAA);
-	assert_int_equal(sqfs_compressor_compress(cmp, in, 131072, out, 0), 0);
-
-	/* a single byte never shrinks */
-	assert_int_equal(sqfs_compressor_compress(cmp, in, 1, out, 131072), 0);
-
-	free(in);
-	free(out);
-	free(back);
+	test_compress_bound(cmp, false);
 	sqfs_compressor_destroy(cmp);
 }
 
@@ -531,36 +414,10 @@ static void test_strategy_choice(void **state)
 static void test_uncompress_only(void **state)
 {
 	sqfs_compressor_config_t cfg;
-	sqfs_compressor_t *enc = create(4096, 9, 15, S_ALL);
-	sqfs_compressor_t *dec = NULL, *copy = NULL;
-	uint8_t *in = test_make_data(4096, TEST_DATA_TEXT, 9);
-	uint8_t packed[4096], back[4096];
-	ptrdiff_t csize;
 
 	(void)state;
-	assert_int_equal(sqfs_compressor_config_init(&cfg, SQFS_COMP_GZIP, 4096,
-						     SQFS_COMP_FLAG_UNCOMPRESS),
-			 0);
-	cfg.opt.gzip.strategies = S_ALL;
-	assert_int_equal(sqfs_compressor_create(&cfg, &dec), 0);
-	assert_int_equal(sqfs_compressor_copy(dec, &copy), 0);
-
-	csize = sqfs_compressor_compress(enc, in, 4096, packed, 4096);
-	assert_true(csize > 0);
-	assert_int_equal(sqfs_compressor_compress(dec, in, 4096, back, 4096),
-			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(dec, packed, (size_t)csize, back, 4096),
-	    4096);
-	assert_memory_equal(in, back, 4096);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(copy, packed, (size_t)csize, back, 4096),
-	    4096);
-
-	free(in);
-	sqfs_compressor_destroy(copy);
-	sqfs_compressor_destroy(dec);
-	sqfs_compressor_destroy(enc);
+	make_cfg(&cfg, 4096, 9, 15, S_ALL);
+	test_decoder_only(&cfg, 4096, 9);
 }
 
 int main(void)

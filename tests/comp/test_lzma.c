@@ -9,8 +9,6 @@
 #include "common/test_util.h"
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
-#include "sqfs/io.h"
-#include "sqfs/super.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,22 +17,12 @@
 static void make_cfg(sqfs_compressor_config_t *cfg, uint32_t block_size,
 		     const char *options)
 {
-	char err[256];
-	int ret;
-
-	assert_int_equal(
-	    sqfs_compressor_config_init(cfg, SQFS_COMP_LZMA, block_size, 0), 0);
-	ret = sqfs_compressor_config_parse(cfg, options, err, sizeof(err));
-	if (ret != 0)
-		fail_msg("'%s': %d (%s)", options, ret, err);
+	test_config_parse(cfg, SQFS_COMP_LZMA, block_size, options);
 }
 
 static void roundtrip(uint32_t block_size, const char *options)
 {
-	sqfs_compressor_config_t cfg;
-
-	make_cfg(&cfg, block_size, options);
-	test_compressor_roundtrip(&cfg);
+	test_compressor_roundtrip_parsed(SQFS_COMP_LZMA, block_size, options);
 }
 
 static uint32_t le32(const uint8_t *p)
@@ -59,12 +47,7 @@ static void test_defaults(void **state)
 	(void)state;
 	assert_int_equal(
 	    sqfs_compressor_config_init(&cfg, SQFS_COMP_LZMA, 65536, 0), 0);
-	assert_int_equal(cfg.opt.xz.dict_size, 65536);
-	assert_int_equal(cfg.opt.xz.level, 5);
-	assert_int_equal(cfg.opt.xz.filters, 0);
-	assert_int_equal(cfg.opt.xz.lc, 3);
-	assert_int_equal(cfg.opt.xz.lp, 0);
-	assert_int_equal(cfg.opt.xz.pb, 2);
+	test_assert_defaults(&cfg, 65536);
 	assert_int_equal(sqfs_compressor_config_validate(&cfg), 0);
 
 	assert_true(sqfs_compressor_config_format(&cfg, buf, sizeof(buf)) > 0);
@@ -198,21 +181,13 @@ static void test_tool_block(void **state)
 						     131072,
 						     SQFS_COMP_FLAG_UNCOMPRESS),
 			 0);
-	assert_int_equal(sqfs_compressor_create(&cfg, &cmp), 0);
-	assert_int_equal(sqfs_compressor_uncompress(cmp, block, sizeof(block),
-						    out, sizeof(out)),
-			 100);
+	cmp = test_create_compressor(&cfg);
+	test_decode_fits(cmp, block, sizeof(block), out, sizeof(out), 100);
 	/* a regular file inode, mode 0644 */
 	assert_int_equal(out[0], 2);
 	assert_int_equal(out[1], 0);
 	assert_int_equal(out[2], 0xa4);
 	assert_int_equal(out[3], 0x01);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, block, sizeof(block), out, 100),
-	    100);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, block, sizeof(block), out, 99),
-	    SQFS_ERROR_OVERFLOW);
 	sqfs_compressor_destroy(cmp);
 }
 
@@ -221,52 +196,32 @@ static void test_bomb(void **state)
 	sqfs_compressor_config_t cfg;
 	sqfs_compressor_t *cmp;
 	uint8_t *in = calloc(1, 1048576);
-	uint8_t *out = malloc(1048576);
-	uint8_t small[4096 + 64];
-	ptrdiff_t csize;
+	uint8_t *packed;
+	size_t csize;
 
 	(void)state;
 	assert_non_null(in);
-	assert_non_null(out);
 	make_cfg(&cfg, 1048576, "level=0");
-	assert_int_equal(sqfs_compressor_create(&cfg, &cmp), 0);
+	cmp = test_create_compressor(&cfg);
 
-	csize = sqfs_compressor_compress(cmp, in, 1048576, out, 1048576);
-	assert_true(csize > 0 && csize < 4096);
-
-	memset(small, 0xaa, sizeof(small));
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, out, (size_t)csize, small, 4096),
-	    SQFS_ERROR_OVERFLOW);
+	csize = test_zeros_bomb(cmp, 4096, SQFS_ERROR_OVERFLOW, 4096, &packed);
 	/* also when the header does not tell */
-	memset(out + 5, 0xff, 8);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, out, (size_t)csize, small, 4096),
-	    SQFS_ERROR_OVERFLOW);
-	for (size_t i = 4096; i < sizeof(small); ++i)
-		assert_int_equal(small[i], 0xaa);
+	memset(packed + 5, 0xff, 8);
+	test_decode_bomb(cmp, packed, csize, SQFS_ERROR_OVERFLOW, 4096);
 
-	assert_int_equal(
-	    sqfs_compressor_compress(cmp, in, 1048576, out, (size_t)csize - 1),
-	    0);
-	assert_int_equal(
-	    sqfs_compressor_compress(cmp, in, 1048576, out, (size_t)csize),
-	    csize);
 	/* not even room for the header */
-	assert_int_equal(sqfs_compressor_compress(cmp, in, 1048576, out, 12),
+	assert_int_equal(sqfs_compressor_compress(cmp, in, 1048576, packed, 12),
 			 0);
 
 	sqfs_compressor_destroy(cmp);
 	free(in);
-	free(out);
+	free(packed);
 }
 
 static void test_options_block(void **state)
 {
 	static const uint8_t block[] = {0x08, 0x80, 0, 0, 1, 0, 0, 0, 0, 0};
-	uint8_t image[SQFS_SUPER_SIZE + sizeof(block)];
 	sqfs_compressor_config_t cfg;
-	sqfs_file_t *file;
 
 	(void)state;
 	make_cfg(&cfg, 131072, NULL);
@@ -276,15 +231,9 @@ static void test_options_block(void **state)
 	assert_int_equal(test_options_roundtrip(&cfg), 0);
 
 	/* an lzma image never has an options block */
-	memset(image, 0, sizeof(image));
-	memcpy(image + SQFS_SUPER_SIZE, block, sizeof(block));
-	assert_int_equal(sqfs_file_open_memory(&file, image, sizeof(image),
-					       SQFS_FILE_OPEN_READ_ONLY),
-			 0);
-	make_cfg(&cfg, 131072, NULL);
-	assert_int_equal(sqfs_compressor_config_read_options(&cfg, file),
+	assert_int_equal(test_read_options_block(&cfg, SQFS_COMP_LZMA, 131072,
+						 0, block, sizeof(block)),
 			 SQFS_ERROR_CORRUPTED);
-	sqfs_file_destroy(file);
 }
 
 static void test_parse_format(void **state)
@@ -300,21 +249,15 @@ static void test_parse_format(void **state)
 	    {4096, "dictsize=8K"},
 	};
 	sqfs_compressor_config_t a, b;
-	char buf[256], err[128];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
 		make_cfg(&a, cases[i].block_size, cases[i].options);
-		assert_true(
-		    sqfs_compressor_config_format(&a, buf, sizeof(buf)) > 0);
 		assert_int_equal(
 		    sqfs_compressor_config_init(&b, SQFS_COMP_LZMA,
 						cases[i].block_size, 0),
 		    0);
-		if (sqfs_compressor_config_parse(&b, buf, err, sizeof(err)))
-			fail_msg("'%s' -> '%s': %s", cases[i].options, buf,
-				 err);
-		assert_memory_equal(&a, &b, sizeof(a));
+		assert_true(test_format_reparse(&a, &b) > 0);
 	}
 
 	make_cfg(&a, 1048576, "dictsize=768K,level=9,pb=4,extreme");
@@ -337,16 +280,9 @@ static void test_parse_bad(void **state)
 	char err[256];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
-		make_cfg(&cfg, 131072, NULL);
-		memset(err, 0, sizeof(err));
-		if (sqfs_compressor_config_parse(&cfg, bad[i], err,
-						 sizeof(err)) !=
-		    SQFS_ERROR_ARG_INVALID)
-			fail_msg("'%s' was accepted", bad[i]);
-		if (err[0] == '\0')
-			fail_msg("'%s': no message", bad[i]);
-	}
+	make_cfg(&cfg, 131072, NULL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i)
+		test_bad_option(&cfg, bad[i], NULL);
 
 	/* filters are refused with a message pointing at xz */
 	make_cfg(&cfg, 131072, NULL);
@@ -372,29 +308,11 @@ static void test_parse_bad(void **state)
 static void test_uncompress_only(void **state)
 {
 	sqfs_compressor_config_t cfg;
-	sqfs_compressor_t *enc, *dec;
-	uint8_t *out = malloc(65536);
-	uint8_t *back = malloc(65536);
-	size_t size;
 
 	(void)state;
-	assert_non_null(out);
-	assert_non_null(back);
 	make_cfg(&cfg, 65536, "level=3");
-	assert_int_equal(sqfs_compressor_create(&cfg, &enc), 0);
-	size = compress_text(enc, 65536, out);
-
-	cfg.flags |= SQFS_COMP_FLAG_UNCOMPRESS;
-	assert_int_equal(sqfs_compressor_create(&cfg, &dec), 0);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(dec, out, size, back, 65536), 65536);
-	assert_int_equal(sqfs_compressor_compress(dec, back, 65536, out, 65536),
-			 SQFS_ERROR_SEQUENCE);
-
-	sqfs_compressor_destroy(enc);
-	sqfs_compressor_destroy(dec);
-	free(out);
-	free(back);
+	/* more than the 13-byte header */
+	assert_true(test_decoder_only(&cfg, 65536, 3) > 13);
 }
 
 int main(void)

@@ -9,8 +9,6 @@
 #include "common/test_util.h"
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
-#include "sqfs/io.h"
-#include "sqfs/super.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,22 +21,12 @@ static const char *const algorithms[] = {
 static void make_cfg(sqfs_compressor_config_t *cfg, uint32_t block_size,
 		     const char *options)
 {
-	char err[256];
-	int ret;
-
-	assert_int_equal(
-	    sqfs_compressor_config_init(cfg, SQFS_COMP_LZO, block_size, 0), 0);
-	ret = sqfs_compressor_config_parse(cfg, options, err, sizeof(err));
-	if (ret != 0)
-		fail_msg("'%s': %d (%s)", options, ret, err);
+	test_config_parse(cfg, SQFS_COMP_LZO, block_size, options);
 }
 
 static void roundtrip(uint32_t block_size, const char *options)
 {
-	sqfs_compressor_config_t cfg;
-
-	make_cfg(&cfg, block_size, options);
-	test_compressor_roundtrip(&cfg);
+	test_compressor_roundtrip_parsed(SQFS_COMP_LZO, block_size, options);
 }
 
 static void test_defaults(void **state)
@@ -50,8 +38,7 @@ static void test_defaults(void **state)
 	(void)state;
 	assert_int_equal(
 	    sqfs_compressor_config_init(&cfg, SQFS_COMP_LZO, 131072, 0), 0);
-	assert_int_equal(cfg.opt.lzo.algorithm, SQFS_LZO1X_999);
-	assert_int_equal(cfg.opt.lzo.level, 8);
+	test_assert_defaults(&cfg, 131072);
 	assert_int_equal(sqfs_compressor_config_validate(&cfg), 0);
 	assert_true(sqfs_compressor_config_format(&cfg, buf, sizeof(buf)) > 0);
 	assert_string_equal(buf, "algorithm=lzo1x_999,level=8");
@@ -103,37 +90,12 @@ static void test_bomb(void **state)
 {
 	sqfs_compressor_config_t cfg;
 	sqfs_compressor_t *cmp;
-	uint8_t *in = calloc(1, 1048576);
-	uint8_t *out = malloc(1048576);
-	uint8_t small[4096 + 64];
-	ptrdiff_t csize;
 
 	(void)state;
-	assert_non_null(in);
-	assert_non_null(out);
 	make_cfg(&cfg, 1048576, "algorithm=lzo1x_1");
-	assert_int_equal(sqfs_compressor_create(&cfg, &cmp), 0);
-
-	csize = sqfs_compressor_compress(cmp, in, 1048576, out, 1048576);
-	assert_true(csize > 0 && csize < 65536);
-
-	memset(small, 0xaa, sizeof(small));
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, out, (size_t)csize, small, 4096),
-	    SQFS_ERROR_OVERFLOW);
-	for (size_t i = 4096; i < sizeof(small); ++i)
-		assert_int_equal(small[i], 0xaa);
-
-	assert_int_equal(
-	    sqfs_compressor_compress(cmp, in, 1048576, out, (size_t)csize - 1),
-	    0);
-	assert_int_equal(
-	    sqfs_compressor_compress(cmp, in, 1048576, out, (size_t)csize),
-	    csize);
-
+	cmp = test_create_compressor(&cfg);
+	test_zeros_bomb(cmp, 65536, SQFS_ERROR_OVERFLOW, 4096, NULL);
 	sqfs_compressor_destroy(cmp);
-	free(in);
-	free(out);
 }
 
 static void test_uncompress_bad(void **state)
@@ -149,7 +111,7 @@ static void test_uncompress_bad(void **state)
 	assert_non_null(out);
 	assert_non_null(back);
 	make_cfg(&cfg, 65536, NULL);
-	assert_int_equal(sqfs_compressor_create(&cfg, &cmp), 0);
+	cmp = test_create_compressor(&cfg);
 	csize = sqfs_compressor_compress(cmp, in, 65536, out, 65536);
 	assert_true(csize > 0);
 
@@ -166,15 +128,7 @@ static void test_uncompress_bad(void **state)
 	assert_true(sqfs_compressor_uncompress(cmp, in, 4000, back, 65536) < 0);
 
 	/* a decompress-only instance reads the same data */
-	sqfs_compressor_destroy(cmp);
-	cfg.flags |= SQFS_COMP_FLAG_UNCOMPRESS;
-	assert_int_equal(sqfs_compressor_create(&cfg, &cmp), 0);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, out, (size_t)csize, back, 65536),
-	    65536);
-	assert_memory_equal(back, in, 65536);
-	assert_int_equal(sqfs_compressor_compress(cmp, in, 65536, out, 65536),
-			 SQFS_ERROR_SEQUENCE);
+	assert_int_equal(test_decoder_only(&cfg, 65536, 5), (size_t)csize);
 
 	sqfs_compressor_destroy(cmp);
 	free(in);
@@ -187,9 +141,6 @@ static void test_options_block(void **state)
 	static const uint8_t expect[] = {0x08, 0x80, 0x04, 0, 0,
 					 0,    0x03, 0,	   0, 0};
 	sqfs_compressor_config_t cfg;
-	sqfs_file_t *file;
-	const uint8_t *data;
-	size_t size;
 
 	(void)state;
 	make_cfg(&cfg, 131072, NULL);
@@ -214,33 +165,7 @@ static void test_options_block(void **state)
 
 	/* the layout gensquashfs writes for algorithm=lzo1x_999,level=3 */
 	make_cfg(&cfg, 131072, "level=3");
-	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0), 0);
-	assert_int_equal(sqfs_compressor_config_write_options(&cfg, file), 10);
-	data = sqfs_file_memory_data(file, &size);
-	assert_int_equal(size, SQFS_SUPER_SIZE + 10);
-	assert_memory_equal(data + SQFS_SUPER_SIZE, expect, sizeof(expect));
-	sqfs_file_destroy(file);
-}
-
-static int read_block(const uint8_t *block, size_t len,
-		      sqfs_compressor_config_t *cfg)
-{
-	uint8_t image[SQFS_SUPER_SIZE + 32];
-	sqfs_file_t *file;
-	int ret;
-
-	assert_true(len <= sizeof(image) - SQFS_SUPER_SIZE);
-	memset(image, 0, sizeof(image));
-	memcpy(image + SQFS_SUPER_SIZE, block, len);
-	assert_int_equal(sqfs_file_open_memory(&file, image,
-					       SQFS_SUPER_SIZE + len,
-					       SQFS_FILE_OPEN_READ_ONLY),
-			 0);
-	assert_int_equal(
-	    sqfs_compressor_config_init(cfg, SQFS_COMP_LZO, 131072, 0), 0);
-	ret = sqfs_compressor_config_read_options(cfg, file);
-	sqfs_file_destroy(file);
-	return ret;
+	test_options_written(&cfg, expect, sizeof(expect));
 }
 
 static void test_options_corrupt(void **state)
@@ -276,18 +201,19 @@ static void test_options_corrupt(void **state)
 	sqfs_compressor_config_t cfg;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
-		int ret = read_block(cases[i].block, cases[i].len, &cfg);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+		test_options_block_gives(SQFS_COMP_LZO, 131072, 0,
+					 cases[i].block, cases[i].len,
+					 cases[i].result);
 
-		if (ret != cases[i].result)
-			fail_msg("case %zu: %d, expected %d", i, ret,
-				 cases[i].result);
-	}
-
-	assert_int_equal(read_block(cases[1].block, 10, &cfg), 0);
+	assert_int_equal(test_read_options_block(&cfg, SQFS_COMP_LZO, 131072, 0,
+						 cases[1].block, 10),
+			 0);
 	assert_int_equal(cfg.opt.lzo.algorithm, SQFS_LZO1X_999);
 	assert_int_equal(cfg.opt.lzo.level, 9);
-	assert_int_equal(read_block(cases[0].block, 10, &cfg), 0);
+	assert_int_equal(test_read_options_block(&cfg, SQFS_COMP_LZO, 131072, 0,
+						 cases[0].block, 10),
+			 0);
 	assert_int_equal(cfg.opt.lzo.algorithm, SQFS_LZO1X_1);
 	assert_int_equal(cfg.opt.lzo.level, 0);
 }
@@ -306,17 +232,13 @@ static void test_parse_format(void **state)
 	    "algorithm=lzo1x_1,algorithm=lzo1x_999,level=2",
 	};
 	sqfs_compressor_config_t a, b;
-	char buf[128], err[128];
+	char buf[128];
 
 	(void)state;
+	make_cfg(&b, 131072, NULL);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
 		make_cfg(&a, 131072, cases[i]);
-		assert_true(
-		    sqfs_compressor_config_format(&a, buf, sizeof(buf)) > 0);
-		make_cfg(&b, 131072, NULL);
-		if (sqfs_compressor_config_parse(&b, buf, err, sizeof(err)))
-			fail_msg("'%s' -> '%s': %s", cases[i], buf, err);
-		assert_memory_equal(&a, &b, sizeof(a));
+		assert_true(test_format_reparse(&a, &b) > 0);
 	}
 
 	make_cfg(&a, 131072, "algorithm=lzo1x_1_12");
@@ -354,19 +276,11 @@ static void test_parse_bad(void **state)
 	    "lzo1x_1",
 	};
 	sqfs_compressor_config_t cfg;
-	char err[256];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
-		make_cfg(&cfg, 131072, NULL);
-		memset(err, 0, sizeof(err));
-		if (sqfs_compressor_config_parse(&cfg, bad[i], err,
-						 sizeof(err)) !=
-		    SQFS_ERROR_ARG_INVALID)
-			fail_msg("'%s' was accepted", bad[i]);
-		if (err[0] == '\0')
-			fail_msg("'%s': no message", bad[i]);
-	}
+	make_cfg(&cfg, 131072, NULL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i)
+		test_bad_option(&cfg, bad[i], NULL);
 
 	make_cfg(&cfg, 131072, NULL);
 	cfg.opt.lzo.algorithm = 5;
@@ -378,13 +292,7 @@ static void test_parse_bad(void **state)
 			 SQFS_ERROR_ARG_INVALID);
 	make_cfg(&cfg, 131072, NULL);
 	cfg.opt.lzo.level = 10;
-	{
-		sqfs_compressor_t *cmp = NULL;
-
-		assert_int_equal(sqfs_compressor_create(&cfg, &cmp),
-				 SQFS_ERROR_ARG_INVALID);
-		assert_null(cmp);
-	}
+	test_create_fails(&cfg, SQFS_ERROR_ARG_INVALID);
 }
 
 int main(void)

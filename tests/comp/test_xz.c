@@ -9,8 +9,6 @@
 #include "common/test_util.h"
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
-#include "sqfs/io.h"
-#include "sqfs/super.h"
 
 #include <lzma.h>
 #include <stdio.h>
@@ -24,22 +22,12 @@ static const char *const filter_names[] = {
 static void make_cfg(sqfs_compressor_config_t *cfg, uint32_t block_size,
 		     const char *options)
 {
-	char err[256];
-	int ret;
-
-	assert_int_equal(
-	    sqfs_compressor_config_init(cfg, SQFS_COMP_XZ, block_size, 0), 0);
-	ret = sqfs_compressor_config_parse(cfg, options, err, sizeof(err));
-	if (ret != 0)
-		fail_msg("'%s': %d (%s)", options, ret, err);
+	test_config_parse(cfg, SQFS_COMP_XZ, block_size, options);
 }
 
 static void roundtrip(uint32_t block_size, const char *options)
 {
-	sqfs_compressor_config_t cfg;
-
-	make_cfg(&cfg, block_size, options);
-	test_compressor_roundtrip(&cfg);
+	test_compressor_roundtrip_parsed(SQFS_COMP_XZ, block_size, options);
 }
 
 static void test_defaults(void **state)
@@ -50,12 +38,7 @@ static void test_defaults(void **state)
 	(void)state;
 	assert_int_equal(
 	    sqfs_compressor_config_init(&cfg, SQFS_COMP_XZ, 131072, 0), 0);
-	assert_int_equal(cfg.opt.xz.dict_size, 131072);
-	assert_int_equal(cfg.opt.xz.level, 6);
-	assert_int_equal(cfg.opt.xz.filters, 0);
-	assert_int_equal(cfg.opt.xz.lc, 3);
-	assert_int_equal(cfg.opt.xz.lp, 0);
-	assert_int_equal(cfg.opt.xz.pb, 2);
+	test_assert_defaults(&cfg, 131072);
 	assert_int_equal(sqfs_compressor_config_validate(&cfg), 0);
 
 	assert_true(sqfs_compressor_config_format(&cfg, buf, sizeof(buf)) > 0);
@@ -67,7 +50,7 @@ static void test_defaults(void **state)
 	 * though it is below the 8 KiB minimum for explicit ones */
 	assert_int_equal(
 	    sqfs_compressor_config_init(&cfg, SQFS_COMP_XZ, 4096, 0), 0);
-	assert_int_equal(cfg.opt.xz.dict_size, 4096);
+	test_assert_defaults(&cfg, 4096);
 	assert_int_equal(sqfs_compressor_config_validate(&cfg), 0);
 
 	assert_non_null(sqfs_compressor_options_help(SQFS_COMP_XZ));
@@ -167,7 +150,7 @@ static size_t compress_kind(const char *options, uint32_t block_size,
 	ptrdiff_t ret;
 
 	make_cfg(&cfg, block_size, options);
-	assert_int_equal(sqfs_compressor_create(&cfg, &cmp), 0);
+	cmp = test_create_compressor(&cfg);
 	ret = sqfs_compressor_compress(cmp, in, block_size, out, block_size);
 	assert_true(ret > 0);
 	sqfs_compressor_destroy(cmp);
@@ -241,17 +224,10 @@ static void test_decode_streams(void **state)
 	assert_int_equal(sqfs_compressor_config_init(&cfg, SQFS_COMP_XZ, 131072,
 						     SQFS_COMP_FLAG_UNCOMPRESS),
 			 0);
-	assert_int_equal(sqfs_compressor_create(&cfg, &cmp), 0);
+	cmp = test_create_compressor(&cfg);
 
-	assert_int_equal(sqfs_compressor_uncompress(cmp, crc64, sizeof(crc64),
-						    out, sizeof(out)),
-			 15);
+	test_decode_fits(cmp, crc64, sizeof(crc64), out, sizeof(out), 15);
 	assert_memory_equal(out, "hello squashfs\n", 15);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, crc64, sizeof(crc64), out, 15), 15);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, crc64, sizeof(crc64), out, 14),
-	    SQFS_ERROR_OVERFLOW);
 
 	/* bytes after the stream */
 	memcpy(stream, crc64, sizeof(crc64));
@@ -287,38 +263,12 @@ static void test_bomb(void **state)
 {
 	sqfs_compressor_config_t cfg;
 	sqfs_compressor_t *cmp;
-	uint8_t *in = calloc(1, 1048576);
-	uint8_t *out = malloc(1048576);
-	uint8_t small[4096 + 64];
-	ptrdiff_t csize;
 
 	(void)state;
-	assert_non_null(in);
-	assert_non_null(out);
 	make_cfg(&cfg, 1048576, "level=0");
-	assert_int_equal(sqfs_compressor_create(&cfg, &cmp), 0);
-
-	csize = sqfs_compressor_compress(cmp, in, 1048576, out, 1048576);
-	assert_true(csize > 0 && csize < 4096);
-
-	memset(small, 0xaa, sizeof(small));
-	assert_int_equal(
-	    sqfs_compressor_uncompress(cmp, out, (size_t)csize, small, 4096),
-	    SQFS_ERROR_OVERFLOW);
-	for (size_t i = 4096; i < sizeof(small); ++i)
-		assert_int_equal(small[i], 0xaa);
-
-	/* a compressed size above outsize is "does not fit" */
-	assert_int_equal(
-	    sqfs_compressor_compress(cmp, in, 1048576, out, (size_t)csize - 1),
-	    0);
-	assert_int_equal(
-	    sqfs_compressor_compress(cmp, in, 1048576, out, (size_t)csize),
-	    csize);
-
+	cmp = test_create_compressor(&cfg);
+	test_zeros_bomb(cmp, 4096, SQFS_ERROR_OVERFLOW, 4096, NULL);
 	sqfs_compressor_destroy(cmp);
-	free(in);
-	free(out);
 }
 
 static void test_options_block(void **state)
@@ -352,47 +302,10 @@ static void test_options_layout(void **state)
 	static const uint8_t expect[] = {0x08, 0x80, 0x00, 0x00, 0x01,
 					 0x00, 0x09, 0x00, 0x00, 0x00};
 	sqfs_compressor_config_t cfg;
-	sqfs_file_t *file;
-	const uint8_t *data;
-	size_t size;
 
 	(void)state;
 	make_cfg(&cfg, 131072, "x86,arm,dictsize=50%");
-	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0), 0);
-	assert_int_equal(sqfs_compressor_config_write_options(&cfg, file), 10);
-	data = sqfs_file_memory_data(file, &size);
-	assert_int_equal(size, SQFS_SUPER_SIZE + 10);
-	assert_memory_equal(data + SQFS_SUPER_SIZE, expect, sizeof(expect));
-	sqfs_file_destroy(file);
-}
-
-static int read_block_flags(uint32_t block_size, uint16_t flags,
-			    const uint8_t *block, size_t len,
-			    sqfs_compressor_config_t *cfg)
-{
-	uint8_t image[SQFS_SUPER_SIZE + 32];
-	sqfs_file_t *file;
-	int ret;
-
-	assert_true(len <= sizeof(image) - SQFS_SUPER_SIZE);
-	memset(image, 0, sizeof(image));
-	memcpy(image + SQFS_SUPER_SIZE, block, len);
-	assert_int_equal(sqfs_file_open_memory(&file, image,
-					       SQFS_SUPER_SIZE + len,
-					       SQFS_FILE_OPEN_READ_ONLY),
-			 0);
-	assert_int_equal(
-	    sqfs_compressor_config_init(cfg, SQFS_COMP_XZ, block_size, flags),
-	    0);
-	ret = sqfs_compressor_config_read_options(cfg, file);
-	sqfs_file_destroy(file);
-	return ret;
-}
-
-static int read_block(uint32_t block_size, const uint8_t *block, size_t len,
-		      sqfs_compressor_config_t *cfg)
-{
-	return read_block_flags(block_size, 0, block, len, cfg);
+	test_options_written(&cfg, expect, sizeof(expect));
 }
 
 static void test_options_corrupt(void **state)
@@ -462,17 +375,14 @@ static void test_options_corrupt(void **state)
 	sqfs_compressor_config_t cfg;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
-		int ret = read_block(cases[i].block_size, cases[i].block,
-				     cases[i].len, &cfg);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+		test_options_block_gives(SQFS_COMP_XZ, cases[i].block_size, 0,
+					 cases[i].block, cases[i].len,
+					 cases[i].result);
 
-		if (ret != cases[i].result)
-			fail_msg("case %zu: %d, expected %d", i, ret,
-				 cases[i].result);
-	}
-
-	assert_int_equal(read_block_flags(131072, SQFS_COMP_FLAG_UNCOMPRESS,
-					  riscv, sizeof(riscv), &cfg),
+	assert_int_equal(test_read_options_block(&cfg, SQFS_COMP_XZ, 131072,
+						 SQFS_COMP_FLAG_UNCOMPRESS,
+						 riscv, sizeof(riscv)),
 			 0);
 	assert_int_equal(cfg.opt.xz.filters, SQFS_XZ_FILTER_RISCV);
 	{
@@ -482,15 +392,19 @@ static void test_options_corrupt(void **state)
 		    sqfs_compressor_config_format(&cfg, buf, sizeof(buf)) > 0);
 		assert_non_null(strstr(buf, ",riscv"));
 	}
-	assert_int_equal(read_block_flags(131072, SQFS_COMP_FLAG_UNCOMPRESS,
-					  bit8, sizeof(bit8), &cfg),
+	assert_int_equal(test_read_options_block(&cfg, SQFS_COMP_XZ, 131072,
+						 SQFS_COMP_FLAG_UNCOMPRESS,
+						 bit8, sizeof(bit8)),
 			 SQFS_ERROR_CORRUPTED);
 #ifndef LZMA_FILTER_RISCV
-	assert_int_equal(read_block(131072, riscv, sizeof(riscv), &cfg),
+	assert_int_equal(test_read_options_block(&cfg, SQFS_COMP_XZ, 131072, 0,
+						 riscv, sizeof(riscv)),
 			 SQFS_ERROR_CORRUPTED);
 #endif
 
-	assert_int_equal(read_block(131072, cases[1].block, 10, &cfg), 0);
+	assert_int_equal(test_read_options_block(&cfg, SQFS_COMP_XZ, 131072, 0,
+						 cases[1].block, 10),
+			 0);
 	assert_int_equal(cfg.opt.xz.dict_size, 24576);
 	assert_int_equal(cfg.opt.xz.filters, SQFS_XZ_FILTER_X86);
 	assert_int_equal(cfg.opt.xz.level, 6);
@@ -514,20 +428,15 @@ static void test_parse_format(void **state)
 	    {4096, "dictsize=100%"},
 	};
 	sqfs_compressor_config_t a, b;
-	char buf[256], err[128];
+	char buf[256];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
 		make_cfg(&a, cases[i].block_size, cases[i].options);
-		assert_true(
-		    sqfs_compressor_config_format(&a, buf, sizeof(buf)) > 0);
 		assert_int_equal(sqfs_compressor_config_init(
 				     &b, SQFS_COMP_XZ, cases[i].block_size, 0),
 				 0);
-		if (sqfs_compressor_config_parse(&b, buf, err, sizeof(err)))
-			fail_msg("'%s' -> '%s': %s", cases[i].options, buf,
-				 err);
-		assert_memory_equal(&a, &b, sizeof(a));
+		assert_true(test_format_reparse(&a, &b) > 0);
 	}
 
 	make_cfg(&a, 131072, "dictsize=50%,level=3,lc=2,lp=1,pb=1,x86,arm");
@@ -562,18 +471,10 @@ static void test_parse_bad(void **state)
 	char err[256];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
-		assert_int_equal(
-		    sqfs_compressor_config_init(&cfg, SQFS_COMP_XZ, 131072, 0),
-		    0);
-		memset(err, 0, sizeof(err));
-		if (sqfs_compressor_config_parse(&cfg, bad[i], err,
-						 sizeof(err)) !=
-		    SQFS_ERROR_ARG_INVALID)
-			fail_msg("'%s' was accepted", bad[i]);
-		if (err[0] == '\0')
-			fail_msg("'%s': no message", bad[i]);
-	}
+	assert_int_equal(
+	    sqfs_compressor_config_init(&cfg, SQFS_COMP_XZ, 131072, 0), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i)
+		test_bad_option(&cfg, bad[i], NULL);
 
 	/* 8 KiB is the most for 4 KiB blocks */
 	assert_int_equal(
@@ -606,13 +507,7 @@ static void test_parse_bad(void **state)
 			 SQFS_ERROR_ARG_INVALID);
 	make_cfg(&cfg, 131072, NULL);
 	cfg.opt.xz.level = 10;
-	{
-		sqfs_compressor_t *cmp = NULL;
-
-		assert_int_equal(sqfs_compressor_create(&cfg, &cmp),
-				 SQFS_ERROR_ARG_INVALID);
-		assert_null(cmp);
-	}
+	test_create_fails(&cfg, SQFS_ERROR_ARG_INVALID);
 }
 
 int main(void)

@@ -9,8 +9,6 @@
 #include "common/test_util.h"
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
-#include "sqfs/io.h"
-#include "sqfs/super.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +24,9 @@ static void make_cfg(sqfs_compressor_config_t *cfg, uint32_t block_size,
 static sqfs_compressor_t *create(uint32_t block_size, uint32_t level)
 {
 	sqfs_compressor_config_t cfg;
-	sqfs_compressor_t *cmp = NULL;
 
 	make_cfg(&cfg, block_size, level);
-	assert_int_equal(sqfs_compressor_create(&cfg, &cmp), 0);
-	assert_non_null(cmp);
-	return cmp;
+	return test_create_compressor(&cfg);
 }
 
 /* level, block size; level 22 is slow, so not at 1 MiB */
@@ -65,9 +60,6 @@ static void test_options(void **state)
 {
 	static const uint8_t expect[] = {0x04, 0x80, 0x03, 0x00, 0x00, 0x00};
 	sqfs_compressor_config_t cfg;
-	sqfs_file_t *file = NULL;
-	const uint8_t *data;
-	size_t size;
 
 	(void)state;
 	make_cfg(&cfg, 131072, 15);
@@ -82,38 +74,22 @@ static void test_options(void **state)
 
 	/* the bytes mksquashfs writes for -Xcompression-level 3 */
 	make_cfg(&cfg, 131072, 3);
-	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0), 0);
-	assert_int_equal(sqfs_compressor_config_write_options(&cfg, file), 6);
-	data = sqfs_file_memory_data(file, &size);
-	assert_int_equal(size, SQFS_SUPER_SIZE + sizeof(expect));
-	assert_memory_equal(data + SQFS_SUPER_SIZE, expect, sizeof(expect));
-	sqfs_file_destroy(file);
+	test_options_written(&cfg, expect, sizeof(expect));
 }
 
 static void test_parse_format(void **state)
 {
 	static const char *const inputs[] = {"", "level=1", "level=22",
 					     "level=7,level=15"};
-	sqfs_compressor_config_t cfg, again;
+	sqfs_compressor_config_t cfg, start;
 	char text[64], err[128];
-	int len;
 
 	(void)state;
+	/* the text must name the level even where it is the default */
+	make_cfg(&start, 131072, 2);
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); ++i) {
-		make_cfg(&cfg, 131072, 15);
-		assert_int_equal(sqfs_compressor_config_parse(&cfg, inputs[i],
-							      err, sizeof(err)),
-				 0);
-		len = sqfs_compressor_config_format(&cfg, text, sizeof(text));
-		assert_true(len > 0);
-		assert_int_equal((size_t)len, strlen(text));
-
-		make_cfg(&again, 131072, 15);
-		again.opt.zstd.level = 2;
-		assert_int_equal(sqfs_compressor_config_parse(&again, text, err,
-							      sizeof(err)),
-				 0);
-		assert_memory_equal(&cfg, &again, sizeof(cfg));
+		test_config_parse(&cfg, SQFS_COMP_ZSTD, 131072, inputs[i]);
+		assert_true(test_format_reparse(&cfg, &start) > 0);
 	}
 
 	make_cfg(&cfg, 131072, 15);
@@ -144,19 +120,11 @@ static void test_bad_options(void **state)
 	    {"level=3x", "level"},
 	};
 	sqfs_compressor_config_t cfg;
-	char err[128];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
-		make_cfg(&cfg, 131072, 15);
-		err[0] = '\0';
-		assert_int_equal(sqfs_compressor_config_parse(
-				     &cfg, cases[i].opts, err, sizeof(err)),
-				 SQFS_ERROR_ARG_INVALID);
-		if (strstr(err, cases[i].named) == NULL)
-			fail_msg("'%s': message '%s' does not name '%s'",
-				 cases[i].opts, err, cases[i].named);
-	}
+	make_cfg(&cfg, 131072, 15);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+		test_bad_option(&cfg, cases[i].opts, cases[i].named);
 
 	make_cfg(&cfg, 131072, 0);
 	assert_int_equal(sqfs_compressor_config_validate(&cfg),
@@ -164,28 +132,6 @@ static void test_bad_options(void **state)
 	make_cfg(&cfg, 131072, 23);
 	assert_int_equal(sqfs_compressor_config_validate(&cfg),
 			 SQFS_ERROR_ARG_INVALID);
-}
-
-/* Read an options block (2-byte header + payload) placed at offset 96. */
-static int read_block(sqfs_compressor_config_t *cfg, const uint8_t *block,
-		      size_t len)
-{
-	uint8_t image[SQFS_SUPER_SIZE + 32];
-	sqfs_file_t *file = NULL;
-	int ret;
-
-	assert_true(len <= sizeof(image) - SQFS_SUPER_SIZE);
-	memset(image, 0, SQFS_SUPER_SIZE);
-	memcpy(image + SQFS_SUPER_SIZE, block, len);
-
-	make_cfg(cfg, 131072, 15);
-	assert_int_equal(sqfs_file_open_memory(&file, image,
-					       SQFS_SUPER_SIZE + len,
-					       SQFS_FILE_OPEN_READ_ONLY),
-			 0);
-	ret = sqfs_compressor_config_read_options(cfg, file);
-	sqfs_file_destroy(file);
-	return ret;
 }
 
 static void test_corrupt_options(void **state)
@@ -208,43 +154,24 @@ static void test_corrupt_options(void **state)
 	sqfs_compressor_config_t cfg;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
-		int ret = read_block(&cfg, cases[i].bytes, cases[i].len);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+		test_options_block_gives(SQFS_COMP_ZSTD, 131072, 0,
+					 cases[i].bytes, cases[i].len,
+					 SQFS_ERROR_CORRUPTED);
 
-		if (ret != SQFS_ERROR_CORRUPTED)
-			fail_msg("case %zu: got %d", i, ret);
-	}
-
-	assert_int_equal(read_block(&cfg, good, sizeof(good)), 0);
+	assert_int_equal(test_read_options_block(&cfg, SQFS_COMP_ZSTD, 131072,
+						 0, good, sizeof(good)),
+			 0);
 	assert_int_equal(cfg.opt.zstd.level, 22);
 }
 
 static void test_bomb(void **state)
 {
-	const size_t big = 1048576, small = 4096, guard = 64;
 	sqfs_compressor_t *cmp = create(1048576, 15);
-	uint8_t *in = test_make_data(big, TEST_DATA_ZEROS, 1);
-	uint8_t *packed = malloc(big);
-	uint8_t *out = malloc(small + guard);
-	ptrdiff_t csize, ret;
 
 	(void)state;
-	assert_non_null(packed);
-	assert_non_null(out);
-
-	csize = sqfs_compressor_compress(cmp, in, big, packed, big);
-	assert_true(csize > 0 && csize < 4096);
-
-	memset(out, 0xAA, small + guard);
-	ret =
-	    sqfs_compressor_uncompress(cmp, packed, (size_t)csize, out, small);
-	assert_int_equal(ret, SQFS_ERROR_OVERFLOW);
-	for (size_t i = 0; i < small + guard; ++i)
-		assert_int_equal(out[i], 0xAA);
-
-	free(in);
-	free(packed);
-	free(out);
+	/* the frame header states the size: nothing may be written at all */
+	test_zeros_bomb(cmp, 4096, SQFS_ERROR_OVERFLOW, 0, NULL);
 	sqfs_compressor_destroy(cmp);
 }
 
@@ -382,66 +309,19 @@ static void test_corrupt_streams(void **state)
 static void test_output_bound(void **state)
 {
 	sqfs_compressor_t *cmp = create(131072, 15);
-	uint8_t *in = test_make_data(131072, TEST_DATA_TEXT, 3);
-	uint8_t *out = malloc(131072 + 64);
-	ptrdiff_t csize;
 
 	(void)state;
-	assert_non_null(out);
-
-	csize = sqfs_compressor_compress(cmp, in, 131072, out, 131072);
-	assert_true(csize > 0);
-
-	memset(out, 0xAA, 131072 + 64);
-	assert_int_equal(
-	    sqfs_compressor_compress(cmp, in, 131072, out, (size_t)csize),
-	    csize);
-	memset(out, 0xAA, 131072 + 64);
-	assert_int_equal(
-	    sqfs_compressor_compress(cmp, in, 131072, out, (size_t)csize - 1),
-	    0);
-	for (size_t i = (size_t)csize - 1; i < 131072 + 64; ++i)
-		assert_int_equal(out[i], 0xAA);
-	assert_int_equal(sqfs_compressor_compress(cmp, in, 131072, out, 0), 0);
-	assert_int_equal(sqfs_compressor_compress(cmp, in, 1, out, 131072), 0);
-
-	free(in);
-	free(out);
+	test_compress_bound(cmp, false);
 	sqfs_compressor_destroy(cmp);
 }
 
 static void test_uncompress_only(void **state)
 {
 	sqfs_compressor_config_t cfg;
-	sqfs_compressor_t *enc = create(4096, 15);
-	sqfs_compressor_t *dec = NULL, *copy = NULL;
-	uint8_t *in = test_make_data(4096, TEST_DATA_TEXT, 9);
-	uint8_t packed[4096], back[4096];
-	ptrdiff_t csize;
 
 	(void)state;
-	assert_int_equal(sqfs_compressor_config_init(&cfg, SQFS_COMP_ZSTD, 4096,
-						     SQFS_COMP_FLAG_UNCOMPRESS),
-			 0);
-	assert_int_equal(sqfs_compressor_create(&cfg, &dec), 0);
-	assert_int_equal(sqfs_compressor_copy(dec, &copy), 0);
-
-	csize = sqfs_compressor_compress(enc, in, 4096, packed, 4096);
-	assert_true(csize > 0);
-	assert_int_equal(sqfs_compressor_compress(dec, in, 4096, back, 4096),
-			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(dec, packed, (size_t)csize, back, 4096),
-	    4096);
-	assert_memory_equal(in, back, 4096);
-	assert_int_equal(
-	    sqfs_compressor_uncompress(copy, packed, (size_t)csize, back, 4096),
-	    4096);
-
-	free(in);
-	sqfs_compressor_destroy(copy);
-	sqfs_compressor_destroy(dec);
-	sqfs_compressor_destroy(enc);
+	make_cfg(&cfg, 4096, 15);
+	test_decoder_only(&cfg, 4096, 9);
 }
 
 int main(void)

@@ -18,28 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static sqfs_compressor_t *make_compressor(void)
-{
-	static const sqfs_compressor_id_t ids[] = {
-	    SQFS_COMP_GZIP, SQFS_COMP_ZSTD, SQFS_COMP_XZ,
-	    SQFS_COMP_LZ4,  SQFS_COMP_LZO,  SQFS_COMP_LZMA,
-	};
-	sqfs_compressor_config_t cfg;
-	sqfs_compressor_t *cmp;
-	size_t i;
-
-	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); ++i) {
-		if (!sqfs_compressor_is_available(ids[i]))
-			continue;
-		if (sqfs_compressor_config_init(&cfg, ids[i],
-						SQFS_DEFAULT_BLOCK_SIZE, 0))
-			continue;
-		if (sqfs_compressor_create(&cfg, &cmp) == 0)
-			return cmp;
-	}
-	return NULL;
-}
-
 static sqfs_id_table_t *new_table(void)
 {
 	sqfs_id_table_t *tbl = NULL;
@@ -155,12 +133,8 @@ typedef struct {
 
 static void image_init(image_t *img)
 {
-	uint8_t junk[300];
-
-	memset(junk, 0x77, sizeof(junk));
 	memset(&img->super, 0, sizeof(img->super));
-	assert_int_equal(
-	    sqfs_file_open_memory(&img->file, junk, sizeof(junk), 0), 0);
+	img->file = test_memory_file_filled(300, 0x77);
 	img->super.inode_table_start = 96;
 	img->super.directory_table_start = 200;
 	img->super.fragment_table_start = SQFS_TABLE_ABSENT;
@@ -200,7 +174,7 @@ static void roundtrip(sqfs_compressor_t *cmp, uint32_t count)
 
 	if (cmp == NULL) {
 		/* entries are u32 little endian, after a raw block header */
-		data = sqfs_file_memory_data(img.file, &size);
+		data = test_memory_file_data(img.file, &size);
 		assert_int_equal(get_le16(data + 300),
 				 0x8000 |
 				     (count * 4 < 8192 ? count * 4 : 8192));
@@ -237,7 +211,7 @@ static void test_roundtrip_raw(void **state)
 
 static void test_roundtrip_compressed(void **state)
 {
-	sqfs_compressor_t *cmp = make_compressor();
+	sqfs_compressor_t *cmp = test_first_compressor(SQFS_DEFAULT_BLOCK_SIZE);
 
 	(void)state;
 	if (cmp == NULL)

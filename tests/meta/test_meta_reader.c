@@ -78,78 +78,6 @@ static counting_file_t *new_counting_file(void)
 	return f;
 }
 
-static sqfs_file_t *file_from(const void *data, size_t size)
-{
-	sqfs_file_t *file = NULL;
-
-	assert_int_equal(sqfs_file_open_memory(&file, data, size, 0), 0);
-	return file;
-}
-
-static void append_bytes(sqfs_file_t *file, const void *data, size_t size)
-{
-	assert_int_equal(file->write_at(file, file->get_size(file), data, size),
-			 0);
-}
-
-/* Append one md-block with the given header and payload. */
-static void append_block(sqfs_file_t *file, uint16_t header,
-			 const void *payload, size_t size)
-{
-	uint8_t hdr[2];
-
-	put_le16(hdr, header);
-	append_bytes(file, hdr, 2);
-	if (size > 0)
-		append_bytes(file, payload, size);
-}
-
-static const sqfs_compressor_id_t comp_ids[] = {
-    SQFS_COMP_GZIP, SQFS_COMP_ZSTD, SQFS_COMP_XZ,
-    SQFS_COMP_LZ4,  SQFS_COMP_LZO,  SQFS_COMP_LZMA,
-};
-#define NUM_COMP_IDS (sizeof(comp_ids) / sizeof(comp_ids[0]))
-
-static sqfs_compressor_t *create_comp(sqfs_compressor_id_t id,
-				      uint32_t block_size)
-{
-	sqfs_compressor_config_t cfg;
-	sqfs_compressor_t *cmp;
-
-	if (!sqfs_compressor_is_available(id))
-		return NULL;
-	if (sqfs_compressor_config_init(&cfg, id, block_size, 0))
-		return NULL;
-	if (sqfs_compressor_create(&cfg, &cmp))
-		return NULL;
-	return cmp;
-}
-
-/* The first working compressor, gzip or zstd if there. */
-static sqfs_compressor_t *make_compressor_bs(uint32_t block_size)
-{
-	sqfs_compressor_t *cmp;
-	size_t i;
-
-	for (i = 0; i < NUM_COMP_IDS; ++i) {
-		cmp = create_comp(comp_ids[i], block_size);
-		if (cmp != NULL)
-			return cmp;
-	}
-	return NULL;
-}
-
-static uint32_t next_rand(uint32_t *state)
-{
-	uint32_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	*state = x;
-	return x;
-}
-
 #define NUM_RECORDS 10000
 #define PREFIX 333
 
@@ -178,7 +106,7 @@ static void roundtrip(sqfs_compressor_t *cmp, test_data_kind_t kind)
 
 	assert_non_null(rec);
 	for (i = 0; i < NUM_RECORDS; ++i) {
-		rec[i].size = 1 + next_rand(&seed) % 400;
+		rec[i].size = 1 + test_rand(&seed) % 400;
 		rec[i].start = total;
 		total += rec[i].size;
 	}
@@ -187,7 +115,7 @@ static void roundtrip(sqfs_compressor_t *cmp, test_data_kind_t kind)
 	assert_non_null(buf);
 
 	memset(prefix, 0xEE, sizeof(prefix));
-	file = file_from(prefix, sizeof(prefix));
+	file = test_memory_file(prefix, sizeof(prefix));
 	assert_int_equal(
 	    sqfs_meta_writer_create(
 		file, cmp, cmp == NULL ? SQFS_META_WRITER_NO_COMPRESS : 0, &mw),
@@ -204,7 +132,7 @@ static void roundtrip(sqfs_compressor_t *cmp, test_data_kind_t kind)
 	sqfs_meta_writer_destroy(mw);
 	/* something after the stream that must never be read as part of it */
 	end = file->get_size(file);
-	append_block(file, 0x8004, "JUNK", 4);
+	test_file_append_block(file, 0x8004, "JUNK", 4);
 
 	assert_int_equal(sqfs_meta_reader_create(file, cmp, PREFIX, end, &mr),
 			 0);
@@ -228,7 +156,7 @@ static void roundtrip(sqfs_compressor_t *cmp, test_data_kind_t kind)
 
 	/* random access by reference */
 	for (i = 0; i < NUM_RECORDS; ++i) {
-		size_t k = next_rand(&seed) % NUM_RECORDS;
+		size_t k = test_rand(&seed) % NUM_RECORDS;
 
 		assert_int_equal(sqfs_meta_reader_seek(
 				     mr, PREFIX + rec[k].block, rec[k].offset),
@@ -253,7 +181,7 @@ static void test_roundtrip_raw(void **state)
 
 static void test_roundtrip_compressed(void **state)
 {
-	sqfs_compressor_t *cmp = make_compressor_bs(SQFS_DEFAULT_BLOCK_SIZE);
+	sqfs_compressor_t *cmp = test_first_compressor(SQFS_DEFAULT_BLOCK_SIZE);
 
 	(void)state;
 	if (cmp == NULL)
@@ -267,7 +195,7 @@ static void test_roundtrip_compressed(void **state)
 
 static void test_create_args(void **state)
 {
-	sqfs_file_t *file = file_from(NULL, 0);
+	sqfs_file_t *file = test_memory_file(NULL, 0);
 	sqfs_meta_reader_t *mr = NULL;
 	uint8_t c;
 
@@ -294,16 +222,16 @@ static void test_create_args(void **state)
 /* A read continues at pos + 2 + L, whatever lies in between. */
 static void test_read_across(void **state)
 {
-	sqfs_file_t *file = file_from("pre", 3);
+	sqfs_file_t *file = test_memory_file("pre", 3);
 	sqfs_meta_reader_t *mr;
 	uint64_t block;
 	char buf[16];
 	size_t off;
 
 	(void)state;
-	append_block(file, 0x8004, "AAAA", 4);
-	append_block(file, 0x8003, "BBB", 3);
-	append_block(file, 0x8002, "CC", 2);
+	test_file_append_block(file, 0x8004, "AAAA", 4);
+	test_file_append_block(file, 0x8003, "BBB", 3);
+	test_file_append_block(file, 0x8002, "CC", 2);
 
 	assert_int_equal(sqfs_meta_reader_create(file, NULL, 3, 3 + 15, &mr),
 			 0);
@@ -344,19 +272,22 @@ static void test_read_across(void **state)
 
 static void test_bad_headers(void **state)
 {
-	sqfs_file_t *file = file_from("xx", 2);
+	sqfs_file_t *file = test_memory_file("xx", 2);
 	uint8_t big[SQFS_META_BLOCK_SIZE + 1];
 	sqfs_meta_reader_t *mr;
 	uint64_t end;
 
 	(void)state;
 	memset(big, 'z', sizeof(big));
-	append_block(file, 0x8000, NULL, 0); /* at 2: raw, length 0 */
-	append_block(file, 0x0000, NULL, 0); /* at 4: packed, length 0 */
-	append_block(file, 0x8000 | 8193, big, 8193); /* at 6: too long */
+	test_file_append_block(file, 0x8000, NULL, 0); /* at 2: raw, length 0 */
+	test_file_append_block(file, 0x0000, NULL,
+			       0); /* at 4: packed, length 0 */
+	test_file_append_block(file, 0x8000 | 8193, big,
+			       8193); /* at 6: too long */
 	end = file->get_size(file);
-	append_block(file, 0x8000 | 8192, big, 8192); /* at end: largest */
-	append_block(file, 0x8000, NULL, 0);
+	test_file_append_block(file, 0x8000 | 8192, big,
+			       8192); /* at end: largest */
+	test_file_append_block(file, 0x8000, NULL, 0);
 
 	assert_int_equal(
 	    sqfs_meta_reader_create(file, NULL, 2, file->get_size(file), &mr),
@@ -375,14 +306,15 @@ static void test_bad_headers(void **state)
 
 static void test_limits(void **state)
 {
-	sqfs_file_t *file = file_from("0123456789", 10);
+	sqfs_file_t *file = test_memory_file("0123456789", 10);
 	sqfs_meta_reader_t *mr;
 	uint8_t buf[64];
 
 	(void)state;
-	append_block(file, 0x800A, "abcdefghij", 10);	    /* 10 .. 22 */
-	append_block(file, 0x8010, "ABCDEFGHIJKLMNOP", 16); /* 22 .. 40 */
-	append_block(file, 0x8004, "more", 4);		    /* 40 .. 46 */
+	test_file_append_block(file, 0x800A, "abcdefghij", 10); /* 10 .. 22 */
+	test_file_append_block(file, 0x8010, "ABCDEFGHIJKLMNOP",
+			       16);			 /* 22 .. 40 */
+	test_file_append_block(file, 0x8004, "more", 4); /* 40 .. 46 */
 
 	/* limit cuts the second block: its payload leaves the region */
 	assert_int_equal(sqfs_meta_reader_create(file, NULL, 10, 39, &mr), 0);
@@ -443,16 +375,16 @@ static void test_limits(void **state)
 
 static void test_truncated_file(void **state)
 {
-	sqfs_file_t *file = file_from("0123", 4);
+	sqfs_file_t *file = test_memory_file("0123", 4);
 	sqfs_meta_reader_t *mr;
 	uint8_t buf[8];
 
 	(void)state;
-	append_block(file, 0x8004, "abcd", 4); /* 4 .. 10 */
-	append_bytes(file,
-		     "\x20\x80"
-		     "xyz",
-		     5); /* claims 32 bytes */
+	test_file_append_block(file, 0x8004, "abcd", 4); /* 4 .. 10 */
+	test_file_append(file,
+			 "\x20\x80"
+			 "xyz",
+			 5); /* claims 32 bytes */
 
 	/* the region claims more than the file has */
 	assert_int_equal(sqfs_meta_reader_create(file, NULL, 4, 100, &mr), 0);
@@ -469,11 +401,11 @@ static void test_truncated_file(void **state)
 
 static void test_compressed_without_compressor(void **state)
 {
-	sqfs_file_t *file = file_from(NULL, 0);
+	sqfs_file_t *file = test_memory_file(NULL, 0);
 	sqfs_meta_reader_t *mr;
 
 	(void)state;
-	append_block(file, 0x0004, "abcd", 4);
+	test_file_append_block(file, 0x0004, "abcd", 4);
 	assert_int_equal(sqfs_meta_reader_create(file, NULL, 0, 6, &mr), 0);
 	assert_int_equal(sqfs_meta_reader_seek(mr, 0, 0),
 			 SQFS_ERROR_UNSUPPORTED);
@@ -481,13 +413,42 @@ static void test_compressed_without_compressor(void **state)
 	sqfs_file_destroy(file);
 }
 
+/*
+ * A reader with cmp over a file (*file) that holds just one md-block: the
+ * header for len bytes of compressed payload, then the payload.
+ */
+static sqfs_meta_reader_t *one_block_reader(sqfs_compressor_t *cmp,
+					    const void *payload, size_t len,
+					    sqfs_file_t **file)
+{
+	sqfs_meta_reader_t *mr = NULL;
+
+	*file = test_memory_file(NULL, 0);
+	test_file_append_block(*file, (uint16_t)len, payload, len);
+	assert_int_equal(sqfs_meta_reader_create(*file, cmp, 0,
+						 (*file)->get_size(*file), &mr),
+			 0);
+	return mr;
+}
+
+/* The result of seeking to offset in one_block_reader's block. */
+static int seek_payload(sqfs_compressor_t *cmp, const void *payload, size_t len,
+			size_t offset)
+{
+	sqfs_file_t *file;
+	sqfs_meta_reader_t *mr = one_block_reader(cmp, payload, len, &file);
+	int ret = sqfs_meta_reader_seek(mr, 0, offset);
+
+	sqfs_meta_reader_destroy(mr);
+	sqfs_file_destroy(file);
+	return ret;
+}
+
 static void bomb_one(sqfs_compressor_t *big, sqfs_compressor_t *cmp)
 {
 	const size_t bomb_size = 2 * SQFS_META_BLOCK_SIZE;
 	uint8_t *zeros = calloc(1, bomb_size);
 	uint8_t packed[SQFS_META_BLOCK_SIZE];
-	sqfs_meta_reader_t *mr;
-	sqfs_file_t *file;
 	ptrdiff_t len;
 	int ret;
 
@@ -496,28 +457,14 @@ static void bomb_one(sqfs_compressor_t *big, sqfs_compressor_t *cmp)
 				       sizeof(packed));
 	assert_true(len > 0 && len < 1000);
 
-	file = file_from(NULL, 0);
-	append_block(file, (uint16_t)len, packed, (size_t)len);
-	assert_int_equal(
-	    sqfs_meta_reader_create(file, cmp, 0, file->get_size(file), &mr),
-	    0);
-	ret = sqfs_meta_reader_seek(mr, 0, 0);
+	ret = seek_payload(cmp, packed, (size_t)len, 0);
 	assert_true(ret == SQFS_ERROR_CORRUPTED || ret == SQFS_ERROR_OVERFLOW);
-	sqfs_meta_reader_destroy(mr);
-	sqfs_file_destroy(file);
 
 	/* exactly 8192 bytes is the largest a block may unpack to */
 	len = sqfs_compressor_compress(big, zeros, SQFS_META_BLOCK_SIZE, packed,
 				       sizeof(packed));
 	assert_true(len > 0);
-	file = file_from(NULL, 0);
-	append_block(file, (uint16_t)len, packed, (size_t)len);
-	assert_int_equal(
-	    sqfs_meta_reader_create(file, cmp, 0, file->get_size(file), &mr),
-	    0);
-	assert_int_equal(sqfs_meta_reader_seek(mr, 0, 8191), 0);
-	sqfs_meta_reader_destroy(mr);
-	sqfs_file_destroy(file);
+	assert_int_equal(seek_payload(cmp, packed, (size_t)len, 8191), 0);
 	free(zeros);
 }
 
@@ -528,9 +475,10 @@ static void test_decompression_bomb(void **state)
 	size_t i, tested = 0;
 
 	(void)state;
-	for (i = 0; i < NUM_COMP_IDS; ++i) {
-		big = create_comp(comp_ids[i], 65536);
-		cmp = create_comp(comp_ids[i], SQFS_DEFAULT_BLOCK_SIZE);
+	for (i = 0; i < test_compressor_id_count; ++i) {
+		big = test_try_compressor(test_compressor_ids[i], 65536);
+		cmp = test_try_compressor(test_compressor_ids[i],
+					  SQFS_DEFAULT_BLOCK_SIZE);
 		if (big != NULL && cmp != NULL) {
 			bomb_one(big, cmp);
 			tested += 1;
@@ -540,25 +488,6 @@ static void test_decompression_bomb(void **state)
 	}
 	if (tested == 0)
 		skip();
-}
-
-/* Decode one md-block with the given payload; the result of the seek. */
-static int seek_payload(sqfs_compressor_t *cmp, const uint8_t *payload,
-			size_t len)
-{
-	sqfs_meta_reader_t *mr;
-	sqfs_file_t *file;
-	int ret;
-
-	file = file_from(NULL, 0);
-	append_block(file, (uint16_t)len, payload, len);
-	assert_int_equal(
-	    sqfs_meta_reader_create(file, cmp, 0, file->get_size(file), &mr),
-	    0);
-	ret = sqfs_meta_reader_seek(mr, 0, 0);
-	sqfs_meta_reader_destroy(mr);
-	sqfs_file_destroy(file);
-	return ret;
 }
 
 static void corrupt_one(sqfs_compressor_t *cmp, bool checked)
@@ -576,32 +505,28 @@ static void corrupt_one(sqfs_compressor_t *cmp, bool checked)
 	assert_true(len > 16);
 
 	/* the stream cut short */
-	ret = seek_payload(cmp, packed, (size_t)len / 2);
+	ret = seek_payload(cmp, packed, (size_t)len / 2, 0);
 	assert_true(ret < 0);
 
 	/* garbage that is not a stream at all; codecs without a checksum
 	 * may decode it to something, but never to more than a block */
 	for (i = 0; i < sizeof(junk); ++i)
 		junk[i] = (uint8_t)(0xFF - i * 3);
-	ret = seek_payload(cmp, junk, sizeof(junk));
+	ret = seek_payload(cmp, junk, sizeof(junk), 0);
 	if (checked)
 		assert_true(ret < 0);
 
 	/* bits flipped all over the stream */
 	for (i = 0; i < (size_t)len; i += 7)
 		packed[i] ^= 0x5A;
-	ret = seek_payload(cmp, packed, (size_t)len);
+	ret = seek_payload(cmp, packed, (size_t)len, 0);
 	if (checked)
 		assert_true(ret < 0);
 	for (i = 0; i < (size_t)len; i += 7)
 		packed[i] ^= 0x5A;
 
 	/* the intact block decodes */
-	file = file_from(NULL, 0);
-	append_block(file, (uint16_t)len, packed, (size_t)len);
-	assert_int_equal(
-	    sqfs_meta_reader_create(file, cmp, 0, file->get_size(file), &mr),
-	    0);
+	mr = one_block_reader(cmp, packed, (size_t)len, &file);
 	assert_int_equal(sqfs_meta_reader_seek(mr, 0, 100), 0);
 	assert_int_equal(sqfs_meta_reader_read(mr, junk, 32), 0);
 	assert_memory_equal(junk, text + 100, 32);
@@ -616,14 +541,15 @@ static void test_corrupt_payload(void **state)
 	size_t i, tested = 0;
 
 	(void)state;
-	for (i = 0; i < NUM_COMP_IDS; ++i) {
-		cmp = create_comp(comp_ids[i], SQFS_DEFAULT_BLOCK_SIZE);
+	for (i = 0; i < test_compressor_id_count; ++i) {
+		cmp = test_try_compressor(test_compressor_ids[i],
+					  SQFS_DEFAULT_BLOCK_SIZE);
 		if (cmp == NULL)
 			continue;
 		/* zlib, zstd and xz streams carry checksums */
-		corrupt_one(cmp, comp_ids[i] == SQFS_COMP_GZIP ||
-				     comp_ids[i] == SQFS_COMP_ZSTD ||
-				     comp_ids[i] == SQFS_COMP_XZ);
+		corrupt_one(cmp, test_compressor_ids[i] == SQFS_COMP_GZIP ||
+				     test_compressor_ids[i] == SQFS_COMP_ZSTD ||
+				     test_compressor_ids[i] == SQFS_COMP_XZ);
 		sqfs_compressor_destroy(cmp);
 		tested += 1;
 	}
@@ -647,8 +573,8 @@ static void test_cache(void **state)
 	for (i = 0; i < CACHE_TEST_BLOCKS; ++i) {
 		memset(payload, (int)('a' + i), sizeof(payload));
 		pos[i] = file->get_size(file);
-		append_block(file, 0x8000 | sizeof(payload), payload,
-			     sizeof(payload));
+		test_file_append_block(file, 0x8000 | sizeof(payload), payload,
+				       sizeof(payload));
 	}
 	assert_int_equal(
 	    sqfs_meta_reader_create(file, NULL, 0, file->get_size(file), &mr),

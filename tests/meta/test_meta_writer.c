@@ -17,54 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static sqfs_file_t *new_file(size_t prefix)
-{
-	sqfs_file_t *file = NULL;
-	uint8_t junk[256];
-
-	memset(junk, 0x5A, sizeof(junk));
-	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0), 0);
-	while (prefix > 0) {
-		size_t n = prefix < sizeof(junk) ? prefix : sizeof(junk);
-
-		assert_int_equal(
-		    file->write_at(file, file->get_size(file), junk, n), 0);
-		prefix -= n;
-	}
-	return file;
-}
-
-static const uint8_t *file_bytes(const sqfs_file_t *file, size_t *size)
-{
-	const uint8_t *data = sqfs_file_memory_data(file, size);
-
-	assert_non_null(data);
-	return data;
-}
-
-/* A compressor for metadata, or NULL if this build has none working. */
-static sqfs_compressor_t *make_compressor(void)
-{
-	static const sqfs_compressor_id_t ids[] = {
-	    SQFS_COMP_GZIP, SQFS_COMP_ZSTD, SQFS_COMP_XZ,
-	    SQFS_COMP_LZ4,  SQFS_COMP_LZO,  SQFS_COMP_LZMA,
-	};
-	sqfs_compressor_config_t cfg;
-	sqfs_compressor_t *cmp;
-	size_t i;
-
-	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); ++i) {
-		if (!sqfs_compressor_is_available(ids[i]))
-			continue;
-		if (sqfs_compressor_config_init(&cfg, ids[i],
-						SQFS_DEFAULT_BLOCK_SIZE, 0))
-			continue;
-		if (sqfs_compressor_create(&cfg, &cmp) == 0)
-			return cmp;
-	}
-	return NULL;
-}
-
 /*
  * Decode a whole stream of md-blocks at [start, end) independently of the
  * library's reader, checking the block structure, and return its bytes.
@@ -116,10 +68,22 @@ static uint8_t *decode_stream(const uint8_t *img, size_t start, size_t end,
 	return out;
 }
 
+/* A writer that stores every block raw; asserts it could be made. */
+static sqfs_meta_writer_t *raw_writer(sqfs_file_t *file)
+{
+	sqfs_meta_writer_t *mw = NULL;
+
+	assert_int_equal(sqfs_meta_writer_create(
+			     file, NULL, SQFS_META_WRITER_NO_COMPRESS, &mw),
+			 0);
+	assert_non_null(mw);
+	return mw;
+}
+
 static void test_create_args(void **state)
 {
 	sqfs_meta_writer_t *mw = NULL;
-	sqfs_file_t *file = new_file(0);
+	sqfs_file_t *file = test_memory_file(NULL, 0);
 
 	(void)state;
 	assert_int_equal(sqfs_meta_writer_create(file, NULL, 0, &mw),
@@ -149,7 +113,7 @@ static void test_tiny_stream_bytes(void **state)
 {
 	static const uint8_t expect[] = {0x05, 0x80, 'h',  'e', 'l', 'l',
 					 'o',  0x02, 0x80, '!', '?'};
-	sqfs_file_t *file = new_file(3);
+	sqfs_file_t *file = test_memory_file_filled(3, 0x5A);
 	sqfs_meta_writer_t *mw;
 	const uint8_t *img;
 	uint64_t block;
@@ -157,9 +121,7 @@ static void test_tiny_stream_bytes(void **state)
 	size_t size;
 
 	(void)state;
-	assert_int_equal(sqfs_meta_writer_create(
-			     file, NULL, SQFS_META_WRITER_NO_COMPRESS, &mw),
-			 0);
+	mw = raw_writer(file);
 
 	sqfs_meta_writer_get_position(mw, &block, &offset);
 	assert_int_equal(block, 0);
@@ -187,7 +149,7 @@ static void test_tiny_stream_bytes(void **state)
 	assert_int_equal(sqfs_meta_writer_append(mw, "!?", 2), 0);
 	assert_int_equal(sqfs_meta_writer_flush(mw), 0);
 
-	img = file_bytes(file, &size);
+	img = test_memory_file_data(file, &size);
 	assert_int_equal(size, 3 + sizeof(expect));
 	assert_memory_equal(img + 3, expect, sizeof(expect));
 
@@ -199,7 +161,7 @@ static void test_full_raw_block(void **state)
 {
 	uint8_t *data =
 	    test_make_data(SQFS_META_BLOCK_SIZE + 1, TEST_DATA_RANDOM, 7);
-	sqfs_file_t *file = new_file(0);
+	sqfs_file_t *file = test_memory_file(NULL, 0);
 	sqfs_meta_writer_t *mw;
 	const uint8_t *img;
 	uint64_t block;
@@ -207,9 +169,7 @@ static void test_full_raw_block(void **state)
 	size_t size;
 
 	(void)state;
-	assert_int_equal(sqfs_meta_writer_create(
-			     file, NULL, SQFS_META_WRITER_NO_COMPRESS, &mw),
-			 0);
+	mw = raw_writer(file);
 
 	/* a block is written as soon as it is full */
 	assert_int_equal(
@@ -223,7 +183,7 @@ static void test_full_raw_block(void **state)
 	    sqfs_meta_writer_append(mw, data + SQFS_META_BLOCK_SIZE, 1), 0);
 	assert_int_equal(sqfs_meta_writer_flush(mw), 0);
 
-	img = file_bytes(file, &size);
+	img = test_memory_file_data(file, &size);
 	assert_int_equal(size, 8194 + 3);
 	assert_int_equal(img[0], 0x00);
 	assert_int_equal(img[1], 0xA0);
@@ -241,7 +201,7 @@ static void test_many_records_raw(void **state)
 {
 	const size_t total = 100000;
 	uint8_t *data = test_make_data(total, TEST_DATA_TEXT, 3);
-	sqfs_file_t *file = new_file(17);
+	sqfs_file_t *file = test_memory_file_filled(17, 0x5A);
 	size_t done = 0, step = 1, size, out_size, nraw, npacked;
 	sqfs_meta_writer_t *mw;
 	const uint8_t *img;
@@ -250,9 +210,7 @@ static void test_many_records_raw(void **state)
 	uint32_t offset;
 
 	(void)state;
-	assert_int_equal(sqfs_meta_writer_create(
-			     file, NULL, SQFS_META_WRITER_NO_COMPRESS, &mw),
-			 0);
+	mw = raw_writer(file);
 
 	while (done < total) {
 		size_t n = step < total - done ? step : total - done;
@@ -269,7 +227,7 @@ static void test_many_records_raw(void **state)
 	}
 	assert_int_equal(sqfs_meta_writer_flush(mw), 0);
 
-	img = file_bytes(file, &size);
+	img = test_memory_file_data(file, &size);
 	out = decode_stream(img, 17, size, NULL, &out_size, &nraw, &npacked);
 	assert_int_equal(out_size, total);
 	assert_memory_equal(out, data, total);
@@ -286,7 +244,7 @@ static void test_compressed(void **state)
 {
 	const size_t text_size = 3 * SQFS_META_BLOCK_SIZE + 100;
 	const size_t rand_size = 2 * SQFS_META_BLOCK_SIZE;
-	sqfs_compressor_t *cmp = make_compressor();
+	sqfs_compressor_t *cmp = test_first_compressor(SQFS_DEFAULT_BLOCK_SIZE);
 	size_t size, out_size, nraw, npacked, text_end;
 	uint8_t *text, *rnd, *out;
 	sqfs_meta_writer_t *mw;
@@ -301,7 +259,7 @@ static void test_compressed(void **state)
 
 	text = test_make_data(text_size, TEST_DATA_TEXT, 11);
 	rnd = test_make_data(rand_size, TEST_DATA_RANDOM, 12);
-	file = new_file(96);
+	file = test_memory_file_filled(96, 0x5A);
 	assert_int_equal(sqfs_meta_writer_create(file, cmp, 0, &mw), 0);
 
 	assert_int_equal(sqfs_meta_writer_append(mw, text, text_size), 0);
@@ -313,7 +271,7 @@ static void test_compressed(void **state)
 	/* text shrinks: 4 blocks in far less than 4 * 8194 bytes */
 	assert_true(text_end - 96 < text_size / 2);
 
-	img = file_bytes(file, &size);
+	img = test_memory_file_data(file, &size);
 	out = decode_stream(img, 96, text_end, cmp, &out_size, &nraw, &npacked);
 	assert_int_equal(out_size, text_size);
 	assert_memory_equal(out, text, text_size);
@@ -324,7 +282,7 @@ static void test_compressed(void **state)
 	/* incompressible data is stored raw with bit 15 */
 	assert_int_equal(sqfs_meta_writer_append(mw, rnd, rand_size), 0);
 	assert_int_equal(sqfs_meta_writer_flush(mw), 0);
-	img = file_bytes(file, &size);
+	img = test_memory_file_data(file, &size);
 	assert_int_equal(size, text_end + 2 * 8194);
 	assert_int_equal(get_le16(img + text_end), 0xA000);
 	assert_int_equal(get_le16(img + text_end + 8194), 0xA000);
@@ -346,7 +304,8 @@ static void test_keep_in_memory(void **state)
 {
 	const size_t total = 5 * SQFS_META_BLOCK_SIZE + 1234;
 	uint8_t *data = test_make_data(total, TEST_DATA_BINARY, 5);
-	sqfs_file_t *direct = new_file(50), *kept = new_file(50);
+	sqfs_file_t *direct = test_memory_file_filled(50, 0x5A),
+		    *kept = test_memory_file_filled(50, 0x5A);
 	sqfs_meta_writer_t *mw_direct, *mw_kept;
 	const uint8_t *a, *b;
 	size_t size_a, size_b;
@@ -388,8 +347,8 @@ static void test_keep_in_memory(void **state)
 	assert_int_equal(kept->write_at(kept, 50, "XY", 2), 0);
 	assert_int_equal(sqfs_meta_writer_write_out(mw_kept), 0);
 
-	a = file_bytes(direct, &size_a);
-	b = file_bytes(kept, &size_b);
+	a = test_memory_file_data(direct, &size_a);
+	b = test_memory_file_data(kept, &size_b);
 	assert_int_equal(size_a, 52 + 5 * 8194 + 1236);
 	assert_int_equal(size_b, size_a);
 	assert_memory_equal(b, a, size_a);
@@ -407,7 +366,7 @@ static void test_keep_in_memory(void **state)
 	assert_int_equal(sqfs_meta_writer_append(mw_kept, "ab", 2), 0);
 	assert_int_equal(sqfs_meta_writer_flush(mw_kept), 0);
 	assert_int_equal(sqfs_meta_writer_write_out(mw_kept), 0);
-	b = file_bytes(kept, &size_b);
+	b = test_memory_file_data(kept, &size_b);
 	assert_int_equal(size_b, size_a + 4);
 	assert_int_equal(get_le16(b + size_a), 0x8002);
 
@@ -420,7 +379,7 @@ static void test_keep_in_memory(void **state)
 
 static void test_destroy_discards(void **state)
 {
-	sqfs_file_t *file = new_file(0);
+	sqfs_file_t *file = test_memory_file(NULL, 0);
 	sqfs_meta_writer_t *mw;
 
 	(void)state;
@@ -440,7 +399,7 @@ static void test_destroy_discards(void **state)
 
 static void test_reset(void **state)
 {
-	sqfs_file_t *file = new_file(0);
+	sqfs_file_t *file = test_memory_file(NULL, 0);
 	sqfs_meta_writer_t *mw;
 	const uint8_t *img;
 	uint64_t block;
@@ -448,9 +407,7 @@ static void test_reset(void **state)
 	size_t size;
 
 	(void)state;
-	assert_int_equal(sqfs_meta_writer_create(
-			     file, NULL, SQFS_META_WRITER_NO_COMPRESS, &mw),
-			 0);
+	mw = raw_writer(file);
 	assert_int_equal(sqfs_meta_writer_reset(mw), 0);
 
 	assert_int_equal(sqfs_meta_writer_append(mw, "abcd", 4), 0);
@@ -471,7 +428,7 @@ static void test_reset(void **state)
 	assert_int_equal(offset, 3);
 	assert_int_equal(sqfs_meta_writer_flush(mw), 0);
 
-	img = file_bytes(file, &size);
+	img = test_memory_file_data(file, &size);
 	assert_int_equal(size, 6 + 5);
 	assert_memory_equal(img,
 			    "\x04\x80"
@@ -494,9 +451,7 @@ static void test_write_failure(void **state)
 	(void)state;
 	assert_int_equal(
 	    sqfs_file_open_memory(&file, NULL, 0, SQFS_FILE_OPEN_READ_ONLY), 0);
-	assert_int_equal(sqfs_meta_writer_create(
-			     file, NULL, SQFS_META_WRITER_NO_COMPRESS, &mw),
-			 0);
+	mw = raw_writer(file);
 	assert_int_equal(sqfs_meta_writer_append(mw, "ab", 2), 0);
 	assert_int_equal(sqfs_meta_writer_flush(mw), SQFS_ERROR_UNSUPPORTED);
 	/* the data stays buffered, so the next block still fails */

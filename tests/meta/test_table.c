@@ -19,59 +19,12 @@
 
 #define PREFIX 100
 
-static sqfs_compressor_t *make_compressor_bs(uint32_t block_size)
-{
-	static const sqfs_compressor_id_t ids[] = {
-	    SQFS_COMP_GZIP, SQFS_COMP_ZSTD, SQFS_COMP_XZ,
-	    SQFS_COMP_LZ4,  SQFS_COMP_LZO,  SQFS_COMP_LZMA,
-	};
-	sqfs_compressor_config_t cfg;
-	sqfs_compressor_t *cmp;
-	size_t i;
-
-	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); ++i) {
-		if (!sqfs_compressor_is_available(ids[i]))
-			continue;
-		if (sqfs_compressor_config_init(&cfg, ids[i], block_size, 0))
-			continue;
-		if (sqfs_compressor_create(&cfg, &cmp) == 0)
-			return cmp;
-	}
-	return NULL;
-}
-
-static sqfs_file_t *new_file(size_t prefix)
-{
-	sqfs_file_t *file = NULL;
-	uint8_t *junk = malloc(prefix + 1);
-
-	assert_non_null(junk);
-	memset(junk, 0xC3, prefix);
-	assert_int_equal(sqfs_file_open_memory(&file, junk, prefix, 0), 0);
-	free(junk);
-	return file;
-}
-
-static void append_bytes(sqfs_file_t *file, const void *data, size_t size)
-{
-	assert_int_equal(file->write_at(file, file->get_size(file), data, size),
-			 0);
-}
-
-static void append_le16(sqfs_file_t *file, uint16_t v)
-{
-	uint8_t b[2];
-
-	put_le16(b, v);
-	append_bytes(file, b, 2);
-}
-
 static void append_le64(sqfs_file_t *file, uint64_t v)
 {
 	uint8_t b[8];
 
 	put_le64(b, v);
-	append_bytes(file, b, 8);
+	test_file_append(file, b, 8);
 }
 
 static void put_index(sqfs_file_t *file, uint64_t index_start, size_t i,
@@ -102,7 +55,7 @@ static uint8_t *make_entries(size_t size, size_t entry_size)
 static void roundtrip(sqfs_compressor_t *cmp, size_t size, size_t entry_size)
 {
 	uint8_t *data = make_entries(size, entry_size);
-	sqfs_file_t *file = new_file(PREFIX);
+	sqfs_file_t *file = test_memory_file_filled(PREFIX, 0xC3);
 	size_t count = (size + 8191) / 8192, i, img_size;
 	uint64_t index_start = 0, pos;
 	const uint8_t *img;
@@ -112,7 +65,7 @@ static void roundtrip(sqfs_compressor_t *cmp, size_t size, size_t entry_size)
 			 0);
 
 	/* the index directly follows the blocks and ends the file */
-	img = sqfs_file_memory_data(file, &img_size);
+	img = test_memory_file_data(file, &img_size);
 	assert_int_equal(index_start + 8 * count, img_size);
 	pos = PREFIX;
 	for (i = 0; i < count; ++i) {
@@ -162,7 +115,7 @@ static void test_roundtrip_compressed(void **state)
 {
 	static const size_t sizes[] = {4, 8192, 8196, 100000};
 	static const size_t entries[] = {4, 8, 16};
-	sqfs_compressor_t *cmp = make_compressor_bs(SQFS_DEFAULT_BLOCK_SIZE);
+	sqfs_compressor_t *cmp = test_first_compressor(SQFS_DEFAULT_BLOCK_SIZE);
 	size_t i, j;
 
 	(void)state;
@@ -177,7 +130,7 @@ static void test_roundtrip_compressed(void **state)
 
 static void test_write_args(void **state)
 {
-	sqfs_file_t *file = new_file(0);
+	sqfs_file_t *file = test_memory_file(NULL, 0);
 	uint64_t start;
 	void *out;
 
@@ -217,7 +170,7 @@ static int setup_fixture(void **state)
 	size_t i;
 
 	assert_non_null(fx);
-	fx->file = new_file(PREFIX);
+	fx->file = test_memory_file_filled(PREFIX, 0xC3);
 	assert_int_equal(
 	    sqfs_table_write(fx->file, NULL, data, T_SIZE, &fx->index_start),
 	    0);
@@ -392,77 +345,87 @@ static void test_index_start_garbage(void **state)
 	assert_null(out);
 }
 
+/* A table of one block (header, then len bytes of payload) after 10 junk
+ * bytes, then its index, which starts at *index_start. */
+static sqfs_file_t *one_block_table(uint16_t header, const void *payload,
+				    size_t len, uint64_t *index_start)
+{
+	sqfs_file_t *file = test_memory_file_filled(10, 0xC3);
+
+	test_file_append_block(file, header, payload, len);
+	*index_start = file->get_size(file);
+	append_le64(file, 10);
+	return file;
+}
+
+/*
+ * sqfs_table_read of a size-byte table whose index starts at index_start,
+ * between offset 10 and the end of file; on failure nothing is handed out.
+ */
+static int read_table(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
+		      uint64_t index_start)
+{
+	void *out = NULL;
+	int ret;
+
+	ret = sqfs_table_read(file, cmp, size, index_start, 10,
+			      file->get_size(file), &out);
+	if (ret == 0)
+		free(out);
+	else
+		assert_null(out);
+	return ret;
+}
+
 /* Hand-built tables with bad blocks. */
 static void test_bad_blocks(void **state)
 {
-	uint8_t *payload = calloc(1, 8192);
+	uint8_t *payload = calloc(1, 8193);
 	sqfs_file_t *file;
 	uint64_t index_start;
-	void *out = NULL;
 
 	(void)state;
 	assert_non_null(payload);
 
 	/* a short full block: 8000 + 292 bytes for a table of 8292 */
-	file = new_file(10);
-	append_le16(file, 0x8000 | 8000);
-	append_bytes(file, payload, 8000);
-	append_le16(file, 0x8000 | 292);
-	append_bytes(file, payload, 292);
+	file = test_memory_file_filled(10, 0xC3);
+	test_file_append_block(file, 0x8000 | 8000, payload, 8000);
+	test_file_append_block(file, 0x8000 | 292, payload, 292);
 	index_start = file->get_size(file);
 	append_le64(file, 10);
 	append_le64(file, 10 + 8002);
-	assert_int_equal(sqfs_table_read(file, NULL, 8292, index_start, 10,
-					 file->get_size(file), &out),
+	assert_int_equal(read_table(file, NULL, 8292, index_start),
 			 SQFS_ERROR_CORRUPTED);
 	sqfs_file_destroy(file);
 
 	/* headers with length 0 and with too large a length */
-	file = new_file(10);
-	append_le16(file, 0x8000);
-	append_bytes(file, "x", 1);
-	index_start = file->get_size(file);
-	append_le64(file, 10);
-	assert_int_equal(sqfs_table_read(file, NULL, 4, index_start, 10,
-					 file->get_size(file), &out),
+	file = one_block_table(0x8000, "x", 1, &index_start);
+	assert_int_equal(read_table(file, NULL, 4, index_start),
 			 SQFS_ERROR_CORRUPTED);
 	sqfs_file_destroy(file);
 
-	file = new_file(10);
-	append_le16(file, 0x8000 | 8193);
-	append_bytes(file, payload, 8192);
-	append_bytes(file, payload, 1);
-	index_start = file->get_size(file);
-	append_le64(file, 10);
-	assert_int_equal(sqfs_table_read(file, NULL, 8192, index_start, 10,
-					 file->get_size(file), &out),
+	file = one_block_table(0x8000 | 8193, payload, 8193, &index_start);
+	assert_int_equal(read_table(file, NULL, 8192, index_start),
 			 SQFS_ERROR_CORRUPTED);
 	sqfs_file_destroy(file);
 
 	/* a compressed block and no compressor */
-	file = new_file(10);
-	append_le16(file, 4);
-	append_bytes(file, "abcd", 4);
-	index_start = file->get_size(file);
-	append_le64(file, 10);
-	assert_int_equal(sqfs_table_read(file, NULL, 4, index_start, 10,
-					 file->get_size(file), &out),
+	file = one_block_table(4, "abcd", 4, &index_start);
+	assert_int_equal(read_table(file, NULL, 4, index_start),
 			 SQFS_ERROR_UNSUPPORTED);
 	sqfs_file_destroy(file);
 
-	assert_null(out);
 	free(payload);
 }
 
 /* Compressed blocks that unpack to the wrong size. */
 static void test_bad_compressed(void **state)
 {
-	sqfs_compressor_t *big = make_compressor_bs(65536);
-	sqfs_compressor_t *cmp = make_compressor_bs(SQFS_DEFAULT_BLOCK_SIZE);
+	sqfs_compressor_t *big = test_first_compressor(65536);
+	sqfs_compressor_t *cmp = test_first_compressor(SQFS_DEFAULT_BLOCK_SIZE);
 	uint8_t *zeros = calloc(1, 16384), packed[8192];
 	sqfs_file_t *file;
 	uint64_t index_start;
-	void *out = NULL;
 	ptrdiff_t len;
 	int ret;
 
@@ -479,17 +442,12 @@ static void test_bad_compressed(void **state)
 	len =
 	    sqfs_compressor_compress(big, zeros, 16384, packed, sizeof(packed));
 	assert_true(len > 0);
-	file = new_file(10);
-	append_le16(file, (uint16_t)len);
-	append_bytes(file, packed, (size_t)len);
-	index_start = file->get_size(file);
-	append_le64(file, 10);
-	ret = sqfs_table_read(file, cmp, 8192, index_start, 10,
-			      file->get_size(file), &out);
+	file =
+	    one_block_table((uint16_t)len, packed, (size_t)len, &index_start);
+	ret = read_table(file, cmp, 8192, index_start);
 	assert_true(ret == SQFS_ERROR_CORRUPTED || ret == SQFS_ERROR_OVERFLOW);
 	/* or for a 100-byte table */
-	ret = sqfs_table_read(file, cmp, 100, index_start, 10,
-			      file->get_size(file), &out);
+	ret = read_table(file, cmp, 100, index_start);
 	assert_true(ret == SQFS_ERROR_CORRUPTED || ret == SQFS_ERROR_OVERFLOW);
 	sqfs_file_destroy(file);
 
@@ -497,28 +455,23 @@ static void test_bad_compressed(void **state)
 	len =
 	    sqfs_compressor_compress(big, zeros, 4000, packed, sizeof(packed));
 	assert_true(len > 0);
-	file = new_file(10);
-	append_le16(file, (uint16_t)len);
-	append_bytes(file, packed, (size_t)len);
-	append_le16(file, 0x8004);
-	append_bytes(file, "abcd", 4);
+	file = test_memory_file_filled(10, 0xC3);
+	test_file_append_block(file, (uint16_t)len, packed, (size_t)len);
+	test_file_append_block(file, 0x8004, "abcd", 4);
 	index_start = file->get_size(file);
 	append_le64(file, 10);
 	append_le64(file, 10 + 2 + (uint64_t)len);
-	assert_int_equal(sqfs_table_read(file, cmp, 8196, index_start, 10,
-					 file->get_size(file), &out),
+	assert_int_equal(read_table(file, cmp, 8196, index_start),
 			 SQFS_ERROR_CORRUPTED);
 
 	/* the payload garbled */
 	packed[0] ^= 0xFF;
 	packed[1] ^= 0xFF;
 	assert_int_equal(file->write_at(file, 12, packed, 2), 0);
-	ret = sqfs_table_read(file, cmp, 8196, index_start, 10,
-			      file->get_size(file), &out);
+	ret = read_table(file, cmp, 8196, index_start);
 	assert_true(ret < 0);
 	sqfs_file_destroy(file);
 
-	assert_null(out);
 	sqfs_compressor_destroy(big);
 	sqfs_compressor_destroy(cmp);
 	free(zeros);

@@ -1,2 +1,456 @@
-/* placeholder: being written */
+/* SPDX-License-Identifier: MIT */
+/*
+ * frontend.c - the block processor's public functions: creation, the
+ * begin / append / end interface that cuts file data into blocks, finish,
+ * the fragment table and the statistics.
+ */
 #include "config.h"
+
+#include "sqfs/block_processor/internal.h"
+#include "sqfs/compressor.h"
+#include "sqfs/error.h"
+#include "sqfs/inode.h"
+#include "sqfs/io.h"
+#include "sqfs/table.h"
+#include "util/le.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* On-disk size of a fragment table entry. */
+#define BP_FRAG_ENTRY_SIZE 16
+
+void sqfs_file_data_cleanup(sqfs_file_data_t *fd)
+{
+	if (fd == NULL)
+		return;
+	free(fd->block_sizes);
+	memset(fd, 0, sizeof(*fd));
+}
+
+/* Every failure leaves the processor unusable: a half-written file or a
+ * lost block cannot be repaired by retrying. */
+static int bp_fail(sqfs_block_processor_t *bp, int err)
+{
+	bp->state = BP_STATE_BROKEN;
+	return err;
+}
+
+static bool is_pow2(uint32_t x)
+{
+	return x != 0 && (x & (x - 1)) == 0;
+}
+
+int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
+				sqfs_block_processor_t **out)
+{
+	sqfs_compressor_config_t cfg;
+	sqfs_block_processor_t *bp;
+
+	if (out == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	*out = NULL;
+	if (desc == NULL || desc->file == NULL || desc->cmp == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	if (!is_pow2(desc->block_size) ||
+	    desc->block_size < SQFS_MIN_BLOCK_SIZE ||
+	    desc->block_size > SQFS_MAX_BLOCK_SIZE)
+		return SQFS_ERROR_SUPER_BLOCK_SIZE;
+
+	/* the compressor refuses inputs larger than its block size */
+	sqfs_compressor_get_config(desc->cmp, &cfg);
+	if (cfg.block_size < desc->block_size)
+		return SQFS_ERROR_ARG_INVALID;
+
+	bp = calloc(1, sizeof(*bp));
+	if (bp == NULL)
+		return SQFS_ERROR_ALLOC;
+
+	bp->desc = *desc;
+	if (bp->desc.devblk_size == 0)
+		bp->desc.devblk_size = SQFS_DEFAULT_DEVBLK_SIZE;
+	/* The thread pool is a later addition; the serial back end gives
+	 * the same bytes, so it serves every worker count for now. */
+	bp->ops = &bp_serial_backend;
+	bp->state = BP_STATE_IDLE;
+	sqfs_block_processor_set_hash_fn(bp, NULL);
+	hash_table_init(&bp->index_map);
+	hash_table_init(&bp->frag.map);
+	bp->frag.cache_index = BP_NONE;
+
+	*out = bp;
+	return 0;
+}
+
+void sqfs_block_processor_destroy(sqfs_block_processor_t *bp)
+{
+	bp_block_t *blk;
+
+	if (bp == NULL)
+		return;
+
+	bp->ops->destroy(bp);
+	while (bp->all_blocks != NULL) {
+		blk = bp->all_blocks;
+		bp->all_blocks = blk->all_next;
+		free(blk);
+	}
+	bp_writer_cleanup(bp);
+	bp_fragments_cleanup(bp);
+	free(bp);
+}
+
+int sqfs_block_processor_begin(sqfs_block_processor_t *bp, sqfs_file_data_t *fd,
+			       unsigned int flags)
+{
+	const unsigned int known =
+	    SQFS_BLK_DONT_FRAGMENT | SQFS_BLK_DONT_COMPRESS |
+	    SQFS_BLK_DONT_DEDUPLICATE | SQFS_BLK_ALIGN | SQFS_BLK_NO_SPARSE;
+
+	if (bp->state != BP_STATE_IDLE)
+		return bp_fail(bp, SQFS_ERROR_SEQUENCE);
+	if (fd == NULL || (flags & ~known) != 0)
+		return bp_fail(bp, SQFS_ERROR_ARG_INVALID);
+
+	memset(fd, 0, sizeof(*fd));
+	fd->fragment_index = SQFS_NO_FRAGMENT;
+
+	bp->in.fd = fd;
+	bp->in.flags = flags;
+	bp->in.capacity = 0;
+	bp->in.blk = NULL;
+	bp->state = BP_STATE_FILE_OPEN;
+	return 0;
+}
+
+/* Give a block of the open file (data or sparse) its number and slot in
+ * the file's block list, then submit it. Takes ownership of blk. */
+static int submit_file_block(sqfs_block_processor_t *bp, bp_block_t *blk)
+{
+	sqfs_file_data_t *fd = bp->in.fd;
+
+	if (fd->block_count == bp->in.capacity) {
+		uint32_t cap = bp->in.capacity;
+		uint32_t *sizes;
+
+		if (cap == UINT32_MAX) {
+			bp_block_release(bp, blk);
+			return SQFS_ERROR_OVERFLOW;
+		}
+		cap = cap == 0 ? 16
+			       : (cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2);
+		sizes = realloc(fd->block_sizes, (size_t)cap * sizeof(*sizes));
+		if (sizes == NULL) {
+			bp_block_release(bp, blk);
+			return SQFS_ERROR_ALLOC;
+		}
+		fd->block_sizes = sizes;
+		bp->in.capacity = cap;
+	}
+
+	blk->fd = fd;
+	blk->flags = bp->in.flags;
+	blk->index = fd->block_count;
+	fd->block_sizes[fd->block_count++] = 0;
+	return bp->ops->submit(bp, blk);
+}
+
+/* The block being filled, fetched from the back end when needed. */
+static int fill_block(sqfs_block_processor_t *bp, bp_block_t **out)
+{
+	int ret;
+
+	if (bp->in.blk == NULL) {
+		ret = bp->ops->get_block(bp, &bp->in.blk);
+		if (ret != 0)
+			return ret;
+		bp->in.blk->kind = BP_BLOCK_DATA;
+		bp->in.blk->size = 0;
+	}
+	*out = bp->in.blk;
+	return 0;
+}
+
+/* Submit the block being filled if it is full. */
+static int submit_if_full(sqfs_block_processor_t *bp)
+{
+	bp_block_t *blk = bp->in.blk;
+
+	if (blk == NULL || blk->size < bp->desc.block_size)
+		return 0;
+	bp->in.blk = NULL;
+	blk->kind = BP_BLOCK_DATA;
+	return submit_file_block(bp, blk);
+}
+
+static int grow_size(sqfs_block_processor_t *bp, uint64_t size)
+{
+	const uint32_t bs = bp->desc.block_size;
+	sqfs_file_data_t *fd = bp->in.fd;
+	uint64_t total;
+
+	if (size > UINT64_MAX - fd->size ||
+	    size > UINT64_MAX - bp->stats.bytes_in)
+		return SQFS_ERROR_OVERFLOW;
+	/* refuse at once what the u32 block list cannot describe, rather
+	 * than after billions of sparse blocks */
+	total = fd->size + size;
+	if (total / bs + (total % bs != 0) > UINT32_MAX)
+		return SQFS_ERROR_OVERFLOW;
+	fd->size = total;
+	bp->stats.bytes_in += size;
+	return 0;
+}
+
+int sqfs_block_processor_append(sqfs_block_processor_t *bp, const void *data,
+				size_t size)
+{
+	const uint8_t *src = data;
+	bp_block_t *blk;
+	size_t n;
+	int ret;
+
+	if (bp->state != BP_STATE_FILE_OPEN)
+		return bp_fail(bp, SQFS_ERROR_SEQUENCE);
+	if (size == 0)
+		return 0;
+	if (data == NULL)
+		return bp_fail(bp, SQFS_ERROR_ARG_INVALID);
+
+	ret = grow_size(bp, size);
+	if (ret != 0)
+		return bp_fail(bp, ret);
+
+	while (size > 0) {
+		ret = fill_block(bp, &blk);
+		if (ret != 0)
+			return bp_fail(bp, ret);
+
+		n = bp->desc.block_size - blk->size;
+		if (n > size)
+			n = size;
+		memcpy(blk->data + blk->size, src, n);
+		blk->size += (uint32_t)n;
+		src += n;
+		size -= n;
+
+		ret = submit_if_full(bp);
+		if (ret != 0)
+			return bp_fail(bp, ret);
+	}
+	return 0;
+}
+
+int sqfs_block_processor_append_hole(sqfs_block_processor_t *bp, uint64_t size)
+{
+	const uint32_t bs = bp->desc.block_size;
+	bp_block_t *blk;
+	uint64_t n;
+	int ret;
+
+	if (bp->state != BP_STATE_FILE_OPEN)
+		return bp_fail(bp, SQFS_ERROR_SEQUENCE);
+	if (size == 0)
+		return 0;
+
+	ret = grow_size(bp, size);
+	if (ret != 0)
+		return bp_fail(bp, ret);
+
+	/* first complete the partly filled block */
+	if (bp->in.blk != NULL && bp->in.blk->size > 0) {
+		blk = bp->in.blk;
+		n = bs - blk->size;
+		if (n > size)
+			n = size;
+		memset(blk->data + blk->size, 0, (size_t)n);
+		blk->size += (uint32_t)n;
+		size -= n;
+
+		ret = submit_if_full(bp);
+		if (ret != 0)
+			return bp_fail(bp, ret);
+	}
+
+	/* whole blocks of the hole need no data at all */
+	while (size >= bs) {
+		if (bp->in.blk != NULL) {
+			blk = bp->in.blk;
+			bp->in.blk = NULL;
+		} else {
+			ret = bp->ops->get_block(bp, &blk);
+			if (ret != 0)
+				return bp_fail(bp, ret);
+		}
+		blk->size = bs;
+		if (bp->in.flags & SQFS_BLK_NO_SPARSE) {
+			blk->kind = BP_BLOCK_DATA;
+			memset(blk->data, 0, bs);
+		} else {
+			blk->kind = BP_BLOCK_SPARSE;
+		}
+		ret = submit_file_block(bp, blk);
+		if (ret != 0)
+			return bp_fail(bp, ret);
+		size -= bs;
+	}
+
+	if (size > 0) {
+		ret = fill_block(bp, &blk);
+		if (ret != 0)
+			return bp_fail(bp, ret);
+		memset(blk->data, 0, (size_t)size);
+		blk->size = (uint32_t)size;
+	}
+	return 0;
+}
+
+static int submit_file_end(sqfs_block_processor_t *bp)
+{
+	bp_block_t *blk;
+	int ret;
+
+	ret = bp->ops->get_block(bp, &blk);
+	if (ret != 0)
+		return ret;
+	blk->kind = BP_BLOCK_FILE_END;
+	blk->fd = bp->in.fd;
+	blk->flags = bp->in.flags;
+	blk->index = bp->in.fd->block_count;
+	return bp->ops->submit(bp, blk);
+}
+
+static bool may_fragment(const sqfs_block_processor_t *bp)
+{
+	if (bp->desc.no_fragments || (bp->in.flags & SQFS_BLK_DONT_FRAGMENT))
+		return false;
+	return !(bp->desc.no_tail_packing && bp->in.fd->block_count > 0);
+}
+
+/* Decide what the tail becomes (see internal.h) and submit it together with
+ * the file's end marker. Takes ownership of tail. */
+static int submit_tail(sqfs_block_processor_t *bp, bp_block_t *tail)
+{
+	int ret;
+
+	if (!(bp->in.flags & SQFS_BLK_NO_SPARSE) &&
+	    bp_is_zero(tail->data, tail->size)) {
+		/* like mksquashfs: a zero tail is a sparse short block,
+		 * never a fragment */
+		tail->kind = BP_BLOCK_SPARSE;
+	} else if (may_fragment(bp)) {
+		/* the marker first, so the writer finishes (and perhaps cuts
+		 * off) the file's blocks before the fragment block this tail
+		 * may fill up is written */
+		ret = submit_file_end(bp);
+		if (ret != 0) {
+			bp_block_release(bp, tail);
+			return ret;
+		}
+		tail->kind = BP_BLOCK_TAIL;
+		tail->fd = bp->in.fd;
+		tail->flags = bp->in.flags;
+		return bp->ops->submit(bp, tail);
+	} else {
+		tail->kind = BP_BLOCK_DATA;
+	}
+
+	ret = submit_file_block(bp, tail);
+	if (ret != 0)
+		return ret;
+	return submit_file_end(bp);
+}
+
+int sqfs_block_processor_end(sqfs_block_processor_t *bp)
+{
+	bp_block_t *blk;
+	int ret;
+
+	if (bp->state != BP_STATE_FILE_OPEN)
+		return bp_fail(bp, SQFS_ERROR_SEQUENCE);
+
+	blk = bp->in.blk;
+	bp->in.blk = NULL;
+	if (blk != NULL && blk->size > 0) {
+		ret = submit_tail(bp, blk);
+	} else {
+		if (blk != NULL)
+			bp_block_release(bp, blk);
+		ret = submit_file_end(bp);
+	}
+	if (ret != 0)
+		return bp_fail(bp, ret);
+
+	bp->stats.files += 1;
+	bp->in.fd = NULL;
+	bp->state = BP_STATE_IDLE;
+	return 0;
+}
+
+int sqfs_block_processor_finish(sqfs_block_processor_t *bp)
+{
+	int ret;
+
+	if (bp->state != BP_STATE_IDLE)
+		return bp_fail(bp, SQFS_ERROR_SEQUENCE);
+
+	ret = bp_flush_fragments(bp);
+	if (ret == 0)
+		ret = bp->ops->sync(bp);
+	if (ret != 0)
+		return bp_fail(bp, ret);
+
+	bp->state = BP_STATE_FINISHED;
+	return 0;
+}
+
+int sqfs_block_processor_write_fragment_table(sqfs_block_processor_t *bp,
+					      sqfs_super_t *super)
+{
+	size_t count = bp->frag.table_count, i;
+	uint64_t start;
+	uint8_t *raw;
+	int ret;
+
+	if (bp->state != BP_STATE_FINISHED)
+		return bp_fail(bp, SQFS_ERROR_SEQUENCE);
+	if (super == NULL)
+		return bp_fail(bp, SQFS_ERROR_ARG_INVALID);
+
+	if (count == 0) {
+		super->fragment_entry_count = 0;
+		super->fragment_table_start = SQFS_TABLE_ABSENT;
+		bp->state = BP_STATE_TABLE_WRITTEN;
+		return 0;
+	}
+	/* the packer never opens more blocks than a u32 index can name */
+	if (count > UINT32_MAX || count > SIZE_MAX / BP_FRAG_ENTRY_SIZE)
+		return bp_fail(bp, SQFS_ERROR_INTERNAL);
+
+	raw = malloc(count * BP_FRAG_ENTRY_SIZE);
+	if (raw == NULL)
+		return bp_fail(bp, SQFS_ERROR_ALLOC);
+	for (i = 0; i < count; ++i) {
+		uint8_t *p = raw + i * BP_FRAG_ENTRY_SIZE;
+
+		put_le64(p, bp->frag.table[i].start);
+		put_le32(p + 8, bp->frag.table[i].size_word);
+		put_le32(p + 12, 0);
+	}
+	ret = sqfs_table_write(bp->desc.file, bp->desc.cmp, raw,
+			       count * BP_FRAG_ENTRY_SIZE, &start);
+	free(raw);
+	if (ret != 0)
+		return bp_fail(bp, ret);
+
+	super->fragment_entry_count = (uint32_t)count;
+	super->fragment_table_start = start;
+	bp->state = BP_STATE_TABLE_WRITTEN;
+	return 0;
+}
+
+void sqfs_block_processor_get_stats(const sqfs_block_processor_t *bp,
+				    sqfs_block_stats_t *stats)
+{
+	*stats = bp->stats;
+}

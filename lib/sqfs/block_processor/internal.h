@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - the parts of the block processor and how they meet.
+ *
+ * A file's data travels as bp_block_t structures through three stages:
+ *
+ *   front end (frontend.c, main thread)
+ *     begin / append / append_hole / end cut the data into blocks and give
+ *     them to the back end with submit. At end the tail is decided: an
+ *     all-zero tail is a sparse short block; a tail allowed into a fragment
+ *     becomes a BP_BLOCK_TAIL after a BP_BLOCK_FILE_END marker; any other
+ *     tail is a short BP_BLOCK_DATA block, followed by the marker.
+ *
+ *   processing (bp_process_block in process.c, any thread)
+ *     Pure: zero check, compression, hashing of one block with the
+ *     compressor it is given. No I/O, no state shared with other blocks.
+ *
+ *   completion (bp_handle_completed in process.c, main thread, in
+ *   submission order)
+ *     Tails go to the fragment packer (fragments.c), which deduplicates
+ *     them and packs them into the open fragment block; a full fragment
+ *     block goes back to the back end (submit_fragments) to be processed
+ *     like a data block and written. Every other block is queued for I/O
+ *     (queue_io) and eventually reaches the block writer
+ *     (bp_write_block, block_writer.c), which writes blocks strictly in
+ *     I/O order and deduplicates whole files at their FILE_END marker.
+ *
+ * Ordering rules a back end must keep:
+ *   - bp_handle_completed sees blocks in the order they were submitted
+ *     (the processing sequence number, proc_seq);
+ *   - bp_write_block sees blocks in the order queue_io / submit_fragments
+ *     gave them I/O sequence numbers (io_seq). A file's blocks and its
+ *     FILE_END marker therefore reach the writer back to back, and the
+ *     fragment block that a file's tail fills up is written after that
+ *     file's FILE_END (its deduplication and truncation), because the tail
+ *     is submitted after the marker.
+ *
+ * The serial back end (serial.c) runs the three stages inside submit, one
+ * block at a time. A thread-pool back end gives workers their own copies
+ * of the compressor; the main thread keeps bp->cmp (the fragment packer
+ * decompresses with it). It must also keep the fragment packer from
+ * reading back a fragment block that is still queued: the packer reads
+ * flushed fragment blocks from the output to compare tails.
+ *
+ * Memory: a handful of block structures (two block_size buffers each), the
+ * open fragment block, the writer's two verification buffers and the
+ * packer's cache, plus per stored block one bp_index_entry_t and per
+ * fragment one bp_fragment_t and per fragment block one table entry.
+ */
+#ifndef SQFS_BLOCK_PROCESSOR_INTERNAL_H
+#define SQFS_BLOCK_PROCESSOR_INTERNAL_H
+
+#include "sqfs/block_processor/block_processor.h"
+#include "util/hash_table.h"
+
+/* Bit 24 of a size word: the block is stored raw. */
+#define BP_SIZE_RAW 0x01000000u
+#define BP_SIZE_MASK 0x00FFFFFFu
+
+/* "No entry" in the index chains. */
+#define BP_NONE UINT32_MAX
+
+/* Candidate runs (or fragments) compared per lookup, so that a key shared
+ * by very many blocks cannot make each lookup walk the whole image. */
+#define BP_MAX_CANDIDATES 64
+
+typedef enum {
+	/* A full block of a file, or its short last block. Processing may
+	 * find it all zero and make it sparse. */
+	BP_BLOCK_DATA,
+	/* A whole block of zeros that has no data (a hole, or a zero tail). */
+	BP_BLOCK_SPARSE,
+	/* The tail of a file, for the fragment packer; hashed only. */
+	BP_BLOCK_TAIL,
+	/* A fragment block ready to be compressed and written. */
+	BP_BLOCK_FRAGMENTS,
+	/* All blocks of the file have been submitted. */
+	BP_BLOCK_FILE_END,
+} bp_block_kind_t;
+
+typedef struct bp_block {
+	/* Queue or free-list link. */
+	struct bp_block *next;
+	/* Every block structure ever allocated, for destroy. */
+	struct bp_block *all_next;
+
+	bp_block_kind_t kind;
+	/* The file's sqfs_blk_flags_t (for fragment blocks: DONT_COMPRESS
+	 * if any tail in it asked for it). */
+	unsigned int flags;
+	/* NULL for fragment blocks. */
+	sqfs_file_data_t *fd;
+	/* Block number within the file; fragment table index for
+	 * BP_BLOCK_FRAGMENTS. */
+	uint32_t index;
+	/* Bytes of file data the block stands for (in data unless sparse). */
+	uint32_t size;
+
+	uint64_t proc_seq;
+	uint64_t io_seq;
+
+	/* Results of processing: the size word (0: sparse), the bytes to
+	 * store (data or out) and their hash; for tails, the hash of data. */
+	uint32_t size_word;
+	const uint8_t *stored;
+	uint64_t hash;
+
+	/* block_size bytes each. */
+	uint8_t *data;
+	uint8_t *out;
+} bp_block_t;
+
+/* One stored data block, in the order they were written. */
+typedef struct {
+	uint64_t pos;
+	uint64_t hash;
+	uint32_t size_word;
+	/* The previous entry with the same key, or BP_NONE. */
+	uint32_t prev;
+} bp_index_entry_t;
+
+/* One distinct fragment. */
+typedef struct {
+	uint64_t hash;
+	uint32_t size;
+	uint32_t block;
+	uint32_t offset;
+	/* The previous fragment with the same key, or BP_NONE. */
+	uint32_t prev;
+} bp_fragment_t;
+
+typedef struct {
+	uint64_t start;
+	uint32_t size_word;
+} bp_frag_entry_t;
+
+typedef uint64_t (*bp_hash_fn_t)(const void *data, size_t size);
+
+typedef struct {
+	/* A free block structure with its buffers (the front end fills it). */
+	int (*get_block)(sqfs_block_processor_t *bp, bp_block_t **out);
+	/* Process and complete a block from the front end. Takes ownership
+	 * of blk, also on failure. */
+	int (*submit)(sqfs_block_processor_t *bp, bp_block_t *blk);
+	/* From bp_handle_completed: give blk the next I/O number and write
+	 * it in that order. Takes ownership. */
+	int (*queue_io)(sqfs_block_processor_t *bp, bp_block_t *blk);
+	/* From the fragment packer: process a full fragment block, give it
+	 * the next I/O number and write it. Takes ownership. */
+	int (*submit_fragments)(sqfs_block_processor_t *bp, bp_block_t *blk);
+	/* Wait until everything submitted has been written. */
+	int (*sync)(sqfs_block_processor_t *bp);
+	/* Free the back end's own state (blocks are freed by the caller). */
+	void (*destroy)(sqfs_block_processor_t *bp);
+} bp_backend_t;
+
+typedef enum {
+	BP_STATE_IDLE,
+	BP_STATE_FILE_OPEN,
+	BP_STATE_FINISHED,
+	BP_STATE_TABLE_WRITTEN,
+	/* After an error: everything fails with SQFS_ERROR_SEQUENCE. */
+	BP_STATE_BROKEN,
+} bp_state_t;
+
+struct sqfs_block_processor {
+	sqfs_block_processor_desc_t desc;
+	const bp_backend_t *ops;
+	void *backend;
+	bp_state_t state;
+	/* Test hook: the hash of blocks and tails. */
+	bp_hash_fn_t hash_fn;
+	sqfs_block_stats_t stats;
+
+	bp_block_t *all_blocks;
+	bp_block_t *free_blocks;
+	uint64_t next_proc_seq;
+	uint64_t next_io_seq;
+
+	/* Front end: the open file. */
+	struct {
+		sqfs_file_data_t *fd;
+		unsigned int flags;
+		/* Entries allocated in fd->block_sizes. */
+		uint32_t capacity;
+		/* The block being filled, or NULL. */
+		bp_block_t *blk;
+	} in;
+
+	/* Block writer: the file whose blocks are being written. */
+	struct {
+		sqfs_file_data_t *fd;
+		unsigned int flags;
+		bool stored_any;
+		/* Output size before the file's first stored block (before
+		 * alignment padding): where a duplicate is cut off. */
+		uint64_t cut_pos;
+		/* Index entry of the file's first stored block. */
+		size_t first_entry;
+		uint64_t stored_bytes;
+		/* Verification buffers, block_size bytes each. */
+		uint8_t *buf_a;
+		uint8_t *buf_b;
+	} wr;
+
+	/* Stored data blocks, and key -> latest entry with that key. */
+	bp_index_entry_t *index;
+	size_t index_count;
+	size_t index_capacity;
+	hash_table_t index_map;
+
+	/* Fragment packer. */
+	struct {
+		/* The open fragment block or NULL; its index is
+		 * table_count - 1 when open. */
+		bp_block_t *blk;
+		uint32_t fill;
+		bp_fragment_t *list;
+		size_t count;
+		size_t capacity;
+		hash_table_t map;
+		/* Fragment table, one entry per fragment block. */
+		bp_frag_entry_t *table;
+		size_t table_count;
+		size_t table_capacity;
+		/* The last fragment block read back and decoded. */
+		uint8_t *cache;
+		uint32_t cache_index;
+		uint32_t cache_size;
+		uint8_t *scratch;
+	} frag;
+};
+
+/* ---- process.c ----------------------------------------------------------- */
+
+/* A block structure from the free list, or a new one. */
+int bp_block_alloc(sqfs_block_processor_t *bp, bp_block_t **out);
+
+/* Put a block back on the free list. */
+void bp_block_release(sqfs_block_processor_t *bp, bp_block_t *blk);
+
+/* Zero check, compression and hashing of one block (see above). */
+int bp_process_block(const sqfs_block_processor_t *bp, sqfs_compressor_t *cmp,
+		     bp_block_t *blk);
+
+/* Main-thread completion of a processed block. Takes ownership. */
+int bp_handle_completed(sqfs_block_processor_t *bp, bp_block_t *blk);
+
+/* Whether size bytes at data are all zero. */
+bool bp_is_zero(const uint8_t *data, size_t size);
+
+/* Test hook: replace the hash function (NULL restores XXH3). */
+void sqfs_block_processor_set_hash_fn(sqfs_block_processor_t *bp,
+				      bp_hash_fn_t fn);
+
+/* ---- block_writer.c ------------------------------------------------------ */
+
+/* Write one block (or act on a FILE_END marker), in I/O order. Does not
+ * take ownership. */
+int bp_write_block(sqfs_block_processor_t *bp, bp_block_t *blk);
+
+void bp_writer_cleanup(sqfs_block_processor_t *bp);
+
+/* ---- fragments.c --------------------------------------------------------- */
+
+/* Deduplicate a processed tail or pack it into the open fragment block.
+ * Does not take ownership. */
+int bp_pack_tail(sqfs_block_processor_t *bp, const bp_block_t *tail);
+
+/* Submit the open fragment block, if it holds anything. */
+int bp_flush_fragments(sqfs_block_processor_t *bp);
+
+void bp_fragments_cleanup(sqfs_block_processor_t *bp);
+
+/* ---- serial.c ------------------------------------------------------------ */
+
+extern const bp_backend_t bp_serial_backend;
+
+#endif /* SQFS_BLOCK_PROCESSOR_INTERNAL_H */

@@ -1,2 +1,71 @@
-/* placeholder: being written */
+/* SPDX-License-Identifier: MIT */
+/*
+ * serial.c - the reference back end: every block is processed, completed
+ * and written before submit returns, with the processor's own compressor.
+ * Processing order and I/O order are simply the order of the calls.
+ */
 #include "config.h"
+
+#include "sqfs/block_processor/internal.h"
+#include "sqfs/error.h"
+
+static int serial_get_block(sqfs_block_processor_t *bp, bp_block_t **out)
+{
+	return bp_block_alloc(bp, out);
+}
+
+static int serial_queue_io(sqfs_block_processor_t *bp, bp_block_t *blk)
+{
+	int ret;
+
+	blk->io_seq = bp->next_io_seq++;
+	ret = bp_write_block(bp, blk);
+	bp_block_release(bp, blk);
+	return ret;
+}
+
+static int serial_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
+{
+	int ret;
+
+	blk->proc_seq = bp->next_proc_seq++;
+	ret = bp_process_block(bp, bp->desc.cmp, blk);
+	if (ret != 0) {
+		bp_block_release(bp, blk);
+		return ret;
+	}
+	return bp_handle_completed(bp, blk);
+}
+
+static int serial_submit_fragments(sqfs_block_processor_t *bp, bp_block_t *blk)
+{
+	int ret;
+
+	blk->proc_seq = bp->next_proc_seq++;
+	ret = bp_process_block(bp, bp->desc.cmp, blk);
+	if (ret != 0) {
+		bp_block_release(bp, blk);
+		return ret;
+	}
+	return serial_queue_io(bp, blk);
+}
+
+static int serial_sync(sqfs_block_processor_t *bp)
+{
+	(void)bp;
+	return 0;
+}
+
+static void serial_destroy(sqfs_block_processor_t *bp)
+{
+	(void)bp;
+}
+
+const bp_backend_t bp_serial_backend = {
+    .get_block = serial_get_block,
+    .submit = serial_submit,
+    .queue_io = serial_queue_io,
+    .submit_fragments = serial_submit_fragments,
+    .sync = serial_sync,
+    .destroy = serial_destroy,
+};

@@ -1,2 +1,770 @@
-/* placeholder: being written */
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public face of the high-level writer: options, adding entries,
+ * streaming file data, and finishing the image.
+ */
 #include "config.h"
+
+#include "sqfs/writer/internal.h"
+#include "sqfs/xattr_writer.h"
+#include "sqfs/id_table.h"
+#include "sqfs/inode.h"
+#include "sqfs/io.h"
+#include "sqfs/table.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An entry's attributes in the form the tree stores them. */
+typedef struct {
+	uint16_t mode;
+	uint16_t uid_idx;
+	uint16_t gid_idx;
+	uint32_t mtime;
+	uint32_t xattr;
+	uint32_t rdev;
+} node_attr_t;
+
+void sqfs_writer_options_init(sqfs_writer_options_t *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->block_size = SQFS_DEFAULT_BLOCK_SIZE;
+	opt->devblk_size = SQFS_DEFAULT_DEVBLK_SIZE;
+	if (sqfs_compressor_config_init(&opt->compressor,
+					sqfs_compressor_default(),
+					opt->block_size, 0) != 0) {
+		/* Leave an id create will refuse, not garbage. */
+		memset(&opt->compressor, 0, sizeof(opt->compressor));
+	}
+	opt->default_mode = 0755;
+}
+
+void sqfs_writer_destroy(sqfs_writer_t *wr)
+{
+	if (wr == NULL)
+		return;
+
+	/* The processor may still refer to file data records. */
+	sqfs_block_processor_destroy(wr->bp);
+	wr_tree_cleanup(&wr->tree);
+	if (wr->xw != NULL)
+		sqfs_xattr_writer_destroy(wr->xw);
+	sqfs_id_table_destroy(wr->idtbl);
+	sqfs_compressor_destroy(wr->cmp);
+	free(wr);
+}
+
+static int check_options(const sqfs_writer_options_t *opt)
+{
+	const uint32_t known = SQFS_WRITER_EXPORTABLE |
+			       SQFS_WRITER_NO_TAIL_PACKING |
+			       SQFS_WRITER_NO_FRAGMENTS | SQFS_WRITER_NO_XATTRS;
+	uint32_t bs = opt->block_size;
+
+	if (bs < SQFS_MIN_BLOCK_SIZE || bs > SQFS_MAX_BLOCK_SIZE ||
+	    (bs & (bs - 1)) != 0)
+		return SQFS_ERROR_SUPER_BLOCK_SIZE;
+	if (opt->devblk_size < 1024 || opt->compressor.block_size != bs ||
+	    (opt->flags & ~known) != 0)
+		return SQFS_ERROR_ARG_INVALID;
+	if ((opt->default_mode & S_IFMT) != 0 &&
+	    (opt->default_mode & S_IFMT) != S_IFDIR)
+		return SQFS_ERROR_ARG_INVALID;
+	return 0;
+}
+
+int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
+		       sqfs_writer_t **out)
+{
+	static const uint8_t zeros[SQFS_SUPER_SIZE];
+	sqfs_block_processor_desc_t desc;
+	sqfs_writer_t *wr;
+	int ret;
+
+	if (out == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	*out = NULL;
+	if (file == NULL || opt == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+
+	ret = check_options(opt);
+	if (ret != 0)
+		return ret;
+	if (file->get_size(file) != 0)
+		return SQFS_ERROR_ARG_INVALID;
+
+	wr = calloc(1, sizeof(*wr));
+	if (wr == NULL)
+		return SQFS_ERROR_ALLOC;
+	wr->file = file;
+	wr->opt = *opt;
+	wr->opt.default_mode &= 07777;
+	wr->open_file = NODE_NIL;
+
+	ret = sqfs_super_init(&wr->super, opt->block_size, opt->mkfs_time,
+			      opt->compressor.id);
+	if (ret != 0)
+		goto fail;
+
+	ret = sqfs_compressor_create(&opt->compressor, &wr->cmp);
+	if (ret != 0)
+		goto fail;
+
+	/* Reserve the superblock, written last, so that the options block
+	 * lands at 96 and the data right after it. */
+	ret = file->write_at(file, 0, zeros, sizeof(zeros));
+	if (ret != 0)
+		goto fail;
+	ret = sqfs_compressor_config_write_options(&opt->compressor, file);
+	if (ret < 0)
+		goto fail;
+	if (ret > 0)
+		wr->super.flags |= SQFS_FLAG_COMPRESSOR_OPTIONS;
+
+	ret = sqfs_id_table_create(&wr->idtbl);
+	if (ret == 0)
+		ret = sqfs_xattr_writer_create(&wr->xw);
+	if (ret == 0)
+		ret = wr_tree_init(&wr->tree);
+	if (ret != 0)
+		goto fail;
+
+	/* The root takes the default ids only if it is never added. */
+	wr_node(&wr->tree, NODE_ROOT)->mode = S_IFDIR | wr->opt.default_mode;
+	wr_node(&wr->tree, NODE_ROOT)->mtime = opt->default_mtime;
+	wr_node(&wr->tree, NODE_ROOT)->flags |= NODE_DEFAULT_IDS;
+
+	memset(&desc, 0, sizeof(desc));
+	desc.file = file;
+	desc.cmp = wr->cmp;
+	desc.block_size = opt->block_size;
+	desc.devblk_size = opt->devblk_size;
+	desc.num_workers = opt->num_jobs;
+	desc.max_backlog = opt->max_backlog;
+	if (desc.max_backlog == 0) {
+		unsigned int jobs = opt->num_jobs > 1 ? opt->num_jobs : 1;
+
+		desc.max_backlog = jobs > UINT_MAX / 10 ? UINT_MAX : jobs * 10;
+	}
+	desc.no_tail_packing = (opt->flags & SQFS_WRITER_NO_TAIL_PACKING) != 0;
+	desc.no_fragments = (opt->flags & SQFS_WRITER_NO_FRAGMENTS) != 0;
+
+	ret = sqfs_block_processor_create(&desc, &wr->bp);
+	if (ret != 0)
+		goto fail;
+
+	*out = wr;
+	return 0;
+fail:
+	sqfs_writer_destroy(wr);
+	return ret;
+}
+
+/* ---- attributes ---------------------------------------------------------- */
+
+static int check_xattrs(const sqfs_entry_attr_t *attr)
+{
+	static const char *const prefixes[] = {"user.", "trusted.",
+					       "security."};
+
+	if (attr->xattr_count > 0 && attr->xattrs == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+
+	/* Checked up front, with the xattr writer's codes, so a bad pair
+	 * never leaves a half-built set behind. */
+	for (size_t i = 0; i < attr->xattr_count; ++i) {
+		const sqfs_xattr_t *x = &attr->xattrs[i];
+		size_t plen = 0, klen;
+
+		if (x->key == NULL || (x->value == NULL && x->size > 0))
+			return SQFS_ERROR_ARG_INVALID;
+		for (size_t j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]);
+		     ++j) {
+			size_t l = strlen(prefixes[j]);
+
+			if (strncmp(x->key, prefixes[j], l) == 0) {
+				plen = l;
+				break;
+			}
+		}
+		if (plen == 0)
+			return SQFS_ERROR_UNSUPPORTED;
+		klen = strlen(x->key);
+		if (klen == plen || klen > 255)
+			return SQFS_ERROR_ARG_INVALID;
+		if (x->size > 65536)
+			return SQFS_ERROR_OVERFLOW;
+	}
+	return 0;
+}
+
+/* Validate attr for an entry of file type type (0: a device, FIFO or
+ * socket, taken from attr). */
+static int check_attr(const sqfs_writer_t *wr, const sqfs_entry_attr_t *attr,
+		      uint32_t type)
+{
+	uint32_t fmt;
+
+	if (attr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	if ((attr->mode & ~(uint32_t)(S_IFMT | 07777)) != 0)
+		return SQFS_ERROR_ARG_INVALID;
+
+	fmt = attr->mode & S_IFMT;
+	if (type == 0) {
+		if (fmt != S_IFCHR && fmt != S_IFBLK && fmt != S_IFIFO &&
+		    fmt != S_IFSOCK)
+			return SQFS_ERROR_ARG_INVALID;
+		if (fmt == S_IFCHR || fmt == S_IFBLK) {
+			uint32_t rdev;
+
+			if (!sqfs_inode_encode_rdev(attr->rdev_major,
+						    attr->rdev_minor, &rdev))
+				return SQFS_ERROR_OVERFLOW;
+		}
+	} else if (fmt != 0 && fmt != type) {
+		return SQFS_ERROR_ARG_INVALID;
+	}
+
+	if (wr->opt.flags & SQFS_WRITER_NO_XATTRS)
+		return 0;
+	return check_xattrs(attr);
+}
+
+static int make_attr(sqfs_writer_t *wr, const sqfs_entry_attr_t *attr,
+		     uint32_t type, node_attr_t *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (type == 0)
+		type = attr->mode & S_IFMT;
+	out->mode = (uint16_t)(type | (attr->mode & 07777));
+
+	if (attr->mtime < 0)
+		out->mtime = 0;
+	else if (attr->mtime > (int64_t)UINT32_MAX)
+		out->mtime = UINT32_MAX;
+	else
+		out->mtime = (uint32_t)attr->mtime;
+
+	if (type == S_IFCHR || type == S_IFBLK)
+		(void)sqfs_inode_encode_rdev(attr->rdev_major, attr->rdev_minor,
+					     &out->rdev);
+
+	ret = sqfs_id_table_id_to_index(wr->idtbl, attr->uid, &out->uid_idx);
+	if (ret == 0)
+		ret = sqfs_id_table_id_to_index(wr->idtbl, attr->gid,
+						&out->gid_idx);
+	if (ret != 0)
+		return ret;
+
+	out->xattr = SQFS_NO_XATTR;
+	if (attr->xattr_count == 0 || (wr->opt.flags & SQFS_WRITER_NO_XATTRS))
+		return 0;
+
+	ret = sqfs_xattr_writer_begin(wr->xw);
+	for (size_t i = 0; ret == 0 && i < attr->xattr_count; ++i) {
+		ret = sqfs_xattr_writer_add(wr->xw, attr->xattrs[i].key,
+					    attr->xattrs[i].value,
+					    attr->xattrs[i].size);
+	}
+	if (ret == 0)
+		ret = sqfs_xattr_writer_end(wr->xw, &out->xattr);
+	return ret;
+}
+
+static void set_attr(wr_node_t *n, const node_attr_t *a)
+{
+	n->mode = a->mode;
+	n->uid_idx = a->uid_idx;
+	n->gid_idx = a->gid_idx;
+	n->mtime = a->mtime;
+	n->xattr = a->xattr;
+	n->flags &= (uint8_t) ~(NODE_IMPLICIT | NODE_DEFAULT_IDS);
+}
+
+/* ---- paths --------------------------------------------------------------- */
+
+static int check_state(const sqfs_writer_t *wr)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	if (wr->finished || wr->open_file != NODE_NIL)
+		return SQFS_ERROR_SEQUENCE;
+	return 0;
+}
+
+static int make_implicit_dir(sqfs_writer_t *wr, uint32_t parent,
+			     const char *name, size_t len, uint32_t *id)
+{
+	wr_node_t *n;
+	uint16_t uid, gid;
+	int ret;
+
+	ret = sqfs_id_table_id_to_index(wr->idtbl, wr->opt.default_uid, &uid);
+	if (ret == 0)
+		ret = sqfs_id_table_id_to_index(wr->idtbl, wr->opt.default_gid,
+						&gid);
+	if (ret == 0)
+		ret = wr_tree_new_node(&wr->tree, parent, name, len, id);
+	if (ret != 0)
+		return ret;
+
+	n = wr_node(&wr->tree, *id);
+	n->mode = S_IFDIR | wr->opt.default_mode;
+	n->uid_idx = uid;
+	n->gid_idx = gid;
+	n->mtime = wr->opt.default_mtime;
+	n->flags |= NODE_IMPLICIT;
+
+	ret = wr_tree_insert(&wr->tree, *id);
+	if (ret != 0)
+		wr_tree_remove(&wr->tree, *id);
+	return ret;
+}
+
+/*
+ * Find the directory that holds the last component of a valid path,
+ * creating missing parents. *name and *len receive the last component, or
+ * *name NULL for the root.
+ */
+static int walk_to_parent(sqfs_writer_t *wr, const char *path, uint32_t *parent,
+			  const char **name, size_t *len)
+{
+	uint32_t dir = NODE_ROOT;
+	const char *comp, *next;
+	size_t clen, nlen;
+	int ret;
+
+	*name = NULL;
+	*len = 0;
+
+	ret = wr_path_next(&path, &comp, &clen);
+	while (ret > 0) {
+		uint32_t id;
+
+		ret = wr_path_next(&path, &next, &nlen);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			*name = comp;
+			*len = clen;
+			break;
+		}
+
+		id = wr_tree_lookup(&wr->tree, dir, comp, clen);
+		if (id == NODE_NIL) {
+			ret = make_implicit_dir(wr, dir, comp, clen, &id);
+			if (ret != 0)
+				return ret;
+		} else if (!wr_node_is_dir(wr_node(&wr->tree, id))) {
+			return SQFS_ERROR_NOT_DIR;
+		}
+
+		dir = id;
+		comp = next;
+		clen = nlen;
+		ret = 1;
+	}
+	if (ret < 0)
+		return ret;
+
+	*parent = dir;
+	return 0;
+}
+
+/* Create a node named name in parent, replacing what is there (with its
+ * subtree, if a directory), and put it into the tree. */
+static int place_node(sqfs_writer_t *wr, uint32_t parent, const char *name,
+		      size_t len, uint32_t *id)
+{
+	uint32_t old = wr_tree_lookup(&wr->tree, parent, name, len);
+	int ret;
+
+	ret = wr_tree_new_node(&wr->tree, parent, name, len, id);
+	if (ret != 0)
+		return ret;
+
+	if (old != NODE_NIL)
+		wr_tree_remove(&wr->tree, old);
+
+	ret = wr_tree_insert(&wr->tree, *id);
+	if (ret != 0)
+		wr_tree_remove(&wr->tree, *id);
+	return ret;
+}
+
+/* Common start of every add: state, path and attributes checked. */
+static int begin_add(sqfs_writer_t *wr, const char *path,
+		     const sqfs_entry_attr_t *attr, uint32_t type, bool root_ok,
+		     uint32_t *parent, const char **name, size_t *len)
+{
+	size_t depth;
+	int ret;
+
+	ret = check_state(wr);
+	if (ret == 0)
+		ret = wr_path_check(path, &depth);
+	if (ret == 0 && depth == 0 && !root_ok)
+		ret = SQFS_ERROR_ARG_INVALID;
+	if (ret == 0 && attr != NULL)
+		ret = check_attr(wr, attr, type);
+	if (ret == 0)
+		ret = walk_to_parent(wr, path, parent, name, len);
+	return ret;
+}
+
+/* ---- adding entries ------------------------------------------------------ */
+
+int sqfs_writer_add_dir(sqfs_writer_t *wr, const char *path,
+			const sqfs_entry_attr_t *attr)
+{
+	const char *name;
+	node_attr_t a;
+	uint32_t parent, id;
+	size_t len;
+	int ret;
+
+	if (attr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	ret = begin_add(wr, path, attr, S_IFDIR, true, &parent, &name, &len);
+	if (ret != 0)
+		return ret;
+
+	ret = make_attr(wr, attr, S_IFDIR, &a);
+	if (ret != 0)
+		return ret;
+
+	if (name == NULL) {
+		set_attr(wr_node(&wr->tree, NODE_ROOT), &a);
+		return 0;
+	}
+
+	id = wr_tree_lookup(&wr->tree, parent, name, len);
+	if (id != NODE_NIL && wr_node_is_dir(wr_node(&wr->tree, id))) {
+		set_attr(wr_node(&wr->tree, id), &a);
+		return 0;
+	}
+
+	ret = place_node(wr, parent, name, len, &id);
+	if (ret == 0)
+		set_attr(wr_node(&wr->tree, id), &a);
+	return ret;
+}
+
+int sqfs_writer_add_symlink(sqfs_writer_t *wr, const char *path,
+			    const sqfs_entry_attr_t *attr, const char *target)
+{
+	const char *name, *copy;
+	node_attr_t a;
+	uint32_t parent, id;
+	size_t len, tlen;
+	int ret;
+
+	if (attr == NULL || target == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	tlen = strnlen(target, SQFS_MAX_SYMLINK_SIZE + 1);
+	if (tlen == 0 || tlen > SQFS_MAX_SYMLINK_SIZE)
+		return SQFS_ERROR_ARG_INVALID;
+
+	ret = begin_add(wr, path, attr, S_IFLNK, false, &parent, &name, &len);
+	if (ret != 0)
+		return ret;
+
+	ret = make_attr(wr, attr, S_IFLNK, &a);
+	if (ret != 0)
+		return ret;
+
+	copy = wr_arena_strndup(&wr->tree.arena, target, tlen);
+	if (copy == NULL)
+		return SQFS_ERROR_ALLOC;
+
+	ret = place_node(wr, parent, name, len, &id);
+	if (ret == 0) {
+		set_attr(wr_node(&wr->tree, id), &a);
+		wr_node(&wr->tree, id)->data.target = copy;
+	}
+	return ret;
+}
+
+int sqfs_writer_add_special(sqfs_writer_t *wr, const char *path,
+			    const sqfs_entry_attr_t *attr)
+{
+	const char *name;
+	node_attr_t a;
+	uint32_t parent, id;
+	size_t len;
+	int ret;
+
+	if (attr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	ret = begin_add(wr, path, attr, 0, false, &parent, &name, &len);
+	if (ret != 0)
+		return ret;
+
+	ret = make_attr(wr, attr, 0, &a);
+	if (ret != 0)
+		return ret;
+
+	ret = place_node(wr, parent, name, len, &id);
+	if (ret == 0) {
+		set_attr(wr_node(&wr->tree, id), &a);
+		wr_node(&wr->tree, id)->data.rdev = a.rdev;
+	}
+	return ret;
+}
+
+int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
+			      const char *target)
+{
+	const char *name, *canon;
+	uint32_t parent, id;
+	size_t len, depth;
+	int ret;
+
+	ret = check_state(wr);
+	if (ret == 0)
+		ret = wr_path_check(target, &depth);
+	if (ret != 0)
+		return ret;
+
+	ret = begin_add(wr, path, NULL, 0, false, &parent, &name, &len);
+	if (ret != 0)
+		return ret;
+
+	ret = wr_path_canonical(&wr->tree, target, &canon);
+	if (ret != 0)
+		return ret;
+
+	ret = place_node(wr, parent, name, len, &id);
+	if (ret == 0) {
+		wr_node(&wr->tree, id)->flags |= NODE_HARDLINK;
+		wr_node(&wr->tree, id)->data.target = canon;
+	}
+	return ret;
+}
+
+/* ---- file data ----------------------------------------------------------- */
+
+int sqfs_writer_begin_file(sqfs_writer_t *wr, const char *path,
+			   const sqfs_entry_attr_t *attr)
+{
+	sqfs_file_data_t *fd;
+	const char *name;
+	node_attr_t a;
+	uint32_t parent, id;
+	size_t len;
+	int ret;
+
+	if (attr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	ret = begin_add(wr, path, attr, S_IFREG, false, &parent, &name, &len);
+	if (ret != 0)
+		return ret;
+
+	ret = make_attr(wr, attr, S_IFREG, &a);
+	if (ret == 0)
+		ret = wr_tree_new_file_data(&wr->tree, &fd);
+	if (ret == 0)
+		ret = sqfs_block_processor_begin(wr->bp, fd, 0);
+	if (ret != 0)
+		return ret;
+
+	/* The entry is in the tree from now on; a failure in the data
+	 * makes the whole image fail anyway. */
+	ret = place_node(wr, parent, name, len, &id);
+	if (ret != 0)
+		return ret;
+
+	set_attr(wr_node(&wr->tree, id), &a);
+	wr_node(&wr->tree, id)->data.file = fd;
+	wr->open_file = id;
+	return 0;
+}
+
+int sqfs_writer_append(sqfs_writer_t *wr, const void *data, size_t size)
+{
+	if (wr == NULL || (data == NULL && size > 0))
+		return SQFS_ERROR_ARG_INVALID;
+	if (wr->finished || wr->open_file == NODE_NIL)
+		return SQFS_ERROR_SEQUENCE;
+	if (size == 0)
+		return 0;
+	return sqfs_block_processor_append(wr->bp, data, size);
+}
+
+int sqfs_writer_append_hole(sqfs_writer_t *wr, uint64_t size)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	if (wr->finished || wr->open_file == NODE_NIL)
+		return SQFS_ERROR_SEQUENCE;
+	if (size == 0)
+		return 0;
+	return sqfs_block_processor_append_hole(wr->bp, size);
+}
+
+int sqfs_writer_end_file(sqfs_writer_t *wr)
+{
+	int ret;
+
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	if (wr->finished || wr->open_file == NODE_NIL)
+		return SQFS_ERROR_SEQUENCE;
+
+	ret = sqfs_block_processor_end(wr->bp);
+	if (ret == 0)
+		wr->open_file = NODE_NIL;
+	return ret;
+}
+
+/* ---- hard links and finishing ------------------------------------------- */
+
+int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
+				  void (*report)(void *user, const char *path,
+						 const char *target),
+				  void *user)
+{
+	wr_tree_t *t;
+	int count = 0;
+	int ret;
+
+	ret = check_state(wr);
+	if (ret != 0)
+		return ret;
+	t = &wr->tree;
+
+	wr_tree_mark_dead(t);
+	if (wr_links_resolve(t) == 0)
+		return 0;
+
+	for (uint32_t id = 0; id < t->node_count; ++id) {
+		wr_node_t *n = wr_node(t, id);
+
+		if (!(n->flags & NODE_HARDLINK) || (n->flags & NODE_DEAD) ||
+		    n->num != LINK_BROKEN)
+			continue;
+
+		if (report != NULL) {
+			char *path = wr_tree_node_path(t, id);
+
+			if (path == NULL)
+				return SQFS_ERROR_ALLOC;
+			report(user, path, n->data.target);
+			free(path);
+		}
+
+		wr_tree_remove(t, id);
+		n->flags |= NODE_DEAD;
+		if (count < INT_MAX)
+			count += 1;
+	}
+	return count;
+}
+
+static int pad_image(sqfs_writer_t *wr)
+{
+	uint64_t size = wr->file->get_size(wr->file);
+	uint64_t rem = size % wr->opt.devblk_size;
+
+	if (rem == 0)
+		return 0;
+	return wr->file->truncate(wr->file, size + (wr->opt.devblk_size - rem));
+}
+
+int sqfs_writer_finish(sqfs_writer_t *wr)
+{
+	wr_node_t *root;
+	uint64_t *export_table = NULL;
+	sqfs_super_t *super;
+	int ret;
+
+	ret = check_state(wr);
+	if (ret != 0)
+		return ret;
+	super = &wr->super;
+
+	root = wr_node(&wr->tree, NODE_ROOT);
+	if (root->flags & NODE_DEFAULT_IDS) {
+		ret = sqfs_id_table_id_to_index(wr->idtbl, wr->opt.default_uid,
+						&root->uid_idx);
+		if (ret == 0)
+			ret = sqfs_id_table_id_to_index(
+			    wr->idtbl, wr->opt.default_gid, &root->gid_idx);
+		if (ret != 0)
+			return ret;
+		root->flags &= (uint8_t)~NODE_DEFAULT_IDS;
+	}
+
+	/* Checked before anything is written, so the caller may still drop
+	 * the broken links and finish. */
+	wr_tree_mark_dead(&wr->tree);
+	if (wr_links_resolve(&wr->tree) != 0)
+		return SQFS_ERROR_NO_ENTRY;
+
+	wr->finished = true;
+
+	ret = sqfs_block_processor_finish(wr->bp);
+	if (ret == 0)
+		ret = wr_write_tables(wr, &export_table);
+	if (ret == 0)
+		ret = sqfs_block_processor_write_fragment_table(wr->bp, super);
+	if (ret == 0 && export_table != NULL) {
+		ret = sqfs_table_write(wr->file, wr->cmp, export_table,
+				       (size_t)super->inode_count *
+					   sizeof(uint64_t),
+				       &super->export_table_start);
+		super->flags |= SQFS_FLAG_EXPORTABLE;
+	}
+	free(export_table);
+	if (ret == 0)
+		ret = sqfs_id_table_write(wr->idtbl, wr->file, super, wr->cmp);
+	if (ret == 0)
+		ret = sqfs_xattr_writer_flush(wr->xw, wr->file, super, wr->cmp);
+	if (ret != 0)
+		return ret;
+
+	super->bytes_used = wr->file->get_size(wr->file);
+	super->flags |= SQFS_FLAG_DEDUPLICATED;
+	if (wr->opt.flags & SQFS_WRITER_NO_FRAGMENTS)
+		super->flags |= SQFS_FLAG_NO_FRAGMENTS;
+	else if (!(wr->opt.flags & SQFS_WRITER_NO_TAIL_PACKING))
+		super->flags |= SQFS_FLAG_ALWAYS_FRAGMENTS;
+
+	ret = sqfs_super_write(super, wr->file);
+	if (ret == 0)
+		ret = pad_image(wr);
+	if (ret != 0)
+		return ret;
+
+	wr->stats.image_size = wr->file->get_size(wr->file);
+	return 0;
+}
+
+void sqfs_writer_get_stats(const sqfs_writer_t *wr, sqfs_writer_stats_t *stats)
+{
+	sqfs_block_stats_t bs;
+
+	memset(stats, 0, sizeof(*stats));
+	if (wr == NULL)
+		return;
+
+	*stats = wr->stats;
+	if (!wr->finished)
+		stats->image_size = wr->file->get_size(wr->file);
+
+	memset(&bs, 0, sizeof(bs));
+	sqfs_block_processor_get_stats(wr->bp, &bs);
+	stats->bytes_in = bs.bytes_in;
+	stats->bytes_written = bs.bytes_written;
+	stats->data_blocks = bs.data_blocks;
+	stats->fragment_blocks = bs.fragment_blocks;
+	stats->duplicate_blocks = bs.duplicate_blocks;
+	stats->duplicate_fragments = bs.duplicate_fragments;
+	stats->sparse_blocks = bs.sparse_blocks;
+	stats->files = bs.files;
+	stats->ids = sqfs_id_table_count(wr->idtbl);
+}

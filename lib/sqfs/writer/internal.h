@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - the high-level writer's in-memory tree and its state
+ * (internal to lib/sqfs/writer).
+ *
+ * Entries live in a pool of fixed-size nodes addressed by 32-bit ids, so an
+ * entry costs one small record and no pointers to siblings or children. A
+ * hash map keyed by (parent id, name) finds a child in O(1) however large
+ * its directory. Parents are always created before their children, so a
+ * child's id is larger than its parent's: liveness and child lists are
+ * derived in one forward pass at finish instead of being maintained on
+ * every add. Removal is lazy: a replaced node leaves the hash map and is
+ * marked removed; its descendants become unreachable and are discarded at
+ * finish.
+ */
+#ifndef SQFS_WRITER_INTERNAL_H
+#define SQFS_WRITER_INTERNAL_H
+
+#include "sqfs/predef.h"
+#include "sqfs/error.h"
+#include "sqfs/super.h"
+#include "sqfs/writer.h"
+#include "sqfs/block_processor/block_processor.h"
+
+#include <sys/stat.h>
+
+#define NODE_NIL UINT32_MAX
+#define NODE_ROOT 0u
+/* Room is kept above the largest id for the root's parent_inode (N + 1)
+ * and for the link resolution markers. */
+#define NODE_MAX_COUNT (UINT32_MAX - 16u)
+
+/* Longest path component the format allows. */
+#define WR_NAME_MAX 256u
+
+enum {
+	/* Taken out of the tree (replaced or dropped); not in the hash map. */
+	NODE_REMOVED = 0x01,
+	/* Removed, or below a removed directory (computed at finish). */
+	NODE_DEAD = 0x02,
+	/* A directory made as a parent, never added explicitly. */
+	NODE_IMPLICIT = 0x04,
+	/* uid_idx/gid_idx still to be taken from the defaults (the root). */
+	NODE_DEFAULT_IDS = 0x08,
+	/* A hard link; data.target is the canonical target path. */
+	NODE_HARDLINK = 0x10,
+};
+
+/* Link resolution states kept in node.num of a hard link at finish;
+ * anything else is the id of the node the link resolves to. */
+#define LINK_UNRESOLVED 0u
+#define LINK_BROKEN UINT32_MAX
+#define LINK_VISITING (UINT32_MAX - 1u)
+
+typedef struct {
+	const char *name;
+	union {
+		/* Regular file: its data record, at a fixed address. */
+		sqfs_file_data_t *file;
+		/* Symlink target, or hard link target path. */
+		const char *target;
+		/* Device number, encoded. */
+		uint32_t rdev;
+	} data;
+	/* Finish: the inode's reference in the inode table. */
+	uint64_t ref;
+	uint32_t parent;
+	uint32_t hash_next;
+	/* Finish: inode number (0: not numbered), or for a hard link its
+	 * resolution state. */
+	uint32_t num;
+	/* Finish: link count. */
+	uint32_t nlink;
+	uint32_t mtime;
+	uint32_t xattr;
+	/* File type and permission bits; 0 for hard links. */
+	uint16_t mode;
+	uint16_t uid_idx;
+	uint16_t gid_idx;
+	/* Finish: the sqfs_inode_type_t written. */
+	uint8_t itype;
+	uint8_t flags;
+} wr_node_t;
+
+/* Bump allocator for names and targets; blocks are never moved. */
+typedef struct wr_arena_block {
+	struct wr_arena_block *next;
+	size_t used;
+	size_t size;
+	char data[];
+} wr_arena_block_t;
+
+typedef struct {
+	wr_arena_block_t *head;
+	/* Bytes malloc'd, for the memory figures. */
+	size_t allocated;
+} wr_arena_t;
+
+typedef struct {
+	/* Node pool: chunks of NODE_CHUNK nodes. */
+	wr_node_t **chunks;
+	size_t chunk_count;
+	uint32_t node_count;
+
+	/* File data records: chunks of FILE_CHUNK, at fixed addresses until
+	 * the tree is destroyed (the block processor fills them in late). */
+	sqfs_file_data_t **file_chunks;
+	size_t file_chunk_count;
+	size_t file_count;
+
+	/* Hash map (parent, name) -> node, chained through hash_next. */
+	uint32_t *buckets;
+	uint32_t bucket_mask;
+	uint32_t hashed;
+
+	wr_arena_t arena;
+} wr_tree_t;
+
+#define NODE_CHUNK_SHIFT 10u
+#define NODE_CHUNK (1u << NODE_CHUNK_SHIFT)
+#define FILE_CHUNK 256u
+
+static inline wr_node_t *wr_node(const wr_tree_t *t, uint32_t id)
+{
+	return &t->chunks[id >> NODE_CHUNK_SHIFT][id & (NODE_CHUNK - 1u)];
+}
+
+static inline bool wr_node_is_dir(const wr_node_t *n)
+{
+	return (n->mode & S_IFMT) == S_IFDIR;
+}
+
+/* ---- tree.c ---- */
+
+/* An empty tree holding only the root (name "", flags given). */
+int wr_tree_init(wr_tree_t *t);
+void wr_tree_cleanup(wr_tree_t *t);
+
+/* Copy size bytes plus a terminating NUL into the arena. */
+char *wr_arena_strndup(wr_arena_t *a, const char *s, size_t size);
+
+/* A new node (zeroed except parent and name, hash_next NIL), not yet in
+ * the hash map. */
+int wr_tree_new_node(wr_tree_t *t, uint32_t parent, const char *name,
+		     size_t len, uint32_t *id);
+
+/* A new file data record at a fixed address. */
+int wr_tree_new_file_data(wr_tree_t *t, sqfs_file_data_t **out);
+
+/* The child of parent named by len bytes at name, or NODE_NIL. */
+uint32_t wr_tree_lookup(const wr_tree_t *t, uint32_t parent, const char *name,
+			size_t len);
+
+/* Put a node into the hash map (no child of the same name may exist). */
+int wr_tree_insert(wr_tree_t *t, uint32_t id);
+
+/* Take a node out of the tree: unhash it and mark it removed. */
+void wr_tree_remove(wr_tree_t *t, uint32_t id);
+
+/* Mark every node below a removed one dead (and the removed ones). */
+void wr_tree_mark_dead(wr_tree_t *t);
+
+/*
+ * Split the next component off *path, skipping '/' and "." components.
+ * Returns 1 with the component in *comp and *len, 0 at the end, or
+ * SQFS_ERROR_ARG_INVALID for ".." or a component over 256 bytes.
+ */
+int wr_path_next(const char **path, const char **comp, size_t *len);
+
+/* Check a path; *depth receives its number of components. */
+int wr_path_check(const char *path, size_t *depth);
+
+/* The canonical form "a/b/c" of a valid path, in the arena. */
+int wr_path_canonical(wr_tree_t *t, const char *path, const char **out);
+
+/* The node a canonical path names, or NODE_NIL (also when a component
+ * before the last is not a directory). */
+uint32_t wr_tree_find(const wr_tree_t *t, const char *path);
+
+/* The path of a node, "a/b/c", malloc'd; NULL if out of memory. */
+char *wr_tree_node_path(const wr_tree_t *t, uint32_t id);
+
+/* Bytes malloc'd by the tree, without the arena (names and targets). */
+size_t wr_tree_memory(const wr_tree_t *t);
+
+/* ---- the writer ---- */
+
+struct sqfs_writer {
+	sqfs_file_t *file;
+	sqfs_writer_options_t opt;
+	sqfs_compressor_t *cmp;
+	sqfs_id_table_t *idtbl;
+	struct sqfs_xattr_writer *xw;
+	sqfs_block_processor_t *bp;
+	sqfs_super_t super;
+
+	wr_tree_t tree;
+
+	/* The regular file being written, or NODE_NIL. */
+	uint32_t open_file;
+	bool finished;
+
+	sqfs_writer_stats_t stats;
+};
+
+/* ---- links.c ---- */
+
+/*
+ * Resolve every live hard link (wr_tree_mark_dead must have run): its
+ * node.num becomes the id of the final non-link entry, or LINK_BROKEN.
+ * Returns the number of broken links.
+ */
+size_t wr_links_resolve(wr_tree_t *t);
+
+/* ---- serialize.c ---- */
+
+/* Number the inodes and write the inode and directory tables, recording
+ * their positions, the inode count and the root reference in super. */
+int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table);
+
+#endif /* SQFS_WRITER_INTERNAL_H */

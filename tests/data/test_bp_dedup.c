@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_bp_dedup.c - deduplication of whole files (runs of blocks) and of
+ * fragments, including forced hash collisions that the byte comparison
+ * must catch.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "common/test_util.h"
+#include "data/bp_test.h"
+#include "sqfs/error.h"
+#include "sqfs/inode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t const_hash(const void *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	return 42;
+}
+
+static sqfs_block_stats_t stats(const bp_ctx_t *c)
+{
+	sqfs_block_stats_t st;
+
+	sqfs_block_processor_get_stats(c->bp, &st);
+	return st;
+}
+
+static void run_same_twice(uint32_t bs)
+{
+	const size_t size = 3 * (size_t)bs + 500;
+	sqfs_file_data_t a, b;
+	sqfs_block_stats_t st;
+	uint64_t before;
+	uint8_t *data;
+	bp_ctx_t c;
+
+	data = test_make_data(size, TEST_DATA_TEXT, 11);
+	bp_ctx_open(&c, bs, 0, NULL);
+	bp_ctx_add(&c, &a, data, size, 0);
+	before = bp_ctx_size(&c);
+	bp_ctx_add(&c, &b, data, size, 0);
+	assert_true(bp_ctx_size(&c) == before);
+
+	assert_true(b.blocks_start == a.blocks_start);
+	assert_int_equal(b.block_count, 3);
+	assert_memory_equal(b.block_sizes, a.block_sizes, 3 * sizeof(uint32_t));
+	assert_int_equal(b.fragment_index, a.fragment_index);
+	assert_int_equal(b.fragment_offset, a.fragment_offset);
+
+	st = stats(&c);
+	assert_true(st.duplicate_blocks == 3);
+	assert_true(st.duplicate_fragments == 1);
+	assert_true(st.data_blocks == 3);
+
+	bp_ctx_finish(&c);
+	bp_check_file(&c, &a, data, size);
+	bp_check_file(&c, &b, data, size);
+	sqfs_file_data_cleanup(&a);
+	sqfs_file_data_cleanup(&b);
+	bp_ctx_close(&c);
+	free(data);
+}
+
+static void test_same_file_twice(void **state)
+{
+	(void)state;
+	run_same_twice(4096);
+	run_same_twice(131072);
+}
+
+static void test_middle_of_earlier_file(void **state)
+{
+	const uint32_t bs = 4096;
+	sqfs_file_data_t a, m, d, e;
+	uint8_t *data, *e_data;
+	uint64_t before, off;
+	bp_ctx_t c;
+
+	(void)state;
+	data = test_make_data(6 * bs + 100, TEST_DATA_TEXT, 21);
+	e_data = malloc(2 * bs);
+	assert_non_null(e_data);
+	memcpy(e_data, data + 5 * bs, bs);
+	memcpy(e_data + bs, data, bs);
+
+	bp_ctx_open(&c, bs, 0, NULL);
+	bp_ctx_add(&c, &a, data, 6 * bs, 0);
+
+	/* blocks 2..4 of a */
+	before = bp_ctx_size(&c);
+	bp_ctx_add(&c, &m, data + 2 * bs, 3 * bs, 0);
+	assert_true(bp_ctx_size(&c) == before);
+	off = (a.block_sizes[0] & BP_SIZE_MASK) +
+	      (a.block_sizes[1] & BP_SIZE_MASK);
+	assert_true(m.blocks_start == a.blocks_start + off);
+
+	/* block 1 of a plus a tail: the block is found, the tail packed */
+	bp_ctx_add(&c, &d, data + bs, bs + 100, 0);
+	assert_true(d.blocks_start ==
+		    a.blocks_start + (a.block_sizes[0] & BP_SIZE_MASK));
+	assert_true(d.fragment_index != SQFS_NO_FRAGMENT);
+
+	/* blocks 5 and 0 of a exist, but not back to back */
+	before = bp_ctx_size(&c);
+	bp_ctx_add(&c, &e, e_data, 2 * bs, 0);
+	assert_true(e.blocks_start == before);
+	assert_true(bp_ctx_size(&c) > before);
+
+	assert_true(stats(&c).duplicate_blocks == 4);
+	bp_ctx_finish(&c);
+	bp_check_file(&c, &a, data, 6 * bs);
+	bp_check_file(&c, &m, data + 2 * bs, 3 * bs);
+	bp_check_file(&c, &d, data + bs, bs + 100);
+	bp_check_file(&c, &e, e_data, 2 * bs);
+
+	sqfs_file_data_cleanup(&a);
+	sqfs_file_data_cleanup(&m);
+	sqfs_file_data_cleanup(&d);
+	sqfs_file_data_cleanup(&e);
+	bp_ctx_close(&c);
+	free(data);
+	free(e_data);
+}
+
+static void test_one_byte_differs(void **state)
+{
+	const uint32_t bs = 4096;
+	const size_t size = 3 * (size_t)bs;
+	sqfs_file_data_t a, b, s1, s2;
+	uint8_t *data, *other;
+	uint64_t before;
+	bp_ctx_t c;
+
+	(void)state;
+	data = test_make_data(size, TEST_DATA_TEXT, 31);
+	other = malloc(size);
+	assert_non_null(other);
+	memcpy(other, data, size);
+	other[size - 1] ^= 0x01;
+
+	bp_ctx_open(&c, bs, 0, NULL);
+	bp_ctx_add(&c, &a, data, size, 0);
+	before = bp_ctx_size(&c);
+	bp_ctx_add(&c, &b, other, size, 0);
+	assert_true(b.blocks_start == before);
+	assert_true(bp_ctx_size(&c) > before);
+
+	/* the same with a short last block */
+	bp_ctx_add(&c, &s1, data, size - 50, SQFS_BLK_DONT_FRAGMENT);
+	before = bp_ctx_size(&c);
+	memcpy(other, data, size);
+	other[size - 51] ^= 0x80;
+	bp_ctx_add(&c, &s2, other, size - 50, SQFS_BLK_DONT_FRAGMENT);
+	assert_true(s2.blocks_start == before);
+	assert_true(stats(&c).duplicate_blocks == 0);
+
+	bp_ctx_finish(&c);
+	bp_check_file(&c, &a, data, size);
+	bp_check_file(&c, &s2, other, size - 50);
+	other[size - 51] ^= 0x80;
+	other[size - 1] ^= 0x01;
+	bp_check_file(&c, &b, other, size);
+	bp_check_file(&c, &s1, data, size - 50);
+
+	sqfs_file_data_cleanup(&a);
+	sqfs_file_data_cleanup(&b);
+	sqfs_file_data_cleanup(&s1);
+	sqfs_file_data_cleanup(&s2);
+	bp_ctx_close(&c);
+	free(data);
+	free(other);
+}
+
+/* All hashes equal: runs of random (raw) blocks have equal size words and
+ * hashes, so only the byte comparison tells them apart. */
+static void test_block_hash_collision(void **state)
+{
+	const uint32_t bs = 4096;
+	sqfs_file_data_t a, b, a2, b2;
+	uint8_t *x, *y;
+	uint64_t before;
+	bp_ctx_t c;
+
+	(void)state;
+	x = test_make_data(2 * bs, TEST_DATA_RANDOM, 41);
+	y = test_make_data(2 * bs, TEST_DATA_RANDOM, 42);
+
+	bp_ctx_open(&c, bs, 0, NULL);
+	sqfs_block_processor_set_hash_fn(c.bp, const_hash);
+	bp_ctx_add(&c, &a, x, 2 * bs, 0);
+	before = bp_ctx_size(&c);
+	bp_ctx_add(&c, &b, y, 2 * bs, 0);
+	assert_memory_equal(a.block_sizes, b.block_sizes, 8);
+	assert_true(b.blocks_start == before);
+	assert_true(stats(&c).duplicate_blocks == 0);
+
+	/* real duplicates are still found among the look-alikes */
+	before = bp_ctx_size(&c);
+	bp_ctx_add(&c, &a2, x, 2 * bs, 0);
+	bp_ctx_add(&c, &b2, y, 2 * bs, 0);
+	assert_true(bp_ctx_size(&c) == before);
+	assert_true(a2.blocks_start == a.blocks_start);
+	assert_true(b2.blocks_start == b.blocks_start);
+	assert_true(stats(&c).duplicate_blocks == 4);
+
+	bp_ctx_finish(&c);
+	bp_check_file(&c, &a, x, 2 * bs);
+	bp_check_file(&c, &b, y, 2 * bs);
+	bp_check_file(&c, &a2, x, 2 * bs);
+	bp_check_file(&c, &b2, y, 2 * bs);
+
+	sqfs_file_data_cleanup(&a);
+	sqfs_file_data_cleanup(&b);
+	sqfs_file_data_cleanup(&a2);
+	sqfs_file_data_cleanup(&b2);
+	bp_ctx_close(&c);
+	free(x);
+	free(y);
+}
+
+static void test_fragment_hash_collision(void **state)
+{
+	const uint32_t bs = 4096;
+	sqfs_file_data_t fx, fy, fx2, fz, fp, fq, fp2;
+	uint8_t *x, *y, *z, *p, *q;
+	bp_ctx_t c;
+
+	(void)state;
+	x = test_make_data(3000, TEST_DATA_RANDOM, 51);
+	y = test_make_data(3000, TEST_DATA_TEXT, 52);
+	z = test_make_data(3000, TEST_DATA_RANDOM, 53);
+	p = test_make_data(100, TEST_DATA_TEXT, 54);
+	q = test_make_data(100, TEST_DATA_RANDOM, 55);
+
+	bp_ctx_open(&c, bs, 0, NULL);
+	sqfs_block_processor_set_hash_fn(c.bp, const_hash);
+	bp_ctx_add(&c, &fx, x, 3000, 0);
+	/* y does not fit next to x: x's block is written */
+	bp_ctx_add(&c, &fy, y, 3000, 0);
+	assert_int_equal(fy.fragment_index, 1);
+	/* x again: compared with y (open block) and x (read back) */
+	bp_ctx_add(&c, &fx2, x, 3000, 0);
+	assert_int_equal(fx2.fragment_index, fx.fragment_index);
+	assert_int_equal(fx2.fragment_offset, fx.fragment_offset);
+	/* z: same size and hash as x and y, different bytes */
+	bp_ctx_add(&c, &fz, z, 3000, 0);
+	assert_int_equal(fz.fragment_index, 2);
+
+	/* small ones compared inside the open block */
+	bp_ctx_add(&c, &fp, p, 100, 0);
+	bp_ctx_add(&c, &fq, q, 100, 0);
+	bp_ctx_add(&c, &fp2, p, 100, 0);
+	assert_int_equal(fp.fragment_index, 2);
+	assert_int_equal(fq.fragment_index, 2);
+	assert_true(fq.fragment_offset != fp.fragment_offset);
+	assert_int_equal(fp2.fragment_index, fp.fragment_index);
+	assert_int_equal(fp2.fragment_offset, fp.fragment_offset);
+	assert_true(stats(&c).duplicate_fragments == 2);
+
+	bp_ctx_finish(&c);
+	assert_int_equal(c.fcount, 3);
+	bp_check_file(&c, &fx, x, 3000);
+	bp_check_file(&c, &fy, y, 3000);
+	bp_check_file(&c, &fx2, x, 3000);
+	bp_check_file(&c, &fz, z, 3000);
+	bp_check_file(&c, &fp, p, 100);
+	bp_check_file(&c, &fq, q, 100);
+	bp_check_file(&c, &fp2, p, 100);
+
+	bp_ctx_close(&c);
+	free(x);
+	free(y);
+	free(z);
+	free(p);
+	free(q);
+}
+
+static void test_fragment_dedup(void **state)
+{
+	const uint32_t bs = 4096;
+	static const size_t sizes[5] = {900, 1, 1500, 901, 2000};
+	sqfs_file_data_t fd[60];
+	uint8_t *tails[5];
+	size_t i;
+	bp_ctx_t c;
+
+	(void)state;
+	for (i = 0; i < 5; ++i)
+		tails[i] = test_make_data(
+		    sizes[i], i % 2 ? TEST_DATA_RANDOM : TEST_DATA_TEXT,
+		    (uint32_t)(60 + i));
+
+	bp_ctx_open(&c, bs, BP_TEST_GZIP, NULL);
+	for (i = 0; i < 60; ++i) {
+		/* new tails until 30, then only repeats, in a shuffled order
+		 * so that read-backs of older blocks happen */
+		size_t k = i < 30 ? i % 5 : (i * 7 + 3) % 5;
+
+		if (i >= 5 && i < 30) {
+			/* variants: one byte changed, never merged */
+			uint8_t *v = malloc(sizes[k]);
+
+			assert_non_null(v);
+			memcpy(v, tails[k], sizes[k]);
+			v[sizes[k] / 2] ^= (uint8_t)i;
+			bp_ctx_add(&c, &fd[i], v, sizes[k], 0);
+			free(v);
+			continue;
+		}
+		bp_ctx_add(&c, &fd[i], tails[k], sizes[k], 0);
+		if (i >= 30) {
+			assert_int_equal(fd[i].fragment_index,
+					 fd[k].fragment_index);
+			assert_int_equal(fd[i].fragment_offset,
+					 fd[k].fragment_offset);
+		}
+	}
+	assert_true(stats(&c).duplicate_fragments == 30);
+	bp_ctx_finish(&c);
+	assert_true(c.fcount > 5);
+	for (i = 0; i < 60; ++i) {
+		size_t k = i < 30 ? i % 5 : (i * 7 + 3) % 5;
+
+		if (i < 5 || i >= 30)
+			bp_check_file(&c, &fd[i], tails[k], sizes[k]);
+		sqfs_file_data_cleanup(&fd[i]);
+	}
+	for (i = 0; i < 5; ++i)
+		free(tails[i]);
+	bp_ctx_close(&c);
+}
+
+/*
+ * b's block duplicates a's, and b's tail overflows the open fragment block.
+ * The fragment block must be written after b's duplicate was cut off, or
+ * the cut would take the fragment block with it.
+ */
+static void test_dedup_then_fragment_flush(void **state)
+{
+	const uint32_t bs = 4096;
+	sqfs_file_data_t a, b;
+	uint8_t *da, *db;
+	bp_ctx_t c;
+
+	(void)state;
+	da = test_make_data(bs + 3000, TEST_DATA_TEXT, 71);
+	db = test_make_data(bs + 3000, TEST_DATA_TEXT, 72);
+	memcpy(db, da, bs);
+
+	bp_ctx_open(&c, bs, 0, NULL);
+	bp_ctx_add(&c, &a, da, bs + 3000, 0);
+	bp_ctx_add(&c, &b, db, bs + 3000, 0);
+	assert_true(b.blocks_start == a.blocks_start);
+	assert_int_equal(a.fragment_index, 0);
+	assert_int_equal(b.fragment_index, 1);
+	assert_true(stats(&c).fragment_blocks == 1);
+	bp_ctx_finish(&c);
+	bp_check_file(&c, &a, da, bs + 3000);
+	bp_check_file(&c, &b, db, bs + 3000);
+
+	sqfs_file_data_cleanup(&a);
+	sqfs_file_data_cleanup(&b);
+	bp_ctx_close(&c);
+	free(da);
+	free(db);
+}
+
+/* A fragment block written between two data blocks splits the run. */
+static void test_run_split_by_fragment_block(void **state)
+{
+	const uint32_t bs = 4096;
+	sqfs_file_data_t a, b, z, yz, xy;
+	uint8_t *data, *buf;
+	bp_ctx_t c;
+
+	(void)state;
+	/* x = data[0, bs), tails, y = data[2bs, 3bs), z = data[4bs, 5bs) */
+	data = test_make_data(5 * bs, TEST_DATA_TEXT, 81);
+	buf = malloc(2 * bs);
+	assert_non_null(buf);
+
+	bp_ctx_open(&c, bs, 0, NULL);
+	/* x, then a tail in fragment block 0 (open) */
+	bp_ctx_add(&c, &a, data, bs + 3000, 0);
+	/* y right after x; its tail flushes block 0 behind y */
+	bp_ctx_add(&c, &b, data + 2 * bs, bs + 3000, 0);
+	bp_ctx_add(&c, &z, data + 4 * bs, bs, 0);
+	assert_true(b.blocks_start ==
+		    a.blocks_start + (a.block_sizes[0] & BP_SIZE_MASK));
+
+	memcpy(buf, data + 2 * bs, bs);
+	memcpy(buf + bs, data + 4 * bs, bs);
+	bp_ctx_add(&c, &yz, buf, 2 * bs, 0);
+	assert_true(yz.blocks_start > z.blocks_start);
+
+	memcpy(buf, data, bs);
+	memcpy(buf + bs, data + 2 * bs, bs);
+	bp_ctx_add(&c, &xy, buf, 2 * bs, 0);
+	assert_true(xy.blocks_start == a.blocks_start);
+
+	bp_ctx_finish(&c);
+	bp_check_file(&c, &xy, buf, 2 * bs);
+	memcpy(buf, data + 2 * bs, bs);
+	memcpy(buf + bs, data + 4 * bs, bs);
+	bp_check_file(&c, &yz, buf, 2 * bs);
+	bp_check_file(&c, &a, data, bs + 3000);
+	bp_check_file(&c, &b, data + 2 * bs, bs + 3000);
+
+	sqfs_file_data_cleanup(&a);
+	sqfs_file_data_cleanup(&b);
+	sqfs_file_data_cleanup(&z);
+	sqfs_file_data_cleanup(&yz);
+	sqfs_file_data_cleanup(&xy);
+	bp_ctx_close(&c);
+	free(data);
+	free(buf);
+}
+
+/* Sparse blocks are in the inode, not in the run of stored blocks. */
+static void test_sparse_inside_run(void **state)
+{
+	const uint32_t bs = 4096;
+	sqfs_file_data_t a, b, a2;
+	uint8_t *holey, *dense;
+	bp_ctx_t c;
+
+	(void)state;
+	holey = test_make_data(3 * bs, TEST_DATA_TEXT, 91);
+	memset(holey + bs, 0, bs);
+	dense = malloc(2 * bs);
+	assert_non_null(dense);
+	memcpy(dense, holey, bs);
+	memcpy(dense + bs, holey + 2 * bs, bs);
+
+	bp_ctx_open(&c, bs, 0, NULL);
+	bp_ctx_add(&c, &a, holey, 3 * bs, 0);
+	bp_ctx_add(&c, &b, dense, 2 * bs, 0);
+	bp_ctx_add(&c, &a2, holey, 3 * bs, 0);
+	assert_true(b.blocks_start == a.blocks_start);
+	assert_true(a2.blocks_start == a.blocks_start);
+	assert_int_equal(a2.block_sizes[1], 0);
+	assert_true(stats(&c).duplicate_blocks == 4);
+
+	bp_ctx_finish(&c);
+	bp_check_file(&c, &a, holey, 3 * bs);
+	bp_check_file(&c, &b, dense, 2 * bs);
+	bp_check_file(&c, &a2, holey, 3 * bs);
+
+	sqfs_file_data_cleanup(&a);
+	sqfs_file_data_cleanup(&b);
+	sqfs_file_data_cleanup(&a2);
+	bp_ctx_close(&c);
+	free(holey);
+	free(dense);
+}
+
+static void test_dont_deduplicate(void **state)
+{
+	const uint32_t bs = 4096;
+	const size_t size = 2 * (size_t)bs + 700;
+	sqfs_file_data_t a, b, d, e;
+	uint64_t before;
+	uint8_t *data;
+	bp_ctx_t c;
+
+	(void)state;
+	data = test_make_data(size, TEST_DATA_TEXT, 101);
+	bp_ctx_open(&c, bs, 0, NULL);
+	bp_ctx_add(&c, &a, data, size, 0);
+
+	before = bp_ctx_size(&c);
+	bp_ctx_add(&c, &b, data, size, SQFS_BLK_DONT_DEDUPLICATE);
+	assert_true(b.blocks_start == before);
+	assert_true(b.fragment_offset != a.fragment_offset);
+
+	/* b was not recorded: d finds a */
+	before = bp_ctx_size(&c);
+	bp_ctx_add(&c, &d, data, size, 0);
+	assert_true(d.blocks_start == a.blocks_start);
+	assert_int_equal(d.fragment_offset, a.fragment_offset);
+	assert_true(bp_ctx_size(&c) == before);
+
+	/* and e, flagged, does not look */
+	bp_ctx_add(&c, &e, data, size, SQFS_BLK_DONT_DEDUPLICATE);
+	assert_true(e.blocks_start == before);
+	assert_true(stats(&c).duplicate_blocks == 2);
+	assert_true(stats(&c).duplicate_fragments == 1);
+
+	bp_ctx_finish(&c);
+	bp_check_file(&c, &a, data, size);
+	bp_check_file(&c, &b, data, size);
+	bp_check_file(&c, &d, data, size);
+	bp_check_file(&c, &e, data, size);
+
+	sqfs_file_data_cleanup(&a);
+	sqfs_file_data_cleanup(&b);
+	sqfs_file_data_cleanup(&d);
+	sqfs_file_data_cleanup(&e);
+	bp_ctx_close(&c);
+	free(data);
+}
+
+/* Many files sharing a first block: the lookup still finds the one run
+ * that matches, which is the most recent. */
+static void test_shared_first_block(void **state)
+{
+	const uint32_t bs = 4096;
+	sqfs_file_data_t fd[40], again;
+	uint8_t *data, *buf;
+	uint64_t before;
+	size_t i;
+	bp_ctx_t c;
+
+	(void)state;
+	data = test_make_data(41 * bs, TEST_DATA_TEXT, 111);
+	buf = malloc(2 * bs);
+	assert_non_null(buf);
+
+	bp_ctx_open(&c, bs, 0, NULL);
+	for (i = 0; i < 40; ++i) {
+		memcpy(buf, data, bs);
+		memcpy(buf + bs, data + (i + 1) * bs, bs);
+		bp_ctx_add(&c, &fd[i], buf, 2 * bs, 0);
+	}
+	/* every file's pair of blocks differs, so none was merged */
+	assert_true(stats(&c).duplicate_blocks == 0);
+
+	memcpy(buf + bs, data + 1 * bs, bs);
+	before = bp_ctx_size(&c);
+	bp_ctx_add(&c, &again, buf, 2 * bs, 0);
+	assert_true(again.blocks_start == fd[0].blocks_start);
+	assert_true(bp_ctx_size(&c) == before);
+
+	bp_ctx_finish(&c);
+	bp_check_file(&c, &again, buf, 2 * bs);
+	for (i = 0; i < 40; ++i)
+		sqfs_file_data_cleanup(&fd[i]);
+	sqfs_file_data_cleanup(&again);
+	bp_ctx_close(&c);
+	free(data);
+	free(buf);
+}
+
+/*
+ * a is one block p; b is p twice. The run "a's p, then b's own first p"
+ * matches b, but it overlaps b's blocks, which the merge would cut off.
+ */
+static void test_no_overlap_with_self(void **state)
+{
+	const uint32_t bs = 4096;
+	sqfs_file_data_t a, b;
+	uint8_t *data;
+	bp_ctx_t c;
+
+	(void)state;
+	data = test_make_data(2 * bs, TEST_DATA_RANDOM, 121);
+	memcpy(data + bs, data, bs);
+
+	bp_ctx_open(&c, bs, 0, NULL);
+	bp_ctx_add(&c, &a, data, bs, 0);
+	bp_ctx_add(&c, &b, data, 2 * bs, 0);
+	assert_true(b.blocks_start == a.blocks_start + bs);
+	assert_true(stats(&c).duplicate_blocks == 0);
+	bp_ctx_finish(&c);
+	bp_check_file(&c, &a, data, bs);
+	bp_check_file(&c, &b, data, 2 * bs);
+
+	sqfs_file_data_cleanup(&a);
+	sqfs_file_data_cleanup(&b);
+	bp_ctx_close(&c);
+	free(data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_same_file_twice),
+	    cmocka_unit_test(test_middle_of_earlier_file),
+	    cmocka_unit_test(test_one_byte_differs),
+	    cmocka_unit_test(test_block_hash_collision),
+	    cmocka_unit_test(test_fragment_hash_collision),
+	    cmocka_unit_test(test_fragment_dedup),
+	    cmocka_unit_test(test_dedup_then_fragment_flush),
+	    cmocka_unit_test(test_run_split_by_fragment_block),
+	    cmocka_unit_test(test_sparse_inside_run),
+	    cmocka_unit_test(test_dont_deduplicate),
+	    cmocka_unit_test(test_shared_first_block),
+	    cmocka_unit_test(test_no_overlap_with_self),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
