@@ -43,7 +43,11 @@ static void fill_text(uint8_t *buf, size_t size, uint32_t seed)
 	    "files",	"with",	  "fragments", "inode", "table", "entry",
 	    "compress", "stream", "\n",	       "zstd",	"xz",	 "gzip",
 	};
-	uint32_t state = seed | 1;
+	/* every seed its own text: xorshift needs a non-zero state */
+	uint32_t state = seed * 2654435761u + 0x9E3779B9u;
+
+	if (state == 0)
+		state = 1;
 	size_t pos = 0;
 
 	while (pos < size) {
