@@ -142,8 +142,8 @@ SQFS_API int sqfs_inode_write(sqfs_meta_writer_t *mw,
  * what can remain in the inode table, so a hostile size cannot cause a
  * huge allocation. On success *out is a new inode to free().
  */
-SQFS_API int sqfs_inode_read(sqfs_meta_reader_t *mr,
-			     const sqfs_super_t *super, sqfs_inode_t **out);
+SQFS_API int sqfs_inode_read(sqfs_meta_reader_t *mr, const sqfs_super_t *super,
+			     sqfs_inode_t **out);
 
 SQFS_END_DECLS
 

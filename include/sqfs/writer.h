@@ -25,8 +25,11 @@
  *   Directory listings are sorted, so the order of entries only affects
  *   where file data lands.
  *
- * All functions return 0 or a negative sqfs_error_t. After an error the
- * image is incomplete; destroy the writer and discard the output file.
+ * All functions return 0 or a negative sqfs_error_t. An entry refused for
+ * what it is (SQFS_ERROR_ARG_INVALID, _NOT_DIR, _OVERFLOW, _UNSUPPORTED,
+ * _LIMIT) leaves the writer as it was, so a caller may skip it and go on.
+ * Any other error (I/O, memory, compressor) leaves the image incomplete:
+ * destroy the writer and discard the output file.
  */
 #ifndef SQFS_WRITER_H
 #define SQFS_WRITER_H
@@ -152,9 +155,11 @@ SQFS_API int sqfs_writer_add_special(sqfs_writer_t *wr, const char *path,
 				     const sqfs_entry_attr_t *attr);
 
 /*
- * Add a hard link at path to the entry at target. The target may be added
- * later (forward references are resolved by sqfs_writer_finish); it must
- * not be a directory. Links to links resolve to the final entry.
+ * Add a hard link at path to the entry at target, which must not be a
+ * directory. If target exists, the link refers to that object from now on,
+ * even if target is replaced later (as extracting an archive keeps the old
+ * file); otherwise target is looked up when sqfs_writer_finish resolves
+ * forward references. Links to links resolve to the final entry.
  */
 SQFS_API int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
 				       const char *target);
@@ -192,10 +197,11 @@ SQFS_API int sqfs_writer_finish(sqfs_writer_t *wr);
  * calling report (if not NULL) with each link's path and its target before
  * it goes. Returns the number removed.
  */
-SQFS_API int sqfs_writer_drop_broken_links(
-	sqfs_writer_t *wr,
-	void (*report)(void *user, const char *path, const char *target),
-	void *user);
+SQFS_API int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
+					   void (*report)(void *user,
+							  const char *path,
+							  const char *target),
+					   void *user);
 
 /* Statistics so far; complete after sqfs_writer_finish. */
 SQFS_API void sqfs_writer_get_stats(const sqfs_writer_t *wr,

@@ -294,8 +294,18 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(sqfs_writer_end_file(wr), 0);
 	assert_int_equal(sqfs_writer_add_hard_link(wr, name, "file"), 0);
 	assert_int_equal(sqfs_writer_drop_broken_links(wr, NULL, NULL), 0);
-	assert_int_equal(sqfs_writer_add_hard_link(wr, name, name), 0);
+	/* replaced by a link to nothing, the long name is dropped again
+	 * (extraction could not create it) */
+	assert_int_equal(sqfs_writer_add_hard_link(wr, name, "missing"), 0);
 	assert_int_equal(sqfs_writer_drop_broken_links(wr, NULL, NULL), 1);
+	/* a link to itself keeps the object the path named (GNU tar keeps
+	 * the file too) */
+	assert_int_equal(sqfs_writer_add_hard_link(wr, "file", "file"), 0);
+	assert_int_equal(sqfs_writer_drop_broken_links(wr, NULL, NULL), 0);
+	/* two links naming each other before either exists form a loop */
+	assert_int_equal(sqfs_writer_add_hard_link(wr, "loop1", "loop2"), 0);
+	assert_int_equal(sqfs_writer_add_hard_link(wr, "loop2", "loop1"), 0);
+	assert_int_equal(sqfs_writer_drop_broken_links(wr, NULL, NULL), 2);
 
 	assert_int_equal(sqfs_writer_finish(wr), 0);
 	sqfs_writer_destroy(wr);

@@ -106,16 +106,15 @@ int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
 void sqfs_block_processor_destroy(sqfs_block_processor_t *bp);
 
 /* Start a file; fd is zeroed and then filled in. flags: sqfs_blk_flags_t. */
-int sqfs_block_processor_begin(sqfs_block_processor_t *bp,
-			       sqfs_file_data_t *fd, unsigned int flags);
+int sqfs_block_processor_begin(sqfs_block_processor_t *bp, sqfs_file_data_t *fd,
+			       unsigned int flags);
 
 /* Append data to the current file. */
 int sqfs_block_processor_append(sqfs_block_processor_t *bp, const void *data,
 				size_t size);
 
 /* Append size bytes of zeros to the current file without data. */
-int sqfs_block_processor_append_hole(sqfs_block_processor_t *bp,
-				     uint64_t size);
+int sqfs_block_processor_append_hole(sqfs_block_processor_t *bp, uint64_t size);
 
 /* Finish the current file (its tail goes to a fragment or a last block). */
 int sqfs_block_processor_end(sqfs_block_processor_t *bp);

@@ -44,6 +44,10 @@ enum {
 	NODE_DEFAULT_IDS = 0x08,
 	/* A hard link; data.target is the canonical target path. */
 	NODE_HARDLINK = 0x10,
+	/* A hard link whose target existed when it was added: num holds the
+	 * object it refers to from then on, even if the target path is
+	 * replaced later (as extracting an archive keeps the old inode). */
+	NODE_LINK_BOUND = 0x20,
 };
 
 /* Link resolution states kept in node.num of a hard link at finish;

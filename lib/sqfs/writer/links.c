@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * links.c - resolving hard links by path at finish: chains are followed,
- * loops and targets that are missing or directories make a link broken.
+ * links.c - resolving hard links at finish. A link bound when it was
+ * added keeps its object; the others are resolved by path: chains are
+ * followed, loops and targets that are missing or directories make a link
+ * broken.
  */
 #include "config.h"
 
@@ -32,6 +34,10 @@ static void resolve_chain(wr_tree_t *t, uint32_t start)
 
 		if (!(n->flags & NODE_HARDLINK)) {
 			result = id;
+			break;
+		}
+		if (n->flags & NODE_LINK_BOUND) {
+			result = n->num;
 			break;
 		}
 		if (n->num == LINK_VISITING) {
@@ -72,7 +78,7 @@ size_t wr_links_resolve(wr_tree_t *t)
 	for (uint32_t id = 0; id < t->node_count; ++id) {
 		wr_node_t *n = wr_node(t, id);
 
-		if (n->flags & NODE_HARDLINK)
+		if ((n->flags & NODE_HARDLINK) && !(n->flags & NODE_LINK_BOUND))
 			n->num = LINK_UNRESOLVED;
 	}
 

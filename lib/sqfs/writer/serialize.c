@@ -80,7 +80,12 @@ static int build_children(ser_t *s)
 
 		if (!(n->flags & NODE_HARDLINK))
 			n->num = 0;
-		n->nlink = wr_node_is_dir(n) ? 2 : 1;
+		/* a replaced object still reached through a link bound to it
+		 * has no entry of its own */
+		if (n->flags & NODE_DEAD)
+			n->nlink = 0;
+		else
+			n->nlink = wr_node_is_dir(n) ? 2 : 1;
 	}
 
 	for (uint32_t id = 1; id < count; ++id) {

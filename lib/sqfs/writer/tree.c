@@ -83,7 +83,9 @@ static uint32_t hash_name(uint32_t parent, const char *name, size_t len)
 
 static bool name_equal(const char *stored, const char *name, size_t len)
 {
-	return memcmp(stored, name, len) == 0 && stored[len] == '\0';
+	/* strncmp stops at the stored name's terminator, so a shorter stored
+	 * name at the end of an arena block is never read past */
+	return strncmp(stored, name, len) == 0 && stored[len] == '\0';
 }
 
 int wr_tree_new_node(wr_tree_t *t, uint32_t parent, const char *name,

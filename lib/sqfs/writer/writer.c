@@ -520,7 +520,7 @@ int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
 			      const char *target)
 {
 	const char *name, *canon;
-	uint32_t parent, id;
+	uint32_t parent, id, bound;
 	size_t len, depth;
 	int ret;
 
@@ -538,10 +538,29 @@ int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
 	if (ret != 0)
 		return ret;
 
+	/* bind to the object the target names now; a target added later is
+	 * resolved by path at finish */
+	bound = wr_tree_find(&wr->tree, canon);
+	if (bound != NODE_NIL) {
+		const wr_node_t *tn = wr_node(&wr->tree, bound);
+
+		if (tn->flags & NODE_HARDLINK)
+			bound =
+			    (tn->flags & NODE_LINK_BOUND) ? tn->num : NODE_NIL;
+		else if (wr_node_is_dir(tn))
+			bound = NODE_NIL;
+	}
+
 	ret = place_node(wr, parent, name, len, &id);
 	if (ret == 0) {
-		wr_node(&wr->tree, id)->flags |= NODE_HARDLINK;
-		wr_node(&wr->tree, id)->data.target = canon;
+		wr_node_t *n = wr_node(&wr->tree, id);
+
+		n->flags |= NODE_HARDLINK;
+		n->data.target = canon;
+		if (bound != NODE_NIL) {
+			n->flags |= NODE_LINK_BOUND;
+			n->num = bound;
+		}
 	}
 	return ret;
 }

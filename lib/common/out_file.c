@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * out_file.c - an output image that appears complete or not at all.
+ */
+#include "config.h"
+
+#include "common/out_file.h"
+#include "common/print.h"
+#include "sqfs/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Tries at a unique temporary name before giving up. */
+#define OUT_FILE_MAX_TRIES 100
+
+struct out_file {
+	sqfs_file_t *file;
+	char *path;
+	char *temp;
+	bool force;
+	bool committed;
+};
+
+/*
+ * The temporary file a signal would leave behind. Only one output is open
+ * at a time in a tool; the handler unlinks it (async-signal-safe) and
+ * dies of the signal as it would have.
+ */
+static char signal_temp[4096];
+static volatile sig_atomic_t signal_temp_set;
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void cleanup_handler(int sig)
+{
+	if (signal_temp_set)
+		unlink(signal_temp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void arm_cleanup(const char *temp)
+{
+	size_t i, len = strlen(temp);
+
+	if (len >= sizeof(signal_temp))
+		return;
+	memcpy(signal_temp, temp, len + 1);
+	signal_temp_set = 1;
+
+	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]);
+	     ++i) {
+		struct sigaction sa, old;
+
+		/* leave alone a signal the caller chose to ignore */
+		if (sigaction(cleanup_signals[i], NULL, &old) != 0 ||
+		    old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = cleanup_handler;
+		sigemptyset(&sa.sa_mask);
+		sigaction(cleanup_signals[i], &sa, NULL);
+	}
+}
+
+static void disarm_cleanup(void)
+{
+	signal_temp_set = 0;
+}
+
+static char *make_temp_name(const char *path, unsigned int n)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash == NULL ? 0 : (size_t)(slash - path) + 1;
+	const char *base = path + dirlen;
+	size_t size = strlen(path) + 64;
+	char *name = malloc(size);
+
+	if (name == NULL)
+		return NULL;
+	/* a long name is cut, so the temporary name stays within NAME_MAX */
+	snprintf(name, size, "%.*s.%.200s.%ld.%u.tmp", (int)dirlen, path, base,
+		 (long)getpid(), n);
+	return name;
+}
+
+int out_file_open(out_file_t **out, const char *path, bool force)
+{
+	out_file_t *of;
+	struct stat sb;
+	unsigned int n;
+	int ret;
+
+	if (path[0] == '\0' || path[strlen(path) - 1] == '/') {
+		tool_error(path, "not a file name");
+		return -1;
+	}
+
+	if (lstat(path, &sb) == 0) {
+		if (!force) {
+			tool_error(path, "file exists (use --force to "
+					 "overwrite it)");
+			return -1;
+		}
+		if (!S_ISREG(sb.st_mode)) {
+			tool_error(path, "exists and is not a regular file");
+			return -1;
+		}
+	} else if (errno != ENOENT) {
+		tool_error(path, "%s", strerror(errno));
+		return -1;
+	}
+
+	of = calloc(1, sizeof(*of));
+	if (of == NULL || (of->path = strdup(path)) == NULL) {
+		free(of);
+		tool_error(path, "out of memory");
+		return -1;
+	}
+	of->force = force;
+
+	for (n = 0; n < OUT_FILE_MAX_TRIES; ++n) {
+		of->temp = make_temp_name(path, n);
+		if (of->temp == NULL) {
+			errno = ENOMEM;
+			break;
+		}
+		ret = sqfs_file_open(&of->file, of->temp, 0);
+		if (ret == 0)
+			break;
+		free(of->temp);
+		of->temp = NULL;
+		if (ret != SQFS_ERROR_EXISTS && errno != EEXIST)
+			break;
+	}
+
+	if (of->file == NULL) {
+		tool_error(path, "cannot create a file beside it: %s",
+			   strerror(errno));
+		free(of->temp);
+		free(of->path);
+		free(of);
+		return -1;
+	}
+
+	arm_cleanup(of->temp);
+	*out = of;
+	return 0;
+}
+
+sqfs_file_t *out_file_get(out_file_t *of)
+{
+	return of->file;
+}
+
+const char *out_file_temp_path(const out_file_t *of)
+{
+	return of->temp;
+}
+
+/* Move the temporary file to a target that must not exist. */
+static int move_no_replace(const char *from, const char *to)
+{
+	struct stat sb;
+
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+		return -1;
+
+	/* the file system cannot do it: a hard link refuses an existing
+	 * target just as well */
+	if (link(from, to) == 0) {
+		unlink(from);
+		return 0;
+	}
+	if (errno != EPERM && errno != ENOTSUP && errno != ENOSYS)
+		return -1;
+
+	/* no hard links either (FAT): check, then rename */
+	if (lstat(to, &sb) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return rename(from, to);
+}
+
+int out_file_commit(out_file_t *of)
+{
+	int ret;
+
+	sqfs_file_destroy(of->file);
+	of->file = NULL;
+
+	if (of->force)
+		ret = rename(of->temp, of->path);
+	else
+		ret = move_no_replace(of->temp, of->path);
+
+	if (ret != 0) {
+		if (errno == EEXIST)
+			tool_error(of->path, "file exists (it appeared while "
+					     "packing; use --force to "
+					     "overwrite it)");
+		else
+			tool_error(of->path, "%s", strerror(errno));
+		return -1;
+	}
+	of->committed = true;
+	disarm_cleanup();
+	return 0;
+}
+
+void out_file_destroy(out_file_t *of)
+{
+	if (of == NULL)
+		return;
+	sqfs_file_destroy(of->file);
+	if (!of->committed) {
+		disarm_cleanup();
+		unlink(of->temp);
+	}
+	free(of->temp);
+	free(of->path);
+	free(of);
+}

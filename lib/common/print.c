@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * print.c - how the tools talk to the user on stderr.
+ */
+#include "config.h"
+
+#include "common/print.h"
+
+#include <stdio.h>
+
+static const char *tool_name = "squashforge";
+static void (*message_hook)(void *user);
+static void *message_hook_user;
+
+void tool_set_name(const char *name)
+{
+	tool_name = name;
+}
+
+const char *tool_get_name(void)
+{
+	return tool_name;
+}
+
+void tool_set_message_hook(void (*hook)(void *user), void *user)
+{
+	message_hook = hook;
+	message_hook_user = user;
+}
+
+static void vmessage(const char *what, const char *fmt, va_list ap)
+{
+	/* one write per line, so that output of several processes does
+	 * not interleave within a line */
+	char line[1024];
+	int n;
+
+	if (message_hook != NULL)
+		message_hook(message_hook_user);
+
+	n = snprintf(line, sizeof(line), "%s: ", tool_name);
+
+	if (n >= 0 && (size_t)n < sizeof(line) && what != NULL)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s: ", what);
+	if (n >= 0 && (size_t)n < sizeof(line))
+		vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	fprintf(stderr, "%s\n", line);
+	fflush(stderr);
+}
+
+void tool_error(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(what, fmt, ap);
+	va_end(ap);
+}
+
+void tool_warning(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(what, fmt, ap);
+	va_end(ap);
+}

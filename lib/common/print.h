@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * print.h - how the tools talk to the user on stderr.
+ *
+ * Every message has the form "tool: what: why", so that a script's log
+ * says which program complained and about which file or entry.
+ */
+#ifndef COMMON_PRINT_H
+#define COMMON_PRINT_H
+
+#include <stdarg.h>
+
+#if defined(__GNUC__)
+#define TOOL_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define TOOL_PRINTF(a, b)
+#endif
+
+/* The program name the messages start with. */
+void tool_set_name(const char *name);
+const char *tool_get_name(void);
+
+/* Print "tool: what: why" (or "tool: why" if what is NULL) on stderr. */
+void tool_error(const char *what, const char *fmt, ...) TOOL_PRINTF(2, 3);
+
+/* The same for a problem the tool goes on after; the same form, so that
+ * the text alone ("...; skipped") says that it goes on. */
+void tool_warning(const char *what, const char *fmt, ...) TOOL_PRINTF(2, 3);
+
+/*
+ * A function called before any message is printed, so that a progress
+ * line on the terminal can be cleared first. NULL removes it.
+ */
+void tool_set_message_hook(void (*hook)(void *user), void *user);
+
+#endif /* COMMON_PRINT_H */

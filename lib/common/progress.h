@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * progress.h - a progress line on stderr while packing.
+ *
+ * Shown only where someone watches (stderr is a terminal) and not with
+ * --quiet; redrawn a few times a second at most, so it costs nothing
+ * measurable; cleared before any other message and at the end.
+ */
+#ifndef COMMON_PROGRESS_H
+#define COMMON_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+typedef struct {
+	bool enabled;
+	bool shown;
+	struct timespec start;
+	struct timespec last;
+} progress_t;
+
+/* Start the clock; the line is drawn only if enabled (the caller passes
+ * !quiet && isatty(STDERR_FILENO)). */
+void progress_init(progress_t *p, bool enabled);
+
+/* Redraw the line with the bytes and entries so far, if the last redraw
+ * is long enough ago. */
+void progress_update(progress_t *p, uint64_t bytes, uint64_t entries);
+
+/* Remove the line from the terminal. */
+void progress_clear(progress_t *p);
+
+/* Stop: clear the line and release the message hook. */
+void progress_end(progress_t *p);
+
+/* "1.5 MiB" style text for a number of bytes. */
+void progress_format_bytes(char *buf, size_t size, double bytes);
+
+#endif /* COMMON_PROGRESS_H */

@@ -1,0 +1,902 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tar_reader.c - entries of a tar archive, read through libarchive.
+ */
+#include "config.h"
+
+#include "tar/tar_reader.h"
+#include "tar/path.h"
+#include "tar/raw_header.h"
+#include "sqfs/error.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Bytes libarchive reads from a file descriptor or file at once. */
+#define TAR_READ_BLOCK 65536
+
+/* libarchive never returns empty data blocks in a row; if it ever did,
+ * give up rather than spin. */
+#define TAR_MAX_EMPTY_BLOCKS 1024
+
+typedef enum {
+	STATE_NEW,
+	STATE_HEADER,
+	STATE_DATA,
+	STATE_DATA_DONE,
+	STATE_EOF,
+	STATE_FATAL,
+} reader_state_t;
+
+/* A copy of a block of the uncompressed stream passed on to the tar
+ * parser, and where it lies in the stream. */
+typedef struct {
+	uint8_t *data;
+	size_t size;
+	size_t cap;
+	uint64_t offset;
+} history_t;
+
+/*
+ * Two libarchive readers in a row: raw undoes the compression, ar parses
+ * the tar stream it is fed by tee_read. In between, the last two blocks
+ * are kept, so that the raw header behind an entry (or a damaged one) can
+ * be looked at (tar/raw_header.h).
+ */
+struct tar_reader {
+	struct archive *raw;
+	struct archive *ar;
+	reader_state_t state;
+	bool raw_started;
+	bool raw_eof;
+	history_t hist[2];
+
+	tar_entry_t ent;
+	char *path;
+	char *hardlink;
+	tar_xattr_t *xattrs;
+	size_t xattr_count;
+
+	/* data of the current entry */
+	uint64_t pos;
+	const void *pending;
+	size_t pending_size;
+
+	/* a good header found after damaged ones, returned next time */
+	bool have_pending_entry;
+
+	/* a report due before the next entry (see check_entry_header) */
+	bool have_report;
+	char *report_entry;
+	char report[256];
+
+	/* a file opened by tar_reader_open_path, or -1 */
+	int own_fd;
+
+	/* the last entry read well, to say where damage is */
+	char *last_path;
+
+	char *err_entry;
+	char err[512];
+};
+
+static void clear_entry(tar_reader_t *rd)
+{
+	size_t i;
+
+	for (i = 0; i < rd->xattr_count; ++i) {
+		free(rd->xattrs[i].key);
+		free(rd->xattrs[i].value);
+	}
+	free(rd->xattrs);
+	free(rd->path);
+	free(rd->hardlink);
+	rd->xattrs = NULL;
+	rd->xattr_count = 0;
+	rd->path = NULL;
+	rd->hardlink = NULL;
+	memset(&rd->ent, 0, sizeof(rd->ent));
+}
+
+static void set_error(tar_reader_t *rd, const char *entry, const char *why)
+{
+	free(rd->err_entry);
+	rd->err_entry = entry == NULL ? NULL : strdup(entry);
+	snprintf(rd->err, sizeof(rd->err), "%s", why);
+}
+
+static int archive_failure(tar_reader_t *rd, int ret, const char *entry)
+{
+	const char *why = archive_error_string(rd->ar);
+	int err = archive_errno(rd->ar);
+	char buf[sizeof(rd->err)];
+
+	if (why == NULL)
+		why = "unknown archive error";
+	/* a system error: say which ("Error reading fd 4" alone does not);
+	 * libarchive's codes for bad data (EILSEQ here) and misuse (EINVAL)
+	 * add nothing */
+	if (err > 0 && err != EILSEQ && err != EINVAL) {
+		snprintf(buf, sizeof(buf), "%s: %s", why, strerror(err));
+		why = buf;
+	}
+	set_error(rd, entry, why);
+	if (ret == ARCHIVE_FATAL) {
+		rd->state = STATE_FATAL;
+		return SQFS_ERROR_IO;
+	}
+	return SQFS_ERROR_CORRUPTED;
+}
+
+bool tar_reader_use_utf8_locale(void)
+{
+	static const char *const names[] = {"C.UTF-8", "C.utf8", "en_US.UTF-8",
+					    "en_US.utf8"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+		if (setlocale(LC_CTYPE, names[i]) != NULL)
+			return true;
+	}
+	return false;
+}
+
+int tar_reader_create(tar_reader_t **out)
+{
+	tar_reader_t *rd = calloc(1, sizeof(*rd));
+
+	if (rd == NULL)
+		return SQFS_ERROR_ALLOC;
+
+	rd->own_fd = -1;
+	rd->raw = archive_read_new();
+	rd->ar = archive_read_new();
+	if (rd->raw == NULL || rd->ar == NULL) {
+		tar_reader_destroy(rd);
+		return SQFS_ERROR_ALLOC;
+	}
+
+	/*
+	 * Only the filters the tools document, and only tar, not "all":
+	 * format_all includes mtree, which reads local files an archive
+	 * names, and filter_all runs external programs (lrzip, grzip).
+	 * Where libarchive was built without one of these libraries it runs
+	 * the decompressor program instead (ARCHIVE_WARN): fine. "empty"
+	 * makes an empty input an archive without entries.
+	 */
+	archive_read_support_filter_gzip(rd->raw);
+	archive_read_support_filter_xz(rd->raw);
+	archive_read_support_filter_zstd(rd->raw);
+	archive_read_support_filter_bzip2(rd->raw);
+	archive_read_support_filter_lz4(rd->raw);
+	if (archive_read_support_format_raw(rd->raw) != ARCHIVE_OK ||
+	    archive_read_support_format_empty(rd->raw) != ARCHIVE_OK ||
+	    archive_read_support_format_tar(rd->ar) != ARCHIVE_OK ||
+	    archive_read_support_format_empty(rd->ar) != ARCHIVE_OK) {
+		tar_reader_destroy(rd);
+		return SQFS_ERROR_UNSUPPORTED;
+	}
+
+	*out = rd;
+	return 0;
+}
+
+void tar_reader_destroy(tar_reader_t *rd)
+{
+	if (rd == NULL)
+		return;
+	if (rd->ar != NULL)
+		archive_read_free(rd->ar);
+	if (rd->raw != NULL)
+		archive_read_free(rd->raw);
+	if (rd->own_fd >= 0)
+		close(rd->own_fd);
+	clear_entry(rd);
+	free(rd->hist[0].data);
+	free(rd->hist[1].data);
+	free(rd->last_path);
+	free(rd->report_entry);
+	free(rd->err_entry);
+	free(rd);
+}
+
+static int remember(tar_reader_t *rd, const void *data, size_t size,
+		    uint64_t offset)
+{
+	history_t tmp = rd->hist[0];
+
+	rd->hist[0] = rd->hist[1];
+	rd->hist[1] = tmp;
+
+	if (rd->hist[1].cap < size) {
+		uint8_t *p = realloc(rd->hist[1].data, size);
+
+		if (p == NULL)
+			return -1;
+		rd->hist[1].data = p;
+		rd->hist[1].cap = size;
+	}
+	memcpy(rd->hist[1].data, data, size);
+	rd->hist[1].size = size;
+	rd->hist[1].offset = offset;
+	return 0;
+}
+
+/* The TAR_HEADER_SIZE bytes at offset of the stream, if still kept. */
+static bool peek_header(const tar_reader_t *rd, int64_t offset, uint8_t *out)
+{
+	size_t done = 0, i;
+
+	if (offset < 0)
+		return false;
+
+	for (i = 0; i < 2 && done < TAR_HEADER_SIZE; ++i) {
+		const history_t *h = rd->hist + i;
+		uint64_t want = (uint64_t)offset + done;
+		size_t n;
+
+		if (h->size == 0 || want < h->offset ||
+		    want - h->offset >= h->size)
+			continue;
+		n = h->size - (size_t)(want - h->offset);
+		if (n > TAR_HEADER_SIZE - done)
+			n = TAR_HEADER_SIZE - done;
+		memcpy(out + done, h->data + (want - h->offset), n);
+		done += n;
+	}
+	return done == TAR_HEADER_SIZE;
+}
+
+/* Feed the tar parser the next block of the uncompressed stream. */
+static la_ssize_t tee_read(struct archive *a, void *user, const void **buf)
+{
+	tar_reader_t *rd = user;
+	struct archive_entry *e;
+	unsigned int empty = 0;
+	const void *data;
+	la_int64_t offset;
+	size_t size;
+	int ret;
+
+	if (rd->raw_eof)
+		return 0;
+
+	if (!rd->raw_started) {
+		ret = archive_read_next_header(rd->raw, &e);
+		if (ret == ARCHIVE_EOF) {
+			rd->raw_eof = true;
+			return 0;
+		}
+		if (ret != ARCHIVE_OK && ret != ARCHIVE_WARN)
+			goto fail;
+		rd->raw_started = true;
+	}
+
+	do {
+		ret = archive_read_data_block(rd->raw, &data, &size, &offset);
+		if (ret == ARCHIVE_EOF) {
+			rd->raw_eof = true;
+			return 0;
+		}
+		if (ret != ARCHIVE_OK && ret != ARCHIVE_WARN)
+			goto fail;
+	} while (size == 0 && ++empty < TAR_MAX_EMPTY_BLOCKS);
+
+	if (size == 0 || size > (size_t)INT32_MAX) {
+		archive_set_error(a, EIO, "no progress reading the input");
+		return -1;
+	}
+	if (remember(rd, data, size, offset < 0 ? 0 : (uint64_t)offset)) {
+		archive_set_error(a, ENOMEM, "out of memory");
+		return -1;
+	}
+	*buf = data;
+	return (la_ssize_t)size;
+fail:
+	archive_set_error(a, archive_errno(rd->raw), "%s",
+			  archive_error_string(rd->raw) != NULL
+			      ? archive_error_string(rd->raw)
+			      : "cannot read the input");
+	return -1;
+}
+
+/* The raw reader has been opened (ret): open the tar parser on it. */
+static int open_result(tar_reader_t *rd, int ret)
+{
+	if (ret != ARCHIVE_OK) {
+		const char *why = archive_error_string(rd->raw);
+
+		set_error(rd, NULL, why != NULL ? why : "cannot open");
+		rd->state = STATE_FATAL;
+		return SQFS_ERROR_IO;
+	}
+	ret = archive_read_open(rd->ar, rd, NULL, tee_read, NULL);
+	if (ret != ARCHIVE_OK) {
+		archive_failure(rd, ARCHIVE_FATAL, NULL);
+		return SQFS_ERROR_IO;
+	}
+	rd->state = STATE_HEADER;
+	return 0;
+}
+
+int tar_reader_open_fd(tar_reader_t *rd, int fd)
+{
+	if (rd->state != STATE_NEW)
+		return SQFS_ERROR_SEQUENCE;
+	return open_result(rd,
+			   archive_read_open_fd(rd->raw, fd, TAR_READ_BLOCK));
+}
+
+int tar_reader_open_path(tar_reader_t *rd, const char *path)
+{
+	if (rd->state != STATE_NEW)
+		return SQFS_ERROR_SEQUENCE;
+
+	/* opened here rather than by libarchive, for errno's reason */
+	rd->own_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (rd->own_fd < 0) {
+		set_error(rd, NULL, strerror(errno));
+		rd->state = STATE_FATAL;
+		return SQFS_ERROR_IO;
+	}
+	return open_result(
+	    rd, archive_read_open_fd(rd->raw, rd->own_fd, TAR_READ_BLOCK));
+}
+
+int tar_reader_open_memory(tar_reader_t *rd, const void *data, size_t size)
+{
+	if (rd->state != STATE_NEW)
+		return SQFS_ERROR_SEQUENCE;
+	/* libarchive takes a non-const pointer but only reads */
+	return open_result(
+	    rd, archive_read_open_memory(rd->raw, (void *)data, size));
+}
+
+static tar_type_t entry_type(struct archive_entry *e)
+{
+	if (archive_entry_hardlink(e) != NULL)
+		return TAR_TYPE_HARDLINK;
+
+	switch (archive_entry_filetype(e)) {
+	case AE_IFDIR:
+		return TAR_TYPE_DIR;
+	case AE_IFREG:
+		return TAR_TYPE_FILE;
+	case AE_IFLNK:
+		return TAR_TYPE_SYMLINK;
+	case AE_IFCHR:
+		return TAR_TYPE_CHR;
+	case AE_IFBLK:
+		return TAR_TYPE_BLK;
+	case AE_IFIFO:
+		return TAR_TYPE_FIFO;
+	case AE_IFSOCK:
+		return TAR_TYPE_SOCKET;
+	default:
+		return TAR_TYPE_OTHER;
+	}
+}
+
+static int cmp_xattr(const void *a, const void *b)
+{
+	const tar_xattr_t *x = a, *y = b;
+	int ret = strcmp(x->key, y->key);
+
+	if (ret != 0)
+		return ret;
+	/* same key: the one read later first */
+	return x->order < y->order ? 1 : (x->order > y->order ? -1 : 0);
+}
+
+static void free_xattr(tar_xattr_t *x)
+{
+	free(x->key);
+	free(x->value);
+	x->key = NULL;
+	x->value = NULL;
+}
+
+/*
+ * Copy the xattrs of e. An archive may carry the same key twice (libarchive
+ * writes both a LIBARCHIVE.xattr and a SCHILY.xattr record); as with other
+ * pax records the later one wins. Sorting keeps this O(n log n) for
+ * archives with very many records.
+ */
+static int copy_xattrs(tar_reader_t *rd, struct archive_entry *e)
+{
+	const char *name;
+	const void *value;
+	size_t size, count, i, out;
+	int n;
+
+	n = archive_entry_xattr_reset(e);
+	if (n <= 0)
+		return 0;
+
+	rd->xattrs = calloc((size_t)n, sizeof(rd->xattrs[0]));
+	if (rd->xattrs == NULL)
+		return SQFS_ERROR_ALLOC;
+
+	for (count = 0; count < (size_t)n; ++count) {
+		tar_xattr_t *x = rd->xattrs + count;
+
+		if (archive_entry_xattr_next(e, &name, &value, &size) !=
+		    ARCHIVE_OK)
+			break;
+
+		x->key = strdup(name != NULL ? name : "");
+		/* one byte more, so an empty value is not a NULL pointer */
+		x->value = malloc(size + 1);
+		x->order = count;
+		rd->xattr_count = count + 1;
+		if (x->key == NULL || x->value == NULL)
+			return SQFS_ERROR_ALLOC;
+		if (size > 0)
+			memcpy(x->value, value, size);
+		x->size = size;
+	}
+
+	qsort(rd->xattrs, rd->xattr_count, sizeof(rd->xattrs[0]), cmp_xattr);
+	for (i = 0, out = 0; i < rd->xattr_count; ++i) {
+		if (out > 0 &&
+		    strcmp(rd->xattrs[out - 1].key, rd->xattrs[i].key) == 0) {
+			free_xattr(rd->xattrs + i);
+			continue;
+		}
+		rd->xattrs[out++] = rd->xattrs[i];
+	}
+	rd->xattr_count = out;
+	return 0;
+}
+
+/* Whether every data run of a sparse file lies within its size; caught
+ * here, the entry can be skipped before any of it is stored. */
+static bool sparse_map_ok(struct archive_entry *e, uint64_t size)
+{
+	la_int64_t offset, length;
+	int count = archive_entry_sparse_reset(e);
+
+	while (count-- > 0 &&
+	       archive_entry_sparse_next(e, &offset, &length) == ARCHIVE_OK) {
+		if (offset < 0 || length < 0 || (uint64_t)offset > size ||
+		    (uint64_t)length > size - (uint64_t)offset)
+			return false;
+	}
+	return true;
+}
+
+static int fill_entry(tar_reader_t *rd, struct archive_entry *e)
+{
+	const char *name = archive_entry_pathname(e);
+	tar_entry_t *ent = &rd->ent;
+	int ret;
+
+	if (name == NULL) {
+		set_error(rd, NULL, "entry without a name");
+		return SQFS_ERROR_CORRUPTED;
+	}
+
+	ent->raw_path = name;
+	ret = tar_path_canonical(name, &rd->path, &ent->unsafe);
+	if (ret != 0)
+		return ret;
+	ent->path = rd->path;
+
+	ent->type = entry_type(e);
+	ent->mode = (uint32_t)archive_entry_perm(e) & 07777;
+	ent->uid = archive_entry_uid(e);
+	ent->gid = archive_entry_gid(e);
+	ent->mtime_set = archive_entry_mtime_is_set(e) != 0;
+	ent->mtime = ent->mtime_set ? (int64_t)archive_entry_mtime(e) : 0;
+
+	if (ent->type == TAR_TYPE_FILE) {
+		int64_t size = archive_entry_size(e);
+
+		if (archive_entry_size_is_set(e) && size < 0) {
+			set_error(rd, name, "negative file size");
+			return SQFS_ERROR_CORRUPTED;
+		}
+		ent->size = size > 0 ? (uint64_t)size : 0;
+
+		if (!sparse_map_ok(e, ent->size)) {
+			set_error(
+			    rd, name,
+			    "the sparse map reaches beyond the file size");
+			return SQFS_ERROR_CORRUPTED;
+		}
+	}
+
+	if (ent->type == TAR_TYPE_SYMLINK) {
+		ent->symlink = archive_entry_symlink(e);
+		if (ent->symlink == NULL)
+			ent->symlink = "";
+	}
+
+	if (ent->type == TAR_TYPE_HARDLINK) {
+		ret = tar_path_canonical(archive_entry_hardlink(e),
+					 &rd->hardlink, &ent->hardlink_unsafe);
+		if (ret != 0)
+			return ret;
+		ent->hardlink = rd->hardlink;
+	}
+
+	if (ent->type == TAR_TYPE_CHR || ent->type == TAR_TYPE_BLK) {
+		ent->rdev_major = (uint64_t)archive_entry_rdevmajor(e);
+		ent->rdev_minor = (uint64_t)archive_entry_rdevminor(e);
+	}
+
+	ret = copy_xattrs(rd, e);
+	if (ret != 0)
+		return ret;
+	ent->xattrs = rd->xattrs;
+	ent->xattr_count = rd->xattr_count;
+	return 0;
+}
+
+/* Append src to the string in dst, cutting it to fit. Messages are
+ * better cut than lost. */
+static void append_text(char *dst, size_t size, const char *src)
+{
+	size_t len = strlen(dst), n = strlen(src);
+
+	if (len + 1 >= size)
+		return;
+	if (n > size - len - 1)
+		n = size - len - 1;
+	memcpy(dst + len, src, n);
+	dst[len + n] = '\0';
+}
+
+/* " at offset N, after 'PREV'": where in the archive a header lies. */
+static void describe_place(const tar_reader_t *rd, int64_t at, char *buf,
+			   size_t size)
+{
+	/* after a fatal error libarchive knows no position */
+	if (at < 0 && rd->last_path != NULL)
+		snprintf(buf, size, " after '%s'", rd->last_path);
+	else if (at < 0)
+		buf[0] = '\0';
+	else if (rd->last_path != NULL)
+		snprintf(buf, size, " at offset %lld, after '%s'",
+			 (long long)at, rd->last_path);
+	else
+		snprintf(buf, size, " at offset %lld", (long long)at);
+}
+
+/* The name in the raw header at offset, if it is still at hand. */
+static bool header_name_at(const tar_reader_t *rd, int64_t at, char *buf,
+			   size_t size)
+{
+	uint8_t h[TAR_HEADER_SIZE];
+
+	if (!peek_header(rd, at, h))
+		return false;
+	tar_header_name(h, buf, size);
+	return buf[0] != '\0';
+}
+
+/* Turn what archive_read_next_header returned into the reader's state. */
+static int header_result(tar_reader_t *rd, int ret, struct archive_entry *e,
+			 int64_t at)
+{
+	char name[256], place[384];
+	const char *ename;
+	int fret;
+
+	switch (ret) {
+	case ARCHIVE_EOF:
+		rd->state = STATE_EOF;
+		return 1;
+	case ARCHIVE_OK:
+	case ARCHIVE_WARN:
+		fret = fill_entry(rd, e);
+		if (fret == SQFS_ERROR_CORRUPTED) {
+			rd->state = STATE_HEADER;
+			return fret;
+		}
+		if (fret != 0) {
+			set_error(rd, NULL, sqfs_error_string(fret));
+			rd->state = STATE_FATAL;
+			return fret;
+		}
+		if (ret == ARCHIVE_WARN) {
+			const char *w = archive_error_string(rd->ar);
+
+			rd->ent.warning = w != NULL ? w : "unknown warning";
+		}
+		rd->state = STATE_DATA;
+		return 0;
+	default:
+		/* ARCHIVE_FATAL, or ARCHIVE_FAILED: an entry libarchive
+		 * cannot represent, where reading may go on. Name the entry
+		 * as well as possible and say where it is. */
+		ename = e != NULL ? archive_entry_pathname(e) : NULL;
+		if (ename == NULL && header_name_at(rd, at, name, sizeof(name)))
+			ename = name;
+		ret = archive_failure(rd, ret, ename);
+		if (ret == SQFS_ERROR_CORRUPTED)
+			rd->state = STATE_HEADER;
+		describe_place(rd, at, place, sizeof(place));
+		append_text(rd->err, sizeof(rd->err), place);
+		return ret;
+	}
+}
+
+/* Queue a report due before the next entry. */
+static void queue_report(tar_reader_t *rd, const char *entry, const char *why)
+{
+	free(rd->report_entry);
+	rd->report_entry = entry != NULL ? strdup(entry) : NULL;
+	snprintf(rd->report, sizeof(rd->report), "%s", why);
+	rd->have_report = true;
+}
+
+typedef enum {
+	HEADER_KEEP,
+	HEADER_DROP,
+	HEADER_FATAL,
+} header_verdict_t;
+
+/*
+ * Look at the raw header behind an entry libarchive accepted: a volume
+ * label it passed over silently (reported; the entry stays), or garbage
+ * in a numeric field it read as 0 (reported; the entry goes). Garbage in
+ * the size field ends the reading: where the next header starts is then
+ * unknown, and guessing could take file contents for entries.
+ */
+static header_verdict_t check_entry_header(tar_reader_t *rd, int64_t at)
+{
+	uint8_t h[TAR_HEADER_SIZE];
+	char name[256], why[128];
+	const char *bad;
+
+	if (!peek_header(rd, at, h))
+		return HEADER_KEEP;
+
+	if (tar_header_type(h) == 'V') {
+		tar_header_name(h, name, sizeof(name));
+		queue_report(rd, name[0] != '\0' ? name : NULL,
+			     "a volume label cannot be stored");
+		return HEADER_KEEP;
+	}
+
+	bad = tar_header_bad_field(h);
+	if (bad == NULL)
+		return HEADER_KEEP;
+
+	if (strcmp(bad, "size") == 0) {
+		set_error(rd, rd->ent.raw_path,
+			  "the size field is not a number, so the rest of "
+			  "the archive cannot be found");
+		rd->state = STATE_FATAL;
+		return HEADER_FATAL;
+	}
+	snprintf(why, sizeof(why), "the %s field is not a number", bad);
+	queue_report(rd, rd->ent.raw_path, why);
+	rd->state = STATE_HEADER;
+	return HEADER_DROP;
+}
+
+int tar_reader_next(tar_reader_t *rd, const tar_entry_t **out)
+{
+	char why[256] = "", name[256] = "", place[384];
+	char msg[sizeof(rd->err)];
+	struct archive_entry *e = NULL;
+	int64_t at, damaged_at = -1;
+	uint64_t damaged = 0;
+	bool keep;
+	int ret;
+
+	switch (rd->state) {
+	case STATE_HEADER:
+	case STATE_DATA:
+	case STATE_DATA_DONE:
+		break;
+	case STATE_EOF:
+		if (!rd->have_report)
+			return 1;
+		break;
+	case STATE_FATAL:
+		return SQFS_ERROR_IO;
+	default:
+		return SQFS_ERROR_SEQUENCE;
+	}
+
+	if (rd->have_report) {
+		rd->have_report = false;
+		set_error(rd, rd->report_entry, rd->report);
+		return SQFS_ERROR_CORRUPTED;
+	}
+	if (rd->have_pending_entry) {
+		rd->have_pending_entry = false;
+		*out = &rd->ent;
+		return 0;
+	}
+
+	clear_entry(rd);
+	rd->pos = 0;
+	rd->pending = NULL;
+	rd->pending_size = 0;
+
+	/*
+	 * A damaged header makes libarchive return ARCHIVE_RETRY; each call
+	 * then tries the next 512-byte block, so a damaged header followed
+	 * by its data gives a run of them. Report the run once, naming the
+	 * entry from the raw header if it is legible. The loop ends: every
+	 * try consumes input.
+	 */
+	for (;;) {
+		ret = archive_read_next_header(rd->ar, &e);
+		/* where the header (chain) just read started */
+		at = archive_read_header_position(rd->ar);
+		if (ret != ARCHIVE_RETRY)
+			break;
+		if (damaged++ == 0) {
+			const char *w = archive_error_string(rd->ar);
+			uint8_t h[TAR_HEADER_SIZE];
+
+			damaged_at = at;
+			snprintf(why, sizeof(why), "%s",
+				 w != NULL ? w : "damaged header");
+			if (peek_header(rd, at, h)) {
+				tar_header_name(h, name, sizeof(name));
+				if (!tar_header_checksum_ok(h))
+					snprintf(why, sizeof(why),
+						 "damaged header (checksum "
+						 "mismatch)");
+			}
+		}
+	}
+
+	if (damaged > 0) {
+		char count[64];
+
+		describe_place(rd, damaged_at, place, sizeof(place));
+		snprintf(count, sizeof(count), " (%llu block%s passed over)",
+			 (unsigned long long)damaged, damaged == 1 ? "" : "s");
+		msg[0] = '\0';
+		append_text(msg, sizeof(msg), why);
+		append_text(msg, sizeof(msg), place);
+		append_text(msg, sizeof(msg), count);
+	}
+
+	ret = header_result(rd, ret, e, at);
+	keep = ret == 0;
+	if (ret == 0) {
+		header_verdict_t verdict = check_entry_header(rd, at);
+
+		if (verdict == HEADER_FATAL)
+			return SQFS_ERROR_CORRUPTED;
+		keep = verdict == HEADER_KEEP;
+		free(rd->last_path);
+		rd->last_path = strdup(rd->ent.raw_path);
+	}
+
+	if (damaged > 0 && rd->state != STATE_FATAL) {
+		/* the entry after the damage, and a report about it, come
+		 * with the next calls; an entry that failed is lost with
+		 * the damage */
+		rd->have_pending_entry = keep;
+		set_error(rd, name[0] != '\0' ? name : NULL, msg);
+		return SQFS_ERROR_CORRUPTED;
+	}
+	if (rd->have_report) {
+		rd->have_report = false;
+		rd->have_pending_entry = keep;
+		set_error(rd, rd->report_entry, rd->report);
+		return SQFS_ERROR_CORRUPTED;
+	}
+	if (ret == 0)
+		*out = &rd->ent;
+	return ret;
+}
+
+int tar_reader_read_chunk(tar_reader_t *rd, tar_chunk_t *chunk)
+{
+	unsigned int empty = 0;
+	const void *buf;
+	size_t size;
+	la_int64_t off;
+	int ret;
+
+	if (rd->state == STATE_DATA_DONE)
+		return 1;
+	if (rd->state == STATE_FATAL)
+		return SQFS_ERROR_IO;
+	if (rd->state != STATE_DATA || rd->have_pending_entry)
+		return SQFS_ERROR_SEQUENCE;
+
+	if (rd->pending != NULL) {
+		chunk->offset = rd->pos;
+		chunk->data = rd->pending;
+		chunk->size = rd->pending_size;
+		rd->pos += rd->pending_size;
+		rd->pending = NULL;
+		return 0;
+	}
+
+	for (;;) {
+		ret = archive_read_data_block(rd->ar, &buf, &size, &off);
+
+		if (ret == ARCHIVE_EOF) {
+			/* a hole up to the size, if the data stops short */
+			uint64_t end = rd->ent.size;
+
+			rd->state = STATE_DATA_DONE;
+			if (end <= rd->pos)
+				return 1;
+			chunk->offset = rd->pos;
+			chunk->data = NULL;
+			chunk->size = end - rd->pos;
+			rd->pos = end;
+			return 0;
+		}
+		if (ret != ARCHIVE_OK && ret != ARCHIVE_WARN)
+			return archive_failure(rd, ret, rd->ent.raw_path);
+
+		if (off < 0 || (uint64_t)off < rd->pos) {
+			set_error(rd, rd->ent.raw_path,
+				  "data blocks overlap or go backwards");
+			return SQFS_ERROR_CORRUPTED;
+		}
+		if ((uint64_t)off > rd->ent.size ||
+		    size > rd->ent.size - (uint64_t)off) {
+			set_error(rd, rd->ent.raw_path,
+				  "data beyond the file size (a bad sparse "
+				  "map?)");
+			return SQFS_ERROR_CORRUPTED;
+		}
+		if (size > 0)
+			break;
+		if (++empty > TAR_MAX_EMPTY_BLOCKS) {
+			set_error(rd, rd->ent.raw_path,
+				  "no progress reading data");
+			return SQFS_ERROR_CORRUPTED;
+		}
+	}
+
+	if ((uint64_t)off > rd->pos) {
+		chunk->offset = rd->pos;
+		chunk->data = NULL;
+		chunk->size = (uint64_t)off - rd->pos;
+		rd->pos = (uint64_t)off;
+		rd->pending = buf;
+		rd->pending_size = size;
+		return 0;
+	}
+
+	chunk->offset = rd->pos;
+	chunk->data = buf;
+	chunk->size = size;
+	rd->pos += size;
+	return 0;
+}
+
+const char *tar_reader_error(const tar_reader_t *rd)
+{
+	return rd->err[0] != '\0' ? rd->err : "no error";
+}
+
+const char *tar_reader_error_entry(const tar_reader_t *rd)
+{
+	return rd->err_entry;
+}
+
+bool tar_reader_is_fatal(const tar_reader_t *rd)
+{
+	return rd->state == STATE_FATAL;
+}
+
+uint64_t tar_reader_position(const tar_reader_t *rd)
+{
+	la_int64_t n = archive_filter_bytes(rd->ar, 0);
+
+	return n > 0 ? (uint64_t)n : 0;
+}

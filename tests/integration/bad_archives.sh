@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Damaged archives: a message naming the entry on stderr; by default the
+# entry is skipped with a warning and the rest packed (exit 0) where the
+# archive can still be read, else exit 1; with --no-skip always exit 1. A
+# failed run leaves no file (nor a temporary one) and does not touch an
+# existing output file, even with --force.
+. "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+READERS="pf rd mount"
+
+# what_left DIR: the files in DIR, one line
+what_left() { (cd "$1" && ls -A | tr '\n' ' '); }
+
+# bad_case CASE OUTCOMES MESSAGE_REGEX [STAND-IN DIFFERENCE]
+#   OUTCOMES: skip (exit 0, the survivors of CASE.expect.tar), fatal
+#   (exit 1, no file), or skip|fatal when either is reasonable.
+#   MESSAGE_REGEX: what stderr must match (grep -E -i).
+#   STAND-IN DIFFERENCE: how squashfs-tools-ng 1.2 handles the case
+#   otherwise (its results then only report).
+bad_case() {
+	local c=$1 outcomes=$2 msg=$3 differs=${4:-} tar out sum
+	tar=$(gen "$c")
+	out=$WORK/out-$c
+	mkdir -p "$out"
+
+	# default: skip with a warning, or fail cleanly
+	[ -n "$differs" ] && new_feature "$c: $differs"
+	t2s "$out/img.sqfs" -q <"$tar"
+	check "$c: stderr names the problem (/$msg/)" \
+		grep -E -i -q "$msg" "$WORK/t2s.err"
+	case "$RC|$outcomes" in
+	0\|skip | 0\|skip\|fatal)
+		pass "$c: skipped with exit status 0"
+		check_image "$c" "$out/img.sqfs" "$tar.expect.tar" \
+			--implicit mode=0755,uid=0,gid=0,mtime=0
+		;;
+	1\|fatal | 1\|skip\|fatal)
+		pass "$c: fatal, exit status 1"
+		new_feature "a failed run leaves no file"
+		expect_eq "$c: nothing left behind" "$(what_left "$out")" ""
+		end_feature
+		;;
+	*)
+		fail "$c: exit status $RC, expected $outcomes:" \
+			"$(cat "$WORK/t2s.err")"
+		;;
+	esac
+	end_feature
+	rm -rf "$out"
+	mkdir -p "$out"
+
+	# --no-skip: always fatal
+	[ -n "$differs" ] && new_feature "$c: $differs"
+	t2s "$out/img.sqfs" -q --no-skip <"$tar"
+	expect_eq "$c --no-skip: exit status" "$RC" 1
+	check "$c --no-skip: stderr names the problem (/$msg/)" \
+		grep -E -i -q "$msg" "$WORK/t2s.err"
+	end_feature
+	new_feature "a failed run leaves no file"
+	expect_eq "$c --no-skip: nothing left behind" "$(what_left "$out")" ""
+	end_feature
+
+	# an existing output survives a failed run, even with -f
+	head -c 5000 "$tar" >"$out/img.sqfs"
+	sum=$(sum_of "$out/img.sqfs")
+	[ -n "$differs" ] && new_feature "$c: $differs"
+	t2s "$out/img.sqfs" -q -s -f <"$tar"
+	expect_eq "$c -s -f over an existing file: exit status" "$RC" 1
+	new_feature "a failed run leaves an existing output untouched"
+	expect_eq "$c -s -f: the existing file is untouched" \
+		"$(sum_of "$out/img.sqfs")" "$sum"
+	expect_eq "$c -s -f: no other file left behind" \
+		"$(what_left "$out")" "img.sqfs "
+	end_feature
+	head -c 5000 "$tar" >"$out/img.sqfs"
+	t2s "$out/img.sqfs" -q <"$tar"
+	expect_eq "$c without -f over an existing file: exit status" "$RC" 1
+	expect_eq "$c without -f: the existing file is untouched" \
+		"$(sum_of "$out/img.sqfs")" "$sum"
+	rm -rf "$out"
+}
+
+# Where the damaged header cannot be trusted for a name, a message that
+# places the damage (an offset, the entry before it) will do.
+bad_case bad_checksum skip 'badsum|checksum|damaged' "fatal"
+bad_case bad_truncated fatal 'truncated_file' "names no entry"
+bad_case bad_truncated_header fatal 'trunc|end of file|eof|cut_header' \
+	"exit 0, silent"
+bad_case bad_size_garbage 'skip|fatal' 'garbage_size' "names no entry"
+bad_case bad_size_huge 'skip|fatal' 'huge_size|good1|offset' \
+	"names no entry"
+bad_case bad_size_negative 'skip|fatal' 'negative_size|good1|offset' \
+	"names no entry"
+bad_case bad_sparse_map 'skip|fatal' 'bad_sparse' "names no entry"
+bad_case bad_dotdot skip 'escape' "crashes (double free)"
+bad_case bad_hardlink_missing skip 'dangling_hl|no_such_target' "fatal"
+bad_case bad_not_tar fatal '.'
+bad_case bad_volume_label skip 'volume_label|label'
+
+# bad_dotdot: no reader sees anything outside the root
+new_feature "bad_dotdot: crashes (double free)"
+t2s "$WORK/dotdot.sqfs" -q <"$(gen bad_dotdot)"
+check "bad_dotdot: an image is made" test -s "$WORK/dotdot.sqfs"
+"$UNSQUASHFS" -lln "$WORK/dotdot.sqfs" 2>&1 | sed 's/ -> .*//' >"$WORK/lln"
+check "bad_dotdot: no name '..' or 'escape*' in unsquashfs -lln" \
+	sh -c "! grep -E '/\\.\\.(/|\$)|escape' '$WORK/lln'"
+check "bad_dotdot: a/b is there" grep -q 'squashfs-root/a/b$' "$WORK/lln"
+end_feature
+
+# an empty input is no archive at all
+t2s "$WORK/empty.sqfs" -q </dev/null
+case $RC in
+0) check_image empty_input "$WORK/empty.sqfs" "$(gen empty)" \
+	--implicit mode=0755,uid=0,gid=0,mtime=0 ;;
+1)
+	check "empty input: a message" test -s "$WORK/t2s.err"
+	new_feature "a failed run leaves no file"
+	check "empty input: no image" test ! -e "$WORK/empty.sqfs"
+	end_feature
+	;;
+*) fail "empty input: exit status $RC" ;;
+esac
+
+finish
