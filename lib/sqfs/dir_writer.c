@@ -16,6 +16,7 @@
 #include "sqfs/inode.h"
 #include "sqfs/meta_writer.h"
 #include "sqfs/super.h"
+#include "util/array.h"
 #include "util/le.h"
 
 #include <stdlib.h>
@@ -51,12 +52,6 @@ typedef struct {
 } run_t;
 
 /* A growable array of fixed-size items. */
-typedef struct {
-	void *data;
-	size_t count;
-	size_t capacity;
-} array_t;
-
 struct sqfs_dir_writer {
 	sqfs_meta_writer_t *dm;
 	bool open;
@@ -71,41 +66,6 @@ struct sqfs_dir_writer {
 	uint64_t dir_ref;
 	uint64_t size;
 };
-
-/* Room for extra more items of item_size bytes each. */
-static int array_reserve(array_t *arr, size_t item_size, size_t extra)
-{
-	size_t cap = arr->capacity;
-	void *data;
-
-	if (extra <= cap - arr->count)
-		return 0;
-	if (extra > SIZE_MAX / item_size - arr->count)
-		return SQFS_ERROR_OVERFLOW;
-	while (extra > cap - arr->count) {
-		if (cap > SIZE_MAX / item_size / 2)
-			cap = SIZE_MAX / item_size;
-		else
-			cap = cap < 16 ? 16 : cap * 2;
-	}
-	data = realloc(arr->data, cap * item_size);
-	if (data == NULL)
-		return SQFS_ERROR_ALLOC;
-	arr->data = data;
-	arr->capacity = cap;
-	return 0;
-}
-
-static int bytes_append(array_t *arr, const void *data, size_t size)
-{
-	int ret = array_reserve(arr, 1, size);
-
-	if (ret != 0)
-		return ret;
-	memcpy((uint8_t *)arr->data + arr->count, data, size);
-	arr->count += size;
-	return 0;
-}
 
 int sqfs_dir_writer_create(sqfs_meta_writer_t *dm, sqfs_dir_writer_t **out)
 {
@@ -125,11 +85,11 @@ void sqfs_dir_writer_destroy(sqfs_dir_writer_t *dw)
 {
 	if (dw == NULL)
 		return;
-	free(dw->entries.data);
-	free(dw->names.data);
-	free(dw->runs.data);
-	free(dw->listing.data);
-	free(dw->index.data);
+	array_cleanup(&dw->entries);
+	array_cleanup(&dw->names);
+	array_cleanup(&dw->runs);
+	array_cleanup(&dw->listing);
+	array_cleanup(&dw->index);
 	free(dw);
 }
 
@@ -278,7 +238,7 @@ static int open_run(sqfs_dir_writer_t *dw, size_t first)
 	put_le32(hdr, 0);
 	put_le32(hdr + 4, (uint32_t)(ent->inode_ref >> 16));
 	put_le32(hdr + 8, ent->inode_number);
-	return bytes_append(&dw->listing, hdr, sizeof(hdr));
+	return array_append_bytes(&dw->listing, hdr, sizeof(hdr));
 }
 
 /* Encode the whole listing; start_off is its offset in the first block. */
@@ -311,12 +271,12 @@ static int encode_listing(sqfs_dir_writer_t *dw, uint32_t start_off)
 					     first->inode_number));
 		put_le16(buf + 4, ent->type);
 		put_le16(buf + 6, (uint16_t)(ent->name_len - 1));
-		ret = bytes_append(&dw->listing, buf, sizeof(buf));
+		ret = array_append_bytes(&dw->listing, buf, sizeof(buf));
 		if (ret == 0)
-			ret = bytes_append(&dw->listing,
-					   (const char *)dw->names.data +
-					       ent->name_off,
-					   ent->name_len);
+			ret = array_append_bytes(&dw->listing,
+						 (const char *)dw->names.data +
+						     ent->name_off,
+						 ent->name_len);
 		if (ret != 0)
 			return ret;
 		if (run_count++ == 0) {
@@ -345,11 +305,11 @@ static int add_index_entry(sqfs_dir_writer_t *dw, const run_t *run,
 	put_le32(hdr, (uint32_t)run->offset);
 	put_le32(hdr + 4, (uint32_t)block);
 	put_le32(hdr + 8, (uint32_t)ent->name_len - 1);
-	ret = bytes_append(&dw->index, hdr, sizeof(hdr));
+	ret = array_append_bytes(&dw->index, hdr, sizeof(hdr));
 	if (ret == 0)
-		ret = bytes_append(&dw->index,
-				   (const char *)dw->names.data + ent->name_off,
-				   ent->name_len);
+		ret = array_append_bytes(
+		    &dw->index, (const char *)dw->names.data + ent->name_off,
+		    ent->name_len);
 	if (ret == 0)
 		++dw->index_count;
 	return ret;

@@ -17,6 +17,7 @@
 #include "sqfs/meta_writer.h"
 #include "sqfs/super.h"
 #include "sqfs/xattr_writer.h"
+#include "util/array.h"
 #include "util/le.h"
 
 #include <stdlib.h>
@@ -43,12 +44,6 @@ static const struct {
     {"trusted.", 8},
     {"security.", 9},
 };
-
-typedef struct {
-	void *data;
-	size_t count;
-	size_t capacity;
-} array_t;
 
 typedef struct {
 	size_t off; /* full key, prefix included, in the key pool */
@@ -114,29 +109,6 @@ struct sqfs_xattr_writer {
 };
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static int array_reserve(array_t *arr, size_t item_size, size_t extra)
-{
-	size_t cap = arr->capacity;
-	void *data;
-
-	if (extra <= cap - arr->count)
-		return 0;
-	if (extra > SIZE_MAX / item_size - arr->count)
-		return SQFS_ERROR_OVERFLOW;
-	while (extra > cap - arr->count) {
-		if (cap > SIZE_MAX / item_size / 2)
-			cap = SIZE_MAX / item_size;
-		else
-			cap = cap < 16 ? 16 : cap * 2;
-	}
-	data = realloc(arr->data, cap * item_size);
-	if (data == NULL)
-		return SQFS_ERROR_ALLOC;
-	arr->data = data;
-	arr->capacity = cap;
-	return 0;
-}
 
 static uint32_t hash_bytes(uint32_t h, const void *data, size_t size)
 {
@@ -338,14 +310,14 @@ void sqfs_xattr_writer_destroy(sqfs_xattr_writer_t *xw)
 {
 	if (xw == NULL)
 		return;
-	free(xw->key_pool.data);
-	free(xw->keys.data);
-	free(xw->value_pool.data);
-	free(xw->values.data);
-	free(xw->pairs.data);
-	free(xw->sets.data);
-	free(xw->cur.data);
-	free(xw->scratch.data);
+	array_cleanup(&xw->key_pool);
+	array_cleanup(&xw->keys);
+	array_cleanup(&xw->value_pool);
+	array_cleanup(&xw->values);
+	array_cleanup(&xw->pairs);
+	array_cleanup(&xw->sets);
+	array_cleanup(&xw->cur);
+	array_cleanup(&xw->scratch);
 	free(xw->key_index.slots);
 	free(xw->value_index.slots);
 	free(xw->set_index.slots);
