@@ -118,6 +118,9 @@ SQFS_API bool sqfs_inode_type_is_extended(uint16_t type);
 /* The basic variant of any type (directory entries store these). */
 SQFS_API uint16_t sqfs_inode_type_basic(uint16_t type);
 
+/* The inode's permission bits with the S_IF* type bits of its type. */
+SQFS_API uint32_t sqfs_inode_mode(const sqfs_inode_t *inode);
+
 /* Encode a device number; returns false if major > 4095 or
  * minor > 0xFFFFF. */
 SQFS_API bool sqfs_inode_encode_rdev(uint32_t major, uint32_t minor,

@@ -16,6 +16,10 @@
 #include "sqfs/id_table.h"
 #include "sqfs/inode.h"
 #include "sqfs/writer.h"
+#include "sqfs/image.h"
+#include "sqfs/dir_reader.h"
+#include "sqfs/data_reader.h"
+#include "sqfs/walker.h"
 
 SQFS_BEGIN_DECLS
 

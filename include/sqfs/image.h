@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * image.h - opening an existing image for reading.
+ *
+ * sqfs_image_open reads and checks everything a reader must trust before it
+ * follows a single reference: the superblock, the compressor and its
+ * options, the chain of tables (each index array exactly as long as its
+ * entry count needs, strictly increasing, gap-free up to the next table),
+ * and loads the id, fragment, export and xattr-id tables. Images are
+ * untrusted input: every later lookup (inodes, ids, fragments, xattrs)
+ * is bounds-checked against what was validated here, so a hostile image
+ * yields an error code, never a crash, a hang, an unbounded allocation or
+ * a read outside the image.
+ *
+ * An image object is not thread safe; open the file once per thread.
+ */
+#ifndef SQFS_IMAGE_H
+#define SQFS_IMAGE_H
+
+#include "sqfs/predef.h"
+#include "sqfs/writer.h"
+
+typedef struct sqfs_image sqfs_image_t;
+
+/* One fragment-table entry. */
+typedef struct {
+	/* Absolute position of the fragment block. */
+	uint64_t start;
+	/* Size word: bits 0..23 the size on disk, bit 24 stored raw. */
+	uint32_t size;
+} sqfs_fragment_t;
+
+SQFS_BEGIN_DECLS
+
+/*
+ * Open the image in file (which the image uses but does not own). Fails
+ * with the superblock's errors, SQFS_ERROR_UNSUPPORTED for a compressor
+ * this build lacks, or SQFS_ERROR_CORRUPTED for a table that is out of
+ * place, overlapping, or inconsistent with its count.
+ */
+SQFS_API int sqfs_image_open(sqfs_file_t *file, sqfs_image_t **out);
+
+/* Close the image; NULL is allowed. */
+SQFS_API void sqfs_image_destroy(sqfs_image_t *img);
+
+/* The validated superblock. */
+SQFS_API const sqfs_super_t *sqfs_image_super(const sqfs_image_t *img);
+
+/* The image's compressor configuration (from the options block, if any). */
+SQFS_API void sqfs_image_compressor_config(const sqfs_image_t *img,
+					   sqfs_compressor_config_t *cfg);
+
+/*
+ * Read the inode at ref (block relative to the inode table << 16 |
+ * offset), checked as sqfs_inode_read describes. *out is a new inode to
+ * free(). A ref whose offset is 8192 or more, or whose block lies outside
+ * the inode table, gives SQFS_ERROR_OUT_OF_BOUNDS.
+ */
+SQFS_API int sqfs_image_read_inode(sqfs_image_t *img, uint64_t ref,
+				   sqfs_inode_t **out);
+
+/* Read the root directory's inode (which must be a directory). */
+SQFS_API int sqfs_image_read_root(sqfs_image_t *img, sqfs_inode_t **out);
+
+/* The uid or gid an inode's index stands for. */
+SQFS_API int sqfs_image_get_id(const sqfs_image_t *img, uint16_t index,
+			       uint32_t *id);
+
+/* Fragment-table entry index (SQFS_ERROR_OUT_OF_BOUNDS past the table). */
+SQFS_API int sqfs_image_get_fragment(const sqfs_image_t *img, uint32_t index,
+				     sqfs_fragment_t *frag);
+
+/*
+ * The inode reference of inode_number through the export table:
+ * SQFS_ERROR_UNSUPPORTED if the image has none, SQFS_ERROR_OUT_OF_BOUNDS
+ * for a number outside 1 .. inode count.
+ */
+SQFS_API int sqfs_image_inode_ref(const sqfs_image_t *img,
+				  uint32_t inode_number, uint64_t *ref);
+
+/*
+ * The extended attributes of inode: *list receives an array of *count
+ * entries (keys with their namespace prefix, NUL-terminated; values of
+ * size bytes) in on-disk order, to free with sqfs_xattr_list_free. An
+ * inode without xattrs gives count 0 and a NULL list. Keys of unknown
+ * namespaces are skipped, as Linux does.
+ */
+SQFS_API int sqfs_image_read_xattrs(sqfs_image_t *img,
+				    const sqfs_inode_t *inode,
+				    sqfs_xattr_t **list, size_t *count);
+
+/* Free a list from sqfs_image_read_xattrs; NULL is allowed. */
+SQFS_API void sqfs_xattr_list_free(sqfs_xattr_t *list, size_t count);
+
+/* The uid and gid of an inode, looked up in the id table. */
+SQFS_API int sqfs_image_inode_owner(const sqfs_image_t *img,
+				    const sqfs_inode_t *inode, uint32_t *uid,
+				    uint32_t *gid);
+
+SQFS_END_DECLS
+
+#endif /* SQFS_IMAGE_H */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * image_internal.h - what the readers inside the library (directory
+ * reader, data reader, walker) need from an open image beyond the public
+ * API. Every region below was validated by sqfs_image_open.
+ */
+#ifndef SQFS_IMAGE_INTERNAL_H
+#define SQFS_IMAGE_INTERNAL_H
+
+#include "sqfs/image.h"
+#include "sqfs/meta_reader.h"
+
+/* The file the image reads from. */
+sqfs_file_t *sqfs_image_file(const sqfs_image_t *img);
+
+/* The image's compressor (decompression only). */
+sqfs_compressor_t *sqfs_image_compressor(const sqfs_image_t *img);
+
+/*
+ * A new metadata reader confined to the directory table,
+ * [directory_table_start, end of the directory table), for a caller that
+ * keeps its own position (each directory reader has one).
+ */
+int sqfs_image_open_dir_table(const sqfs_image_t *img,
+			      sqfs_meta_reader_t **out);
+
+/* Where the directory table ends (the next table's first block). */
+uint64_t sqfs_image_dir_table_end(const sqfs_image_t *img);
+
+/*
+ * The region where data and fragment blocks may lie: from the end of the
+ * superblock and options block up to inode_table_start.
+ */
+void sqfs_image_data_region(const sqfs_image_t *img, uint64_t *start,
+			    uint64_t *end);
+
+#endif /* SQFS_IMAGE_INTERNAL_H */
