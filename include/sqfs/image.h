@@ -18,6 +18,7 @@
 #define SQFS_IMAGE_H
 
 #include "sqfs/predef.h"
+#include "sqfs/inode.h"
 #include "sqfs/writer.h"
 
 typedef struct sqfs_image sqfs_image_t;

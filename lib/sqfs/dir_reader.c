@@ -1,2 +1,506 @@
-/* placeholder: being written */
+/* SPDX-License-Identifier: MIT */
+/*
+ * dir_reader.c - parses directory listings, checking every field before it
+ * is handed out, and looks names and paths up in them.
+ *
+ * A listing is read through the reader's own metadata reader, confined to
+ * the directory table, so a listing can never lead the reader into another
+ * table. The byte count of the listing is tracked exactly: a run whose
+ * header or entries would cross the end is corruption, not the end.
+ */
 #include "config.h"
+
+#include "sqfs/dir_reader.h"
+#include "sqfs/error.h"
+#include "sqfs/inode.h"
+#include "sqfs/meta_reader.h"
+#include "sqfs/super.h"
+
+#include "dir_reader_internal.h"
+#include "image_internal.h"
+#include "util/le.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER_SIZE 12u
+#define ENTRY_SIZE 8u
+#define INDEX_HEADER_SIZE 12u
+#define MAX_RUN_ENTRIES 256u
+/* The inode's size field counts the "." and ".." Linux makes up. */
+#define DIR_SIZE_EMPTY 3u
+/* One header, one entry and a one-byte name, plus the 3 above. */
+#define DIR_SIZE_MIN 24u
+/* Smallest metadata block on disk: a header and one byte. */
+#define MIN_DISK_BLOCK 3u
+#define MAX_DISK_BLOCK (SQFS_META_BLOCK_SIZE + 2u)
+
+struct sqfs_dir_reader {
+	sqfs_image_t *img;
+	const sqfs_super_t *super;
+	sqfs_meta_reader_t *mr;
+	uint64_t table_start;
+
+	/* block and offset of st are only filled in by a save */
+	sqfs_dir_state_t st;
+	/* A listing that failed keeps failing until it is reopened. */
+	int err;
+
+	uint64_t ent_block;
+	size_t ent_offset;
+	char name[SQFS_DIR_MAX_NAME + 1];
+};
+
+/* Unsigned byte order; a prefix sorts first. */
+static int name_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int ret = memcmp(a, b, alen < blen ? alen : blen);
+
+	if (ret != 0)
+		return ret;
+	return alen < blen ? -1 : (alen > blen ? 1 : 0);
+}
+
+static bool name_valid(const char *name, size_t len)
+{
+	if (len == 0 || len > SQFS_DIR_MAX_NAME)
+		return false;
+	if (memchr(name, '/', len) != NULL || memchr(name, '\0', len) != NULL)
+		return false;
+	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
+		return false;
+	return true;
+}
+
+int sqfs_dir_reader_create(sqfs_image_t *img, sqfs_dir_reader_t **out)
+{
+	sqfs_dir_reader_t *dr;
+	int ret;
+
+	if (img == NULL || out == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	dr = calloc(1, sizeof(*dr));
+	if (dr == NULL)
+		return SQFS_ERROR_ALLOC;
+	ret = sqfs_image_open_dir_table(img, &dr->mr);
+	if (ret != 0) {
+		free(dr);
+		return ret;
+	}
+	dr->img = img;
+	dr->super = sqfs_image_super(img);
+	dr->table_start = dr->super->directory_table_start;
+	*out = dr;
+	return 0;
+}
+
+void sqfs_dir_reader_destroy(sqfs_dir_reader_t *dr)
+{
+	if (dr == NULL)
+		return;
+	sqfs_meta_reader_destroy(dr->mr);
+	free(dr);
+}
+
+static bool is_dir(const sqfs_inode_t *inode)
+{
+	return inode->type == SQFS_INODE_DIR ||
+	       inode->type == SQFS_INODE_EXT_DIR;
+}
+
+static void close_listing(sqfs_dir_reader_t *dr, int err)
+{
+	memset(&dr->st, 0, sizeof(dr->st));
+	dr->err = err;
+}
+
+int sqfs_dir_reader_open(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir)
+{
+	uint32_t size;
+	int ret;
+
+	if (dr == NULL || dir == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	close_listing(dr, 0);
+	if (!is_dir(dir))
+		return SQFS_ERROR_NOT_DIR;
+
+	size = dir->data.dir.size;
+	if (size < DIR_SIZE_EMPTY ||
+	    (size > DIR_SIZE_EMPTY && size < DIR_SIZE_MIN) ||
+	    dir->data.dir.offset >= SQFS_META_BLOCK_SIZE)
+		return SQFS_ERROR_CORRUPTED;
+
+	/* an empty directory's position may be the very end of the table */
+	if (size > DIR_SIZE_EMPTY) {
+		ret = sqfs_meta_reader_seek(
+		    dr->mr, dr->table_start + dir->data.dir.start_block,
+		    dir->data.dir.offset);
+		if (ret != 0)
+			return ret;
+	}
+	dr->st.remaining = size - DIR_SIZE_EMPTY;
+	dr->st.open = true;
+	return 0;
+}
+
+static int read_header(sqfs_dir_reader_t *dr)
+{
+	sqfs_dir_state_t *st = &dr->st;
+	uint8_t raw[HEADER_SIZE];
+	uint32_t count, block;
+	int ret;
+
+	/* a header needs at least one entry with a one-byte name after it */
+	if (st->remaining < HEADER_SIZE + ENTRY_SIZE + 1)
+		return SQFS_ERROR_CORRUPTED;
+	ret = sqfs_meta_reader_read(dr->mr, raw, sizeof(raw));
+	if (ret != 0)
+		return ret;
+	st->remaining -= HEADER_SIZE;
+
+	count = get_le32(raw);
+	block = get_le32(raw + 4);
+	if (count >= MAX_RUN_ENTRIES)
+		return SQFS_ERROR_CORRUPTED;
+	if (dr->super->inode_table_start + block >=
+	    dr->super->directory_table_start)
+		return SQFS_ERROR_CORRUPTED;
+
+	st->run_left = count + 1;
+	st->run_block = block;
+	st->run_base = get_le32(raw + 8);
+	return 0;
+}
+
+static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
+{
+	sqfs_dir_state_t *st = &dr->st;
+	uint8_t raw[ENTRY_SIZE];
+	uint16_t offset, type;
+	size_t len;
+	int64_t number;
+	int ret;
+
+	if (st->run_left == 0) {
+		if (st->remaining == 0)
+			return 1;
+		ret = read_header(dr);
+		if (ret != 0)
+			return ret;
+	}
+	if (st->remaining < ENTRY_SIZE + 1)
+		return SQFS_ERROR_CORRUPTED;
+
+	sqfs_meta_reader_get_position(dr->mr, &dr->ent_block, &dr->ent_offset);
+	ret = sqfs_meta_reader_read(dr->mr, raw, sizeof(raw));
+	if (ret != 0)
+		return ret;
+	st->remaining -= ENTRY_SIZE;
+
+	offset = get_le16(raw);
+	number = (int64_t)st->run_base + (int16_t)get_le16(raw + 2);
+	type = get_le16(raw + 4);
+	len = (size_t)get_le16(raw + 6) + 1;
+
+	if (offset >= SQFS_META_BLOCK_SIZE)
+		return SQFS_ERROR_CORRUPTED;
+	if (number < 1 || number > (int64_t)UINT32_MAX ||
+	    number > (int64_t)dr->super->inode_count)
+		return SQFS_ERROR_CORRUPTED;
+	if (type < SQFS_INODE_DIR || type > SQFS_INODE_SOCKET)
+		return SQFS_ERROR_CORRUPTED;
+	if (len > SQFS_DIR_MAX_NAME || len > st->remaining)
+		return SQFS_ERROR_CORRUPTED;
+
+	ret = sqfs_meta_reader_read(dr->mr, dr->name, len);
+	if (ret != 0)
+		return ret;
+	st->remaining -= len;
+	dr->name[len] = '\0';
+
+	if (!name_valid(dr->name, len))
+		return SQFS_ERROR_CORRUPTED;
+	if (st->prev_len > 0 &&
+	    name_cmp(st->prev, st->prev_len, dr->name, len) >= 0)
+		return SQFS_ERROR_CORRUPTED;
+	memcpy(st->prev, dr->name, len);
+	st->prev_len = (uint16_t)len;
+	st->run_left -= 1;
+
+	ent->name = dr->name;
+	ent->name_len = len;
+	ent->inode_ref = ((uint64_t)st->run_block << 16) | offset;
+	ent->inode_number = (uint32_t)number;
+	ent->type = type;
+	return 0;
+}
+
+int sqfs_dir_reader_next(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
+{
+	int ret;
+
+	if (dr == NULL || ent == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	if (dr->err != 0)
+		return dr->err;
+	if (!dr->st.open)
+		return SQFS_ERROR_SEQUENCE;
+	ret = read_entry(dr, ent);
+	if (ret < 0)
+		dr->err = ret;
+	return ret;
+}
+
+/*
+ * Position the listing at the last indexed header whose name is <= the
+ * target, so that the next entry read is the one the index names. Returns
+ * false (and leaves the listing alone) when there is no such header or
+ * anything about the index is off: it only ever saves time.
+ */
+static bool seek_index(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
+		       const char *name, size_t len, const uint8_t **iname,
+		       size_t *ilen)
+{
+	uint32_t listing = dir->data.dir.size - DIR_SIZE_EMPTY;
+	uint32_t index = 0, start = 0, best_index = 0, best_start = 0;
+	const uint8_t *p, *prev = NULL, *best = NULL;
+	size_t pos = 0, size = 0, prev_size = 0, best_size = 0;
+	uint64_t off, blocks, dist;
+	uint32_t i;
+
+	if (dir->type != SQFS_INODE_EXT_DIR)
+		return false;
+	for (i = 0; i < dir->data.dir.index_count; ++i) {
+		if (dir->payload_size - pos < INDEX_HEADER_SIZE)
+			return false;
+		p = dir->payload + pos;
+		size = (size_t)get_le32(p + 8) + 1;
+		if (size == 0 || size > SQFS_DIR_MAX_NAME ||
+		    size > dir->payload_size - pos - INDEX_HEADER_SIZE)
+			return false;
+		if (prev != NULL &&
+		    (get_le32(p) <= index || get_le32(p + 4) < start ||
+		     name_cmp((const char *)prev, prev_size,
+			      (const char *)p + INDEX_HEADER_SIZE, size) >= 0))
+			return false;
+		index = get_le32(p);
+		start = get_le32(p + 4);
+		if (index >= listing)
+			return false;
+		prev = p + INDEX_HEADER_SIZE;
+		prev_size = size;
+		pos += INDEX_HEADER_SIZE + size;
+
+		/* names increase, so no later entry can be <= the target */
+		if (name_cmp((const char *)prev, size, name, len) > 0)
+			break;
+		best = prev;
+		best_size = size;
+		best_index = index;
+		best_start = start;
+	}
+	if (best == NULL || best_index == 0)
+		return false;
+
+	/*
+	 * Only full 8 KiB blocks make (offset + index) % 8192 the header's
+	 * place in its block; the block must be as far on as that many
+	 * blocks can be on disk.
+	 */
+	off = (uint64_t)dir->data.dir.offset + best_index;
+	blocks = off / SQFS_META_BLOCK_SIZE;
+	if (best_start < dir->data.dir.start_block)
+		return false;
+	dist = best_start - dir->data.dir.start_block;
+	if (dist < blocks * MIN_DISK_BLOCK || dist > blocks * MAX_DISK_BLOCK)
+		return false;
+	if (listing - best_index < HEADER_SIZE + ENTRY_SIZE + best_size)
+		return false;
+	if (sqfs_meta_reader_seek(dr->mr, dr->table_start + best_start,
+				  off % SQFS_META_BLOCK_SIZE) != 0)
+		return false;
+
+	close_listing(dr, 0);
+	dr->st.remaining = listing - best_index;
+	dr->st.open = true;
+	*iname = best;
+	*ilen = best_size;
+	return true;
+}
+
+static int find_name(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
+		     const char *name, size_t len, sqfs_dir_entry_t *ent)
+{
+	const uint8_t *iname = NULL;
+	bool have = false;
+	size_t ilen = 0;
+	int ret;
+
+	if (!is_dir(dir))
+		return SQFS_ERROR_NOT_DIR;
+	if (!name_valid(name, len))
+		return SQFS_ERROR_NO_ENTRY;
+
+	if (seek_index(dr, dir, name, len, &iname, &ilen)) {
+		/* the index must lead to a run opened by the name it gives */
+		ret = sqfs_dir_reader_next(dr, ent);
+		have = ret == 0 && name_cmp(ent->name, ent->name_len,
+					    (const char *)iname, ilen) == 0;
+	}
+	if (!have) {
+		ret = sqfs_dir_reader_open(dr, dir);
+		if (ret != 0)
+			return ret;
+	}
+
+	for (;;) {
+		if (!have) {
+			ret = sqfs_dir_reader_next(dr, ent);
+			if (ret < 0)
+				return ret;
+			if (ret > 0)
+				return SQFS_ERROR_NO_ENTRY;
+		}
+		have = false;
+		ret = name_cmp(ent->name, ent->name_len, name, len);
+		if (ret == 0)
+			return 0;
+		if (ret > 0)
+			return SQFS_ERROR_NO_ENTRY;
+	}
+}
+
+int sqfs_dir_reader_find(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
+			 const char *name, sqfs_dir_entry_t *ent)
+{
+	size_t len;
+
+	if (dr == NULL || dir == NULL || name == NULL || ent == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	len = strlen(name);
+	if (len == 0 || memchr(name, '/', len) != NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	return find_name(dr, dir, name, len, ent);
+}
+
+/* The next path component at *path, skipping separators and "."; length 0
+ * at the end. */
+static size_t next_component(const char **path)
+{
+	const char *p = *path;
+	size_t len;
+
+	for (;;) {
+		while (*p == '/')
+			++p;
+		len = strcspn(p, "/");
+		if (len != 1 || p[0] != '.')
+			break;
+		p += len;
+	}
+	*path = p;
+	return len;
+}
+
+int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
+			    sqfs_inode_t **out)
+{
+	sqfs_inode_t *cur, *next;
+	sqfs_dir_entry_t ent;
+	const char *p;
+	size_t len;
+	int ret;
+
+	if (dr == NULL || path == NULL || out == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+
+	/* refuse ".." before any lookup, so the answer never depends on
+	 * what happens to exist */
+	for (p = path; (len = next_component(&p)) > 0; p += len) {
+		if (len == 2 && p[0] == '.' && p[1] == '.')
+			return SQFS_ERROR_ARG_INVALID;
+	}
+
+	ret = sqfs_image_read_root(dr->img, &cur);
+	if (ret != 0)
+		return ret;
+
+	for (p = path; (len = next_component(&p)) > 0; p += len) {
+		ret = find_name(dr, cur, p, len, &ent);
+		if (ret != 0)
+			goto fail;
+		ret = sqfs_image_read_inode(dr->img, ent.inode_ref, &next);
+		if (ret != 0)
+			goto fail;
+		free(cur);
+		cur = next;
+		if (cur->inode_number != ent.inode_number) {
+			ret = SQFS_ERROR_CORRUPTED;
+			goto fail;
+		}
+	}
+	*out = cur;
+	return 0;
+fail:
+	free(cur);
+	return ret;
+}
+
+/* ---- for the walker ----------------------------------------------------- */
+
+void sqfs_dir_reader_save(const sqfs_dir_reader_t *dr, sqfs_dir_state_t *st)
+{
+	*st = dr->st;
+	sqfs_meta_reader_get_position(dr->mr, &st->block, &st->offset);
+}
+
+int sqfs_dir_reader_restore(sqfs_dir_reader_t *dr, const sqfs_dir_state_t *st)
+{
+	int ret;
+
+	close_listing(dr, 0);
+	/* at the end the position may be just past the table */
+	if (st->open && st->remaining > 0) {
+		ret = sqfs_meta_reader_seek(dr->mr, st->block, st->offset);
+		if (ret != 0) {
+			dr->err = ret;
+			return ret;
+		}
+	}
+	dr->st = *st;
+	return 0;
+}
+
+void sqfs_dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
+			       size_t *offset)
+{
+	*block = dr->ent_block;
+	*offset = dr->ent_offset;
+}
+
+int sqfs_dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block,
+			    size_t offset, char *name, size_t *len)
+{
+	uint8_t raw[ENTRY_SIZE];
+	size_t size;
+	int ret;
+
+	close_listing(dr, 0);
+	ret = sqfs_meta_reader_seek(dr->mr, block, offset);
+	if (ret == 0)
+		ret = sqfs_meta_reader_read(dr->mr, raw, sizeof(raw));
+	if (ret != 0)
+		return ret;
+	size = (size_t)get_le16(raw + 6) + 1;
+	if (size > SQFS_DIR_MAX_NAME)
+		return SQFS_ERROR_CORRUPTED;
+	ret = sqfs_meta_reader_read(dr->mr, name, size);
+	if (ret != 0)
+		return ret;
+	name[size] = '\0';
+	if (!name_valid(name, size))
+		return SQFS_ERROR_CORRUPTED;
+	*len = size;
+	return 0;
+}

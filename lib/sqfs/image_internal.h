@@ -34,4 +34,26 @@ uint64_t sqfs_image_dir_table_end(const sqfs_image_t *img);
 void sqfs_image_data_region(const sqfs_image_t *img, uint64_t *start,
 			    uint64_t *end);
 
+/* One xattr-id entry (FORMAT §11.1), as sqfs_image_open checked it: ref's
+ * offset is below 8192 and its block inside the key/value stream. */
+typedef struct {
+	uint64_t ref;
+	uint32_t count;
+	/* Advisory only: writers disagree on what it counts. */
+	uint32_t size;
+} sqfs_image_xattr_id_t;
+
+/* Xattr-id entry index (SQFS_ERROR_OUT_OF_BOUNDS past the table, and
+ * always when the image has no xattrs). */
+int sqfs_image_xattr_id(const sqfs_image_t *img, uint32_t index,
+			sqfs_image_xattr_id_t *out);
+
+/*
+ * The image's reader of the xattr key/value stream [*start, *end) (xattr
+ * refs are relative to *start); NULL when the image has no xattrs. Shared:
+ * whoever uses it sets its position first.
+ */
+sqfs_meta_reader_t *sqfs_image_kv_reader(sqfs_image_t *img, uint64_t *start,
+					 uint64_t *end);
+
 #endif /* SQFS_IMAGE_INTERNAL_H */

@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define HEADER_SIZE 16
 /* largest fixed part after the header: the extended file */
@@ -77,6 +78,30 @@ uint16_t sqfs_inode_type_basic(uint16_t type)
 	if (sqfs_inode_type_is_extended(type))
 		return (uint16_t)(type - (SQFS_INODE_EXT_DIR - SQFS_INODE_DIR));
 	return type;
+}
+
+uint32_t sqfs_inode_mode(const sqfs_inode_t *inode)
+{
+	uint32_t mode = inode->mode & MODE_MASK;
+
+	switch (sqfs_inode_type_basic(inode->type)) {
+	case SQFS_INODE_DIR:
+		return mode | S_IFDIR;
+	case SQFS_INODE_FILE:
+		return mode | S_IFREG;
+	case SQFS_INODE_SLINK:
+		return mode | S_IFLNK;
+	case SQFS_INODE_BDEV:
+		return mode | S_IFBLK;
+	case SQFS_INODE_CDEV:
+		return mode | S_IFCHR;
+	case SQFS_INODE_FIFO:
+		return mode | S_IFIFO;
+	case SQFS_INODE_SOCKET:
+		return mode | S_IFSOCK;
+	default:
+		return mode;
+	}
 }
 
 bool sqfs_inode_encode_rdev(uint32_t major, uint32_t minor, uint32_t *rdev)

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * data.c - the contents of regular files, block by block.
+ */
+#include "config.h"
+
+#include "rdsquashfs.h"
+#include "sqfs/error.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+uint32_t rd_block_word(const sqfs_inode_t *inode, size_t index)
+{
+	uint32_t word;
+
+	memcpy(&word, inode->payload + index * sizeof(word), sizeof(word));
+	return word;
+}
+
+size_t rd_block_words(const sqfs_inode_t *inode)
+{
+	return inode->payload_size / sizeof(uint32_t);
+}
+
+int rd_read_file(rd_ctx_t *ctx, const sqfs_inode_t *inode, rd_data_sink_t sink,
+		 void *user)
+{
+	uint64_t size = inode->data.file.file_size, offset = 0;
+	size_t count = rd_block_words(inode);
+	const uint8_t *data;
+	size_t len;
+	int ret;
+
+	/* the listed blocks, then the tail from the fragment block; the
+	 * data reader checks each block against the size the inode gives
+	 * it, so the pieces add up to the file size or fail */
+	for (size_t i = 0; i <= count && offset < size; ++i) {
+		ret = sqfs_data_reader_get_block(ctx->data, inode, i, &data,
+						 &len);
+		if (ret != 0)
+			return ret;
+		if (len == 0 || len > size - offset)
+			return SQFS_ERROR_CORRUPTED;
+		ret = sink(user, offset, data, len,
+			   i < count && rd_block_word(inode, i) == 0);
+		if (ret != 0)
+			return ret;
+		offset += len;
+	}
+	return offset == size ? 0 : SQFS_ERROR_CORRUPTED;
+}
+
+int rd_write_all(int fd, const void *data, size_t size)
+{
+	const uint8_t *p = data;
+
+	while (size > 0) {
+		ssize_t n = write(fd, p, size);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}

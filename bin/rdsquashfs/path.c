@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * path.c - paths given on the command line, and names from the image.
+ */
+#include "config.h"
+
+#include "rdsquashfs.h"
+#include "common/print.h"
+#include "sqfs/error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *rd_error_string(int err)
+{
+	switch (err) {
+	case SQFS_ERROR_NO_ENTRY:
+		return "no such file or directory";
+	case SQFS_ERROR_NOT_DIR:
+		return "a component of the path is not a directory";
+	case SQFS_ERROR_ARG_INVALID:
+		return "'..' is not allowed in a path";
+	case SQFS_ERROR_CORRUPTED:
+	case SQFS_ERROR_OUT_OF_BOUNDS:
+	case SQFS_ERROR_TRUNCATED:
+		return "the image is damaged";
+	default:
+		return sqfs_error_string(err);
+	}
+}
+
+int rd_resolve(rd_ctx_t *ctx, const char *path, sqfs_inode_t **out)
+{
+	int ret = sqfs_dir_reader_resolve(ctx->dr, path, out);
+
+	if (ret != 0) {
+		*out = NULL;
+		tool_error(path, "%s", rd_error_string(ret));
+		return -1;
+	}
+	return 0;
+}
+
+void rd_path_basename(const char *path, char *buf, size_t size)
+{
+	const char *name = "", *p = path;
+	size_t len = 0;
+
+	/* the last component that is neither empty nor "." */
+	while (*p != '\0') {
+		const char *start = p;
+		size_t n;
+
+		while (*p != '\0' && *p != '/')
+			++p;
+		n = (size_t)(p - start);
+		if (n > 0 && !(n == 1 && start[0] == '.')) {
+			name = start;
+			len = n;
+		}
+		while (*p == '/')
+			++p;
+	}
+	if (size == 0)
+		return;
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+}
+
+bool rd_name_is_safe(const char *name)
+{
+	/* too long for this system is the system's to refuse: this is
+	 * about where the name leads */
+	if (name[0] == '\0')
+		return false;
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return false;
+	return strchr(name, '/') == NULL;
+}

@@ -1,0 +1,842 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unpack.c - --unpack-path: a subtree of the image onto the disk.
+ *
+ * The image is untrusted and so is whatever already lies in the target
+ * directory. Nothing is ever looked up by a path with more than one
+ * component: the target root is opened once, and every entry is created
+ * relative to its parent's descriptor (mkdirat, openat with O_EXCL,
+ * symlinkat, mknodat, linkat), each directory being entered with
+ * O_DIRECTORY | O_NOFOLLOW. So a symlink, from the image or already on
+ * the disk, is never followed, and names are checked once more here (no
+ * empty, ".", ".." or '/' names) whatever the library let through.
+ *
+ * Levels: level 0 is the target root, levels 1 .. n-1 the directories
+ * leading to the unpacked path (recreated below the root, as in the
+ * image), level n the unpacked path itself and deeper levels what the
+ * walker finds below it. A directory is created when it is reached, or
+ * with --no-empty-dir only when something is put into it, and finished
+ * (owner, xattrs, mode, times) after its contents.
+ */
+#include "config.h"
+
+#include "rdsquashfs.h"
+#include "common/print.h"
+#include "sqfs/error.h"
+#include "sqfs/walker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+typedef struct {
+	char *name;
+	/* the open directory, or -1 while not created */
+	int fd;
+	/* the image's inode of the directory, for the levels leading to
+	 * the unpacked path (the walker gives the others) */
+	sqfs_inode_t *inode;
+} level_t;
+
+typedef struct {
+	rd_ctx_t *ctx;
+	unsigned int flags;
+	bool quiet;
+	/* where the process was, to return to after working in a parent
+	 * directory (the xattrs of entries that cannot be opened) */
+	int cwd_fd;
+	level_t *lv;
+	size_t lv_max;
+	/* the highest level in use */
+	size_t top;
+	/* the components of the unpacked path */
+	char **comp;
+	size_t comp_count;
+	/* scratch for the paths shown in messages */
+	char *path;
+	size_t path_max;
+	bool chown_denied;
+} unpacker_t;
+
+/* ------------------------------------------------------------ paths */
+
+static const char *join(unpacker_t *u, size_t level, const char *name)
+{
+	size_t len = 0, need = 1;
+
+	for (size_t i = 1; i <= level; ++i)
+		need += strlen(u->lv[i].name) + 1;
+	if (name != NULL)
+		need += strlen(name) + 1;
+	if (need > u->path_max) {
+		char *p = realloc(u->path, need);
+
+		if (p == NULL)
+			return name != NULL ? name : "";
+		u->path = p;
+		u->path_max = need;
+	}
+	u->path[0] = '\0';
+	for (size_t i = 1; i <= level; ++i) {
+		size_t n = strlen(u->lv[i].name);
+
+		if (len > 0)
+			u->path[len++] = '/';
+		memcpy(u->path + len, u->lv[i].name, n);
+		len += n;
+	}
+	if (name != NULL) {
+		size_t n = strlen(name);
+
+		if (len > 0)
+			u->path[len++] = '/';
+		memcpy(u->path + len, name, n);
+		len += n;
+	}
+	u->path[len] = '\0';
+	return len > 0 ? u->path : ".";
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash != NULL ? slash + 1 : path;
+}
+
+/* Split a user path into its components; ".." is refused, empty and "."
+ * components are dropped, as the directory reader does. */
+static int split_path(unpacker_t *u, const char *path)
+{
+	const char *p = path;
+
+	while (*p != '\0') {
+		const char *start;
+		size_t n;
+		char **list;
+
+		while (*p == '/')
+			++p;
+		start = p;
+		while (*p != '\0' && *p != '/')
+			++p;
+		n = (size_t)(p - start);
+		if (n == 0 || (n == 1 && start[0] == '.'))
+			continue;
+		if (n == 2 && start[0] == '.' && start[1] == '.') {
+			tool_error(path, "'..' is not allowed in a path");
+			return -1;
+		}
+		list = realloc(u->comp, (u->comp_count + 1) * sizeof(list[0]));
+		if (list == NULL)
+			goto fail_alloc;
+		u->comp = list;
+		u->comp[u->comp_count] = strndup(start, n);
+		if (u->comp[u->comp_count] == NULL)
+			goto fail_alloc;
+		u->comp_count++;
+	}
+	return 0;
+fail_alloc:
+	tool_error(NULL, "out of memory");
+	return -1;
+}
+
+/* ------------------------------------------------------------ levels */
+
+static int set_level(unpacker_t *u, size_t level, const char *name)
+{
+	if (level >= u->lv_max) {
+		size_t max = u->lv_max ? u->lv_max * 2 : 64;
+		level_t *lv;
+
+		while (max <= level)
+			max *= 2;
+		lv = realloc(u->lv, max * sizeof(lv[0]));
+		if (lv == NULL)
+			goto fail_alloc;
+		for (size_t i = u->lv_max; i < max; ++i) {
+			lv[i].name = NULL;
+			lv[i].fd = -1;
+			lv[i].inode = NULL;
+		}
+		u->lv = lv;
+		u->lv_max = max;
+	}
+	free(u->lv[level].name);
+	u->lv[level].name = strdup(name);
+	if (u->lv[level].name == NULL)
+		goto fail_alloc;
+	u->lv[level].fd = -1;
+	free(u->lv[level].inode);
+	u->lv[level].inode = NULL;
+	return 0;
+fail_alloc:
+	tool_error(NULL, "out of memory");
+	return -1;
+}
+
+static void close_level(unpacker_t *u, size_t level)
+{
+	if (u->lv[level].fd >= 0)
+		close(u->lv[level].fd);
+	u->lv[level].fd = -1;
+	free(u->lv[level].inode);
+	u->lv[level].inode = NULL;
+}
+
+static void report(const unpacker_t *u, const char *what, const char *path)
+{
+	if (!u->quiet)
+		printf("%s %s\n", what, path);
+}
+
+/* Create (or take, if a real directory is already there) the directory
+ * of level from its parent's descriptor. */
+static int make_dir(unpacker_t *u, size_t level)
+{
+	int parent = u->lv[level - 1].fd, fd;
+	const char *name = u->lv[level].name;
+	mode_t mode = (u->flags & UNPACK_CHMOD) ? 0700 : 0755;
+
+	report(u, "creating", join(u, level, NULL));
+	if (mkdirat(parent, name, mode) != 0 && errno != EEXIST) {
+		tool_error(join(u, level, NULL), "cannot create: %s",
+			   strerror(errno));
+		return -1;
+	}
+	fd = openat(parent, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			tool_error(join(u, level, NULL),
+				   "exists and is not a directory (a symlink "
+				   "is never followed)");
+		else
+			tool_error(join(u, level, NULL), "cannot open: %s",
+				   strerror(errno));
+		return -1;
+	}
+	u->lv[level].fd = fd;
+	return 0;
+}
+
+/* Create every directory up to level that is not there yet. */
+static int need_dirs(unpacker_t *u, size_t level)
+{
+	for (size_t i = 1; i <= level; ++i) {
+		if (u->lv[i].fd < 0 && make_dir(u, i) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ attributes */
+
+static void set_owner(unpacker_t *u, const sqfs_inode_t *inode, int fd,
+		      int dirfd, const char *name, const char *path)
+{
+	uint32_t uid, gid;
+	int ret;
+
+	if (!(u->flags & UNPACK_CHOWN) || u->chown_denied)
+		return;
+	ret = sqfs_image_inode_owner(u->ctx->img, inode, &uid, &gid);
+	if (ret != 0) {
+		tool_warning(path, "owner: %s; not changed",
+			     rd_error_string(ret));
+		return;
+	}
+	if (fd >= 0)
+		ret = fchown(fd, (uid_t)uid, (gid_t)gid);
+	else
+		ret = fchownat(dirfd, name, (uid_t)uid, (gid_t)gid,
+			       AT_SYMLINK_NOFOLLOW);
+	if (ret == 0)
+		return;
+	if (errno == EPERM) {
+		/* once: every other entry would say the same */
+		tool_warning(path,
+			     "cannot change the owner to %u:%u: %s; "
+			     "owners are left as they are",
+			     (unsigned int)uid, (unsigned int)gid,
+			     strerror(errno));
+		u->chown_denied = true;
+	} else {
+		tool_warning(path, "cannot change the owner to %u:%u: %s",
+			     (unsigned int)uid, (unsigned int)gid,
+			     strerror(errno));
+	}
+}
+
+static void set_xattrs(unpacker_t *u, const sqfs_inode_t *inode, int fd,
+		       int dirfd, const char *name, const char *path)
+{
+	sqfs_xattr_t *list;
+	size_t count;
+	bool moved = false;
+	int ret;
+
+	if (!(u->flags & UNPACK_SET_XATTR))
+		return;
+	ret = sqfs_image_read_xattrs(u->ctx->img, inode, &list, &count);
+	if (ret != 0) {
+		tool_warning(path, "xattrs: %s; not set", rd_error_string(ret));
+		return;
+	}
+	for (size_t i = 0; i < count; ++i) {
+		if (fd >= 0) {
+			ret = fsetxattr(fd, list[i].key, list[i].value,
+					list[i].size, 0);
+		} else {
+			/* no descriptor for a symlink or a device: the
+			 * name alone, in its parent, is the entry itself
+			 * (lsetxattr never follows the last component) */
+			if (!moved && fchdir(dirfd) != 0) {
+				tool_warning(path, "xattrs: %s; not set",
+					     strerror(errno));
+				break;
+			}
+			moved = true;
+			ret = lsetxattr(name, list[i].key, list[i].value,
+					list[i].size, 0);
+		}
+		if (ret != 0)
+			tool_warning(path, "cannot set xattr %s: %s; skipped",
+				     list[i].key, strerror(errno));
+	}
+	if (moved && u->cwd_fd >= 0 && fchdir(u->cwd_fd) != 0)
+		tool_warning(NULL, "cannot return to the working directory: %s",
+			     strerror(errno));
+	sqfs_xattr_list_free(list, count);
+}
+
+static void set_mode(unpacker_t *u, const sqfs_inode_t *inode, int fd,
+		     int dirfd, const char *name, const char *path)
+{
+	mode_t mode = inode->mode & 07777;
+	struct stat st;
+	int ret;
+
+	if (!(u->flags & UNPACK_CHMOD))
+		return;
+	if (fd >= 0) {
+		ret = fchmod(fd, mode);
+	} else {
+		ret = fchmodat(dirfd, name, mode, AT_SYMLINK_NOFOLLOW);
+		/* without the kernel's or /proc's help the C library
+		 * cannot chmod without following: check that the name
+		 * is no symlink, then follow (there is nothing to) */
+		if (ret != 0 && (errno == EOPNOTSUPP || errno == ENOSYS) &&
+		    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISLNK(st.st_mode))
+			ret = fchmodat(dirfd, name, mode, 0);
+	}
+	if (ret != 0)
+		tool_warning(path, "cannot change the mode to 0%o: %s",
+			     (unsigned int)mode, strerror(errno));
+}
+
+static void set_times(unpacker_t *u, const sqfs_inode_t *inode, int fd,
+		      int dirfd, const char *name, const char *path)
+{
+	struct timespec ts[2];
+	int ret;
+
+	if (!(u->flags & UNPACK_SET_TIMES))
+		return;
+	ts[0].tv_sec = ts[1].tv_sec = (time_t)inode->mtime;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	if (fd >= 0)
+		ret = futimens(fd, ts);
+	else
+		ret = utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW);
+	if (ret != 0)
+		tool_warning(path, "cannot set the times: %s", strerror(errno));
+}
+
+/*
+ * Finish an entry: by its descriptor fd, or (fd < 0) by name in dirfd
+ * without following it. The owner first (a chown clears set-id bits and
+ * capabilities), xattrs before the mode (user.* needs write access), the
+ * times last. A failure is a warning.
+ */
+static void set_attrs(unpacker_t *u, const sqfs_inode_t *inode, int fd,
+		      int dirfd, const char *name, const char *path)
+{
+	bool slink = sqfs_inode_type_basic(inode->type) == SQFS_INODE_SLINK;
+
+	set_owner(u, inode, fd, dirfd, name, path);
+	set_xattrs(u, inode, fd, dirfd, name, path);
+	/* a symlink has no mode of its own on Linux */
+	if (!slink)
+		set_mode(u, inode, fd, dirfd, name, path);
+	set_times(u, inode, fd, dirfd, name, path);
+}
+
+/* ------------------------------------------------------------ entries */
+
+typedef struct {
+	int fd;
+	bool sparse_ok;
+	bool failed_io;
+} file_sink_t;
+
+static int write_piece(void *user, uint64_t offset, const uint8_t *data,
+		       size_t size, bool sparse)
+{
+	file_sink_t *s = user;
+
+	/* a hole needs nothing written: the final size makes it */
+	if (sparse && s->sparse_ok)
+		return 0;
+	while (size > 0) {
+		ssize_t n = pwrite(s->fd, data, size, (off_t)offset);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			s->failed_io = true;
+			return 1;
+		}
+		data += n;
+		size -= (size_t)n;
+		offset += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int make_file(unpacker_t *u, int dirfd, const char *name,
+		     const sqfs_inode_t *inode, const char *path)
+{
+	file_sink_t sink;
+	int fd, ret;
+
+	report(u, "unpacking", path);
+	/* O_EXCL: an existing name, a symlink included, is refused */
+	fd = openat(dirfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    (u->flags & UNPACK_CHMOD) ? 0600 : 0644);
+	if (fd < 0) {
+		tool_error(path, "cannot create: %s", strerror(errno));
+		return -1;
+	}
+
+	sink.fd = fd;
+	sink.sparse_ok = !(u->flags & UNPACK_NO_SPARSE);
+	sink.failed_io = false;
+	ret = rd_read_file(u->ctx, inode, write_piece, &sink);
+	if (ret < 0) {
+		tool_error(path, "%s", rd_error_string(ret));
+		goto fail;
+	}
+	if (ret > 0 || ftruncate(fd, (off_t)inode->data.file.file_size) != 0) {
+		tool_error(path, "cannot write: %s", strerror(errno));
+		goto fail;
+	}
+	set_attrs(u, inode, fd, dirfd, name, path);
+	if (close(fd) != 0) {
+		tool_error(path, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* 0: created, 1: skipped with a warning, -1: failed */
+static int make_special(unpacker_t *u, int dirfd, const char *name,
+			const sqfs_inode_t *inode, const char *path)
+{
+	uint16_t type = sqfs_inode_type_basic(inode->type);
+	mode_t perm = (u->flags & UNPACK_CHMOD) ? 0600 : 0644;
+	uint32_t major, minor;
+	char *target;
+	int ret;
+
+	report(u, "creating", path);
+	switch (type) {
+	case SQFS_INODE_SLINK:
+		target = strndup((const char *)inode->payload,
+				 inode->data.slink.target_size);
+		if (target == NULL) {
+			tool_error(NULL, "out of memory");
+			return -1;
+		}
+		if (target[0] == '\0') {
+			free(target);
+			tool_warning(path, "empty symlink target; skipped");
+			return 1;
+		}
+		ret = symlinkat(target, dirfd, name);
+		free(target);
+		break;
+	case SQFS_INODE_BDEV:
+	case SQFS_INODE_CDEV:
+		sqfs_inode_decode_rdev(inode->data.dev.rdev, &major, &minor);
+		ret = mknodat(dirfd, name,
+			      (type == SQFS_INODE_BDEV ? S_IFBLK : S_IFCHR) |
+				  perm,
+			      makedev(major, minor));
+		break;
+	case SQFS_INODE_FIFO:
+		ret = mknodat(dirfd, name, S_IFIFO | perm, 0);
+		break;
+	default:
+		ret = mknodat(dirfd, name, S_IFSOCK | perm, 0);
+		break;
+	}
+	if (ret != 0) {
+		if (errno == EPERM && type != SQFS_INODE_SLINK) {
+			tool_warning(path, "cannot create: %s; skipped",
+				     strerror(errno));
+			return 1;
+		}
+		tool_error(path, "cannot create: %s", strerror(errno));
+		return -1;
+	}
+	set_attrs(u, inode, -1, dirfd, name, path);
+	return 0;
+}
+
+/*
+ * Hard-link name in dirfd to the entry already unpacked at target (a
+ * path relative to the unpacked path). The target's directories are
+ * entered one by one without following symlinks, like everything else.
+ * Returns 0 when linked, 1 when the entry must be unpacked on its own
+ * (the first one was not created, or the link failed), -1 on failure.
+ */
+static int make_link(unpacker_t *u, int dirfd, const char *name,
+		     const char *target, const char *path)
+{
+	size_t base = u->comp_count;
+	int fd = u->lv[0].fd, next, ret = 0;
+	const char *p = target;
+	char part[260];
+
+	/* the target lies below the unpacked path, which (being a
+	 * directory, as it has more than one entry) is level n */
+	if (base > 0)
+		fd = u->lv[base].fd;
+	if (fd < 0)
+		return 1;
+	fd = dup(fd);
+	if (fd < 0)
+		goto fail_errno;
+
+	for (;;) {
+		const char *start = p;
+		size_t n;
+
+		while (*p != '\0' && *p != '/')
+			++p;
+		n = (size_t)(p - start);
+		if (n >= sizeof(part))
+			goto fail_name;
+		memcpy(part, start, n);
+		part[n] = '\0';
+		if (!rd_name_is_safe(part))
+			goto fail_name;
+		if (*p == '\0')
+			break;
+		++p;
+		next = openat(fd, part,
+			      O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			ret = 1;
+			goto out;
+		}
+		close(fd);
+		fd = next;
+	}
+
+	report(u, "linking", path);
+	if (linkat(fd, part, dirfd, name, 0) != 0) {
+		if (errno == EEXIST) {
+			tool_error(path, "cannot create: %s", strerror(errno));
+			ret = -1;
+		} else if (errno == ENOENT) {
+			/* the first was skipped (and said why) */
+			ret = 1;
+		} else {
+			tool_warning(path,
+				     "cannot link to %s: %s; unpacked "
+				     "as a copy",
+				     target, strerror(errno));
+			ret = 1;
+		}
+	}
+out:
+	close(fd);
+	return ret;
+fail_name:
+	tool_error(path, "bad hard-link target '%s' in the image", target);
+	ret = -1;
+	goto out;
+fail_errno:
+	tool_error(path, "%s", strerror(errno));
+	return -1;
+}
+
+static bool filtered(const unpacker_t *u, uint16_t type)
+{
+	switch (type) {
+	case SQFS_INODE_BDEV:
+	case SQFS_INODE_CDEV:
+		return (u->flags & UNPACK_NO_DEV) != 0;
+	case SQFS_INODE_SOCKET:
+		return (u->flags & UNPACK_NO_SOCK) != 0;
+	case SQFS_INODE_FIFO:
+		return (u->flags & UNPACK_NO_FIFO) != 0;
+	case SQFS_INODE_SLINK:
+		return (u->flags & UNPACK_NO_SLINK) != 0;
+	default:
+		return false;
+	}
+}
+
+/* A non-directory at level (its parent: level - 1). */
+static int unpack_leaf(unpacker_t *u, size_t level, const char *name,
+		       const sqfs_inode_t *inode, const char *link_target)
+{
+	uint16_t type = sqfs_inode_type_basic(inode->type);
+	const char *path;
+	int dirfd, ret;
+
+	if (filtered(u, type))
+		return 0;
+	if (need_dirs(u, level - 1) != 0)
+		return -1;
+	dirfd = u->lv[level - 1].fd;
+	path = join(u, level - 1, name);
+
+	if (link_target != NULL) {
+		ret = make_link(u, dirfd, name, link_target, path);
+		if (ret <= 0)
+			return ret;
+		path = join(u, level - 1, name);
+	}
+	if (type == SQFS_INODE_FILE)
+		return make_file(u, dirfd, name, inode, path);
+	return make_special(u, dirfd, name, inode, path) < 0 ? -1 : 0;
+}
+
+/* A directory's first report: remember it, create it unless only
+ * contents may create it. */
+static int enter_dir(unpacker_t *u, size_t level, const char *name)
+{
+	if (set_level(u, level, name) != 0)
+		return -1;
+	u->top = level;
+	if (!(u->flags & UNPACK_NO_EMPTY_DIR))
+		return make_dir(u, level);
+	return 0;
+}
+
+/* A directory's second report: finish it if it was created. */
+static void leave_dir(unpacker_t *u, size_t level, const sqfs_inode_t *inode)
+{
+	level_t *lv = &u->lv[level];
+
+	if (lv->fd >= 0)
+		set_attrs(u, inode, lv->fd, u->lv[level - 1].fd, lv->name,
+			  join(u, level, NULL));
+	close_level(u, level);
+	u->top = level - 1;
+}
+
+static int unpack_entry(unpacker_t *u, const sqfs_walk_entry_t *ent)
+{
+	size_t level = u->comp_count + ent->depth;
+	bool dir = sqfs_inode_type_basic(ent->inode->type) == SQFS_INODE_DIR;
+	const char *name;
+
+	/* the target root itself is the user's: it keeps its attributes */
+	if (level == 0)
+		return 0;
+
+	name =
+	    ent->depth == 0 ? u->comp[u->comp_count - 1] : base_name(ent->path);
+	if (!rd_name_is_safe(name)) {
+		tool_error(ent->path, "unsafe name in the image");
+		return -1;
+	}
+	/* every entry lies directly in the last directory entered */
+	if (ent->post ? (!dir || u->top != level) : u->top != level - 1) {
+		tool_error(ent->path, "entry out of order in the walk");
+		return -1;
+	}
+	if (!dir)
+		return unpack_leaf(u, level, name, ent->inode,
+				   ent->link_target);
+	if (ent->post) {
+		leave_dir(u, level, ent->inode);
+		return 0;
+	}
+	return enter_dir(u, level, name);
+}
+
+/* ------------------------------------------------------------ setup */
+
+/* The target root: created with its parents if missing, then opened.
+ * It is the user's own path, so symlinks in it are the user's choice. */
+static int open_root(const char *path)
+{
+	char *copy;
+	int fd;
+
+	if (path[0] == '\0') {
+		tool_error(NULL, "--unpack-root: empty path");
+		return -1;
+	}
+	copy = strdup(path);
+	if (copy == NULL) {
+		tool_error(NULL, "out of memory");
+		return -1;
+	}
+	for (char *p = copy + 1; *p != '\0'; ++p) {
+		if (*p != '/' || p[-1] == '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0755) != 0 && errno != EEXIST)
+			break;
+		*p = '/';
+	}
+	free(copy);
+	if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+		tool_error(path, "cannot create: %s", strerror(errno));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		tool_error(path, "cannot open: %s", strerror(errno));
+	return fd;
+}
+
+/* One descriptor per directory level is kept open: allow as many as
+ * the hard limit does. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* The directories leading to the unpacked path, as levels 1 .. n-1. */
+static int add_parents(unpacker_t *u)
+{
+	size_t len = 0;
+	char *path;
+	int ret = 0;
+
+	for (size_t i = 0; i < u->comp_count; ++i)
+		len += strlen(u->comp[i]) + 1;
+	path = malloc(len + 1);
+	if (path == NULL) {
+		tool_error(NULL, "out of memory");
+		return -1;
+	}
+	path[0] = '\0';
+	for (size_t i = 0; i + 1 < u->comp_count && ret == 0; ++i) {
+		if (i > 0)
+			strcat(path, "/");
+		strcat(path, u->comp[i]);
+		ret = set_level(u, i + 1, u->comp[i]);
+		if (ret == 0)
+			ret = rd_resolve(u->ctx, path, &u->lv[i + 1].inode);
+		u->top = i + 1;
+		if (ret == 0 && !(u->flags & UNPACK_NO_EMPTY_DIR))
+			ret = make_dir(u, i + 1);
+	}
+	free(path);
+	return ret;
+}
+
+static int walk(unpacker_t *u, const char *path)
+{
+	sqfs_walk_entry_t ent;
+	sqfs_walker_t *w;
+	int ret;
+
+	ret = sqfs_walker_create(u->ctx->img, path, 0, SQFS_WALK_POST_DIRS, &w);
+	if (ret != 0) {
+		tool_error(path, "%s", rd_error_string(ret));
+		return -1;
+	}
+	while ((ret = sqfs_walker_next(w, &ent)) == 0) {
+		if (unpack_entry(u, &ent) != 0) {
+			sqfs_walker_destroy(w);
+			return -1;
+		}
+	}
+	if (ret < 0)
+		tool_error(path, "%s", rd_error_string(ret));
+	sqfs_walker_destroy(w);
+	return ret == 1 ? 0 : -1;
+}
+
+int rd_unpack(rd_ctx_t *ctx)
+{
+	const char *path = ctx->opt->cmdpath;
+	unpacker_t u;
+	sqfs_inode_t *start = NULL;
+	int ret = -1;
+
+	memset(&u, 0, sizeof(u));
+	u.ctx = ctx;
+	u.flags = ctx->opt->flags;
+	u.quiet = ctx->opt->quiet;
+	u.cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (split_path(&u, path) != 0 || rd_resolve(ctx, path, &start) != 0)
+		goto out;
+	raise_fd_limit();
+	if (set_level(&u, 0, "") != 0)
+		goto out;
+	u.lv[0].fd = open_root(
+	    ctx->opt->unpack_root != NULL ? ctx->opt->unpack_root : ".");
+	if (u.lv[0].fd < 0)
+		goto out;
+	if (add_parents(&u) != 0)
+		goto out;
+
+	if (sqfs_inode_type_basic(start->type) == SQFS_INODE_DIR) {
+		ret = walk(&u, path);
+	} else {
+		const char *name = u.comp[u.comp_count - 1];
+
+		ret = unpack_leaf(&u, u.comp_count, name, start, NULL);
+	}
+
+	/* the directories leading to the path, innermost first */
+	for (size_t i = u.comp_count; ret == 0 && i-- > 1;) {
+		if (u.lv[i].fd >= 0)
+			set_attrs(&u, u.lv[i].inode, u.lv[i].fd, u.lv[i - 1].fd,
+				  u.lv[i].name, join(&u, i, NULL));
+	}
+out:
+	for (size_t i = 0; i < u.lv_max; ++i) {
+		close_level(&u, i);
+		free(u.lv[i].name);
+	}
+	for (size_t i = 0; i < u.comp_count; ++i)
+		free(u.comp[i]);
+	if (u.cwd_fd >= 0)
+		close(u.cwd_fd);
+	free(u.comp);
+	free(u.lv);
+	free(u.path);
+	free(start);
+	return ret;
+}

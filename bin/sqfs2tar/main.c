@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - sqfs2tar: a SquashFS image in, a tar archive out on stdout.
+ */
+#include "config.h"
+
+#include "sqfs2tar.h"
+#include "common/print.h"
+#include "sqfs/error.h"
+#include "sqfs/io.h"
+#include "sqfs/super.h"
+#include "tar/tar_reader.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int open_image(sqfs2tar_t *s, sqfs_file_t **file)
+{
+	const char *path = s->opt->image;
+	int ret;
+
+	errno = 0;
+	ret = sqfs_file_open(file, path, SQFS_FILE_OPEN_READ_ONLY);
+	if (ret != 0) {
+		tool_error(path, "%s",
+			   errno != 0 ? strerror(errno)
+				      : sqfs_error_string(ret));
+		return -1;
+	}
+	ret = sqfs_image_open(*file, &s->img);
+	if (ret == 0)
+		ret = sqfs_dir_reader_create(s->img, &s->dr);
+	if (ret == 0)
+		ret = sqfs_data_reader_create(s->img, &s->data);
+	if (ret != 0) {
+		tool_error(path, "%s", sqfs_error_string(ret));
+		return -1;
+	}
+	s->block_size = sqfs_image_super(s->img)->block_size;
+	s->zeros = calloc(1, s->block_size);
+	s->ent = archive_entry_new();
+	if (s->zeros == NULL || s->ent == NULL) {
+		tool_error(NULL, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void cleanup(sqfs2tar_t *s)
+{
+	for (size_t i = 0; i < s->link_count; ++i)
+		free(s->link_names[i]);
+	free(s->link_names);
+	hash_table_cleanup(&s->links);
+	if (s->ent != NULL)
+		archive_entry_free(s->ent);
+	free(s->zeros);
+	sqfs_data_reader_destroy(s->data);
+	sqfs_dir_reader_destroy(s->dr);
+	sqfs_image_destroy(s->img);
+}
+
+int main(int argc, char **argv)
+{
+	sqfs2tar_options_t opt;
+	sqfs_file_t *file = NULL;
+	sqfs2tar_t s;
+	int ret, status = EXIT_FAILURE;
+
+	tool_set_name("sqfs2tar");
+	memset(&s, 0, sizeof(s));
+	hash_table_init(&s.links);
+	/* libarchive converts names from the locale's character set to the
+	 * UTF-8 of PAX records: under UTF-8 they pass unchanged */
+	tar_reader_use_utf8_locale();
+
+	ret = sqfs2tar_parse_options(argc, argv, &opt);
+	if (ret != 0)
+		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	s.opt = &opt;
+	s.track_links = opt.subdir_count > 1 && !opt.no_hard_links;
+
+	/* the image first: a file that is not an image writes nothing */
+	if (open_image(&s, &file) != 0)
+		goto out;
+	s.ar = tar_out_open(opt.compressor);
+	if (s.ar == NULL)
+		goto out;
+
+	ret = s2t_write_tree(&s);
+	if (tar_out_close(s.ar, ret == 0) == 0 && ret == 0)
+		status = EXIT_SUCCESS;
+	s.ar = NULL;
+out:
+	cleanup(&s);
+	sqfs_file_destroy(file);
+	sqfs2tar_free_options(&opt);
+	return status;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sqfs2tar.h - what the parts of sqfs2tar share.
+ */
+#ifndef SQFS2TAR_H
+#define SQFS2TAR_H
+
+#include "sqfs/data_reader.h"
+#include "sqfs/dir_reader.h"
+#include "sqfs/image.h"
+#include "sqfs/inode.h"
+#include "util/hash_table.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct archive;
+struct archive_entry;
+
+typedef struct {
+	const char *image;
+	/* canonical --subdir paths in the image's tree order, none inside
+	 * another; none at all if the whole image is wanted */
+	char **subdirs;
+	size_t subdir_count;
+	/* --keep-as-dir, or implied by several --subdir */
+	bool keep_as_dir;
+	/* canonical --root-becomes name ("." allowed), or NULL */
+	char *root_becomes;
+	bool no_xattr;
+	bool no_hard_links;
+	bool no_skip;
+	unsigned int num_jobs;
+	/* --compressor: an output filter name, or NULL */
+	const char *compressor;
+} sqfs2tar_options_t;
+
+/*
+ * Parse the command line into opt. Returns 0 to go on, 1 when done
+ * (--help, --version), -1 on an error (already printed).
+ */
+int sqfs2tar_parse_options(int argc, char **argv, sqfs2tar_options_t *opt);
+
+void sqfs2tar_free_options(sqfs2tar_options_t *opt);
+
+/* Whether libarchive knows the output filter name (for -c). */
+bool tar_filter_known(const char *name);
+
+/* The output filters this libarchive can apply, for --help. */
+void tar_filter_print_list(FILE *fp);
+
+/*
+ * A PAX tar writer on standard output, compressed with the filter name
+ * (NULL: none). Prints why and returns NULL on failure.
+ */
+struct archive *tar_out_open(const char *filter);
+
+/* libarchive's reason for the last failure, never NULL. */
+const char *tar_out_error(struct archive *ar);
+
+/*
+ * Finish the archive (ok) or abandon it without an end marker, so that a
+ * failed run does not leave what looks like a complete archive; then free
+ * it. Returns 0, or -1 after printing why the end could not be written.
+ */
+int tar_out_close(struct archive *ar, bool ok);
+
+typedef struct {
+	const sqfs2tar_options_t *opt;
+	sqfs_image_t *img;
+	sqfs_dir_reader_t *dr;
+	sqfs_data_reader_t *data;
+	struct archive *ar;
+	struct archive_entry *ent;
+	uint32_t block_size;
+	/* one block of zeros, fed to libarchive for holes it skips */
+	uint8_t *zeros;
+	/* hard links across several --subdir walks: inode number -> index
+	 * of the archive name it was first written as */
+	bool track_links;
+	hash_table_t links;
+	char **link_names;
+	size_t link_count;
+} sqfs2tar_t;
+
+/*
+ * Write one image entry as name (the archive path without a trailing
+ * '/'), a hard link to link (an archive path) if link is not NULL and
+ * hard links are wanted. what names the entry in messages. Returns 0
+ * (written or skipped with a warning) or -1 after printing why.
+ */
+int s2t_write_entry(sqfs2tar_t *s, const char *name, const sqfs_inode_t *inode,
+		    const char *link, const char *what);
+
+/* Write everything the options select. Returns 0 or -1 (printed). */
+int s2t_write_tree(sqfs2tar_t *s);
+
+/* "a" + "/" + "b", or the one that is not empty; NULL if out of memory. */
+char *s2t_join(const char *a, const char *b);
+
+#endif /* SQFS2TAR_H */

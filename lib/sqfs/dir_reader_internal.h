@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dir_reader_internal.h - what the walker needs from a directory reader
+ * beyond the public API (internal to the library).
+ *
+ * The walker shares one directory reader, and so one metadata block cache,
+ * between all levels of its descent: it saves a listing's state before it
+ * opens a subdirectory and restores it when it comes back. That keeps its
+ * memory at a few hundred bytes per level, whatever the listing sizes. It
+ * also finds a name again from the position of its entry, so it can tell
+ * where an inode was first seen without keeping every path.
+ */
+#ifndef SQFS_DIR_READER_INTERNAL_H
+#define SQFS_DIR_READER_INTERNAL_H
+
+#include "sqfs/dir_reader.h"
+
+/* Longest name a listing may hold. */
+#define SQFS_DIR_MAX_NAME 256u
+
+/* Where a listing is and what the order check must remember. */
+typedef struct {
+	/* Metadata reader position of the next byte of the listing. */
+	uint64_t block;
+	size_t offset;
+	/* Listing bytes not yet read. */
+	uint64_t remaining;
+	/* Entries left in the current run, its inode block and base. */
+	uint32_t run_left;
+	uint32_t run_block;
+	uint32_t run_base;
+	bool open;
+	/* The previous name (prev_len 0: none yet), for the order check. */
+	uint16_t prev_len;
+	char prev[SQFS_DIR_MAX_NAME];
+} sqfs_dir_state_t;
+
+/* Copy the state of the open listing (or of none) into st. */
+void sqfs_dir_reader_save(const sqfs_dir_reader_t *dr, sqfs_dir_state_t *st);
+
+/* Continue the listing saved in st. */
+int sqfs_dir_reader_restore(sqfs_dir_reader_t *dr, const sqfs_dir_state_t *st);
+
+/* The metadata position of the entry sqfs_dir_reader_next last returned. */
+void sqfs_dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
+			       size_t *offset);
+
+/*
+ * Read again the name of the entry at a position from
+ * sqfs_dir_reader_entry_pos into name (SQFS_DIR_MAX_NAME + 1 bytes, NUL
+ * terminated), checking it as a listing's names are checked. Closes the
+ * open listing: restore a saved state to go on.
+ */
+int sqfs_dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block,
+			    size_t offset, char *name, size_t *len);
+
+#endif /* SQFS_DIR_READER_INTERNAL_H */
