@@ -30,6 +30,8 @@ import random
 import struct
 import sys
 
+# no __pycache__ in the source tree (read-only under distcheck anyway)
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import structured  # noqa: E402

@@ -8,7 +8,8 @@
 # mutate.py writes mutants of each and the hand-built hostile set
 # (structured.py). Every image goes through
 #   read_image        the whole reader API (walk, read, xattrs, lookups)
-#   rdsquashfs -l /, -c on some files, -u / into a fresh target
+#   rdsquashfs -l /, -d, -c, -s and -x on some files, -u / into a fresh
+#                     target
 #   sqfs2tar          the whole image as a tar stream
 # (the tools when they are built), each under `timeout`. A case fails if a
 # program is killed by a signal or the timeout, prints a sanitizer report,
@@ -19,7 +20,7 @@
 # canary, and planted files are named pwn_*. Valid images ("accept" in
 # the manifest) must also be read without error.
 #
-# Environment: HOSTILE_MUTANTS (mutants per seed, default 10),
+# Environment: HOSTILE_MUTANTS (mutants per seed, default 8),
 # HOSTILE_SEED (mutation seed, default 1), HOSTILE_TIMEOUT (seconds per
 # command, default 30), HOSTILE_STRICT=1 (a hostile image the library
 # accepts fails the test, instead of being reported), HOSTILE_KEEP=DIR
@@ -38,7 +39,7 @@ READ_IMAGE=$abs_top_builddir/tests/hostile/read_image
 TAR2SQFS=$abs_top_builddir/tar2sqfs
 RDSQUASHFS=${RDSQUASHFS:-$abs_top_builddir/rdsquashfs}
 SQFS2TAR=${SQFS2TAR:-$abs_top_builddir/sqfs2tar}
-MUTANTS=${HOSTILE_MUTANTS:-10}
+MUTANTS=${HOSTILE_MUTANTS:-8}
 SEED=${HOSTILE_SEED:-1}
 TMO=${HOSTILE_TIMEOUT:-30}
 STRICT=${HOSTILE_STRICT:-0}
@@ -47,6 +48,10 @@ VERBOSE=${HOSTILE_VERBOSE:-}
 # output of -c and sqfs2tar read before the pipe is closed (a 1 TiB
 # sparse file is a fine thing to cat, but not to the end)
 OUT_CAP=$((64 << 20))
+# unpack everything the image stores that this user may set (no devices:
+# a container may forbid them, and they say nothing about escapes)
+UNPACK_OPTS="-q -D -T"
+[ "$(id -u)" = 0 ] && UNPACK_OPTS="$UNPACK_OPTS -X -C -O"
 
 unset SOURCE_DATE_EPOCH
 export TZ=UTC LC_ALL=C
@@ -272,6 +277,9 @@ run_case() { # IMAGE-NAME EXPECT
 		hard_error "read_image cannot open $img: $(cat "$err")"
 	else
 		judge "$case" "read_image" "$rc" "$err"
+		# it answers 0 for a rejection too: 1 is a finding
+		[ "$?" = 1 ] && fail "$case" "read_image: exit status 1:" \
+			"$(head -n 3 "$err")"
 	fi
 	status=$(tail -n 1 "$out")
 	# read_image exits 0 either way: its status line tells
@@ -304,25 +312,37 @@ run_case() { # IMAGE-NAME EXPECT
 		[ "$expect" = accept ] && [ "$r" = 1 ] &&
 			fail "$case" "rdsquashfs -l / refuses a valid image:" \
 				"$(head -n 3 "$err")"
-		# a few files of each image, chosen by the walk
+		tool "$case" "rdsquashfs -d" "$err" 1 "$RDSQUASHFS" -d "$img"
+		r=$?
+		[ "$expect" = accept ] && [ "$r" = 1 ] &&
+			fail "$case" "rdsquashfs -d refuses a valid image:" \
+				"$(head -n 3 "$err")"
+		# two files of each image, chosen by the walk, and the stat
+		# and xattrs of the first
 		local p n=0
-		while read -r p; do
+		while IFS= read -r p; do
 			n=$((n + 1))
-			[ "$n" -le 3 ] || break
+			[ "$n" -le 2 ] || break
 			tool "$case" "rdsquashfs -c /$p" "$err" 1 \
 				"$RDSQUASHFS" -c "/$p" "$img"
 			r=$?
 			[ "$expect" = accept ] && [ "$r" = 1 ] &&
 				fail "$case" "rdsquashfs -c /$p fails:" \
 					"$(head -n 3 "$err")"
+			[ "$n" = 1 ] || continue
+			tool "$case" "rdsquashfs -s /$p" "$err" 0 \
+				"$RDSQUASHFS" -s "/$p" "$img"
+			tool "$case" "rdsquashfs -x /$p" "$err" 0 \
+				"$RDSQUASHFS" -x "/$p" "$img"
 		done < <(sed -n 's/^F //p' "$out")
 
 		local parent="$W/run/parent"
 		rm -rf "$parent"
 		mkdir -p "$parent/target" "$parent/canary"
 		echo canary >"$parent/canary/keep"
+		# shellcheck disable=SC2086
 		tool "$case" "rdsquashfs -u /" "$err" 0 \
-			"$RDSQUASHFS" -D -u / -p "$parent/target" "$img"
+			"$RDSQUASHFS" $UNPACK_OPTS -u / -p "$parent/target" "$img"
 		r=$?
 		[ "$expect" = accept ] && [ "$r" = 1 ] &&
 			fail "$case" "rdsquashfs -u / fails on a valid image:" \

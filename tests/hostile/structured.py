@@ -174,6 +174,61 @@ def s_dedup_expand(outside):
     return build(b)
 
 
+@case("accept")
+def s_names_weird(outside):
+    """Valid names an unpacker must pass through unharmed: leading '-',
+    spaces, a backslash, bytes that are not UTF-8."""
+    b = Builder()
+    names = [b"-rf", b" lead", b"back\\slash", b"\xff\xfe", b"tab\there",
+             b"*", b"~", b"...", b"trail "]
+    ents = [(n, small_file(b, i + 1, n + b"\n")) for i, n in enumerate(names)]
+    tree(b, ents)
+    return build(b)
+
+
+@case("libok")
+def s_name_newline(outside):
+    """A line break in a name: valid, but no pack file (rdsquashfs -d)
+    can hold it."""
+    b = Builder()
+    f = small_file(b, 1)
+    tree(b, [(b"new\nline", f)], ino=2)
+    return build(b)
+
+
+@case("accept")
+def s_dir_readonly(outside):
+    """A read-only directory with contents, and one with mode 000."""
+    b = Builder()
+    f = small_file(b, 1, mode=0o444)
+    g = small_file(b, 2, mode=0o000)
+    ro = b.add(Node("dir", 3, mode=0o555, entries=[(b"f", f)], parent=5))
+    no = b.add(Node("dir", 4, mode=0o000, entries=[(b"g", g)], parent=5))
+    tree(b, [(b"ro", ro), (b"none", no)], ino=5, mode=0o555)
+    return build(b)
+
+
+@case("accept")
+def s_hardlink_symlink_out(outside):
+    """One symlink inode to the outside under two names, and a file
+    linked 500 times."""
+    b = Builder()
+    s = b.add(Node("slink", 1, target=(outside + "/pwn_hl_target").encode(),
+                   nlink=2))
+    f = small_file(b, 2, b"many links\n", ext=True, nlink=500)
+    ents = [(b"a", s), (b"b", s)] + [(b"l%03d" % i, f) for i in range(500)]
+    tree(b, ents, ino=3)
+    return build(b)
+
+
+@case("libok")
+def s_slink_4096(outside):
+    b = Builder()
+    s = b.add(Node("slink", 1, target=b"x/" * 2047 + b"yy"))
+    tree(b, [(b"long", s)], ino=2)
+    return build(b)
+
+
 @case("any")
 def s_xattr_unknown_prefix(outside):
     b = Builder()
