@@ -225,16 +225,7 @@ int rd_parse_options(int argc, char **argv, rd_options_t *opt)
 			print_version();
 			return 1;
 		default:
-			/* optopt is the option that lacks its value (its
-			 * short name, for long ones too), or 0 for an
-			 * unknown long option */
-			if (optopt > 0 && optopt < 256 &&
-			    strchr(short_opts, optopt) != NULL)
-				tool_error(argv[optind - 1], "needs a value");
-			else if (optopt > 0 && optopt < 256)
-				tool_error(NULL, "unknown option -%c", optopt);
-			else
-				tool_error(argv[optind - 1], "unknown option");
+			tool_bad_option(short_opts, argv);
 			try_help();
 			return -1;
 		}

@@ -303,16 +303,7 @@ int tar2sqfs_parse_options(int argc, char **argv, tar2sqfs_options_t *opt)
 			print_version();
 			goto done;
 		default:
-			/* optopt is the option (its short name, for long
-			 * ones too) that lacks its value, or 0 for an
-			 * unknown long option */
-			if (optopt > 0 && optopt < 256 &&
-			    strchr(short_opts, optopt) != NULL)
-				tool_error(argv[optind - 1], "needs a value");
-			else if (optopt > 0 && optopt < 256)
-				tool_error(NULL, "unknown option -%c", optopt);
-			else
-				tool_error(argv[optind - 1], "unknown option");
+			tool_bad_option(short_opts, argv);
 			try_help();
 			goto fail;
 		}

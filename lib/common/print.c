@@ -6,6 +6,9 @@
 
 #include "common/print.h"
 
+#include <getopt.h>
+#include <string.h>
+
 #include <stdio.h>
 
 static const char *tool_name = "squashforge";
@@ -64,4 +67,16 @@ void tool_warning(const char *what, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(what, fmt, ap);
 	va_end(ap);
+}
+
+void tool_bad_option(const char *short_opts, char *const argv[])
+{
+	/* optopt is the option that lacks its value (its short name, for long
+	 * ones too), or 0 for an unknown long option */
+	if (optopt > 0 && optopt < 256 && strchr(short_opts, optopt) != NULL)
+		tool_error(argv[optind - 1], "needs a value");
+	else if (optopt > 0 && optopt < 256)
+		tool_error(NULL, "unknown option -%c", optopt);
+	else
+		tool_error(argv[optind - 1], "unknown option");
 }

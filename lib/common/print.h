@@ -28,6 +28,12 @@ void tool_error(const char *what, const char *fmt, ...) TOOL_PRINTF(2, 3);
 void tool_warning(const char *what, const char *fmt, ...) TOOL_PRINTF(2, 3);
 
 /*
+ * After getopt_long returned '?': say which option was unknown or lacks its
+ * value. short_opts is the tool's getopt option string.
+ */
+void tool_bad_option(const char *short_opts, char *const argv[]);
+
+/*
  * A function called before any message is printed, so that a progress
  * line on the terminal can be cleared first. NULL removes it.
  */
