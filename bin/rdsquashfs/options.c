@@ -111,16 +111,6 @@ static void print_help(void)
 	fputs(help_text, stdout);
 }
 
-static void print_version(void)
-{
-	printf("rdsquashfs (%s) %s\n"
-	       "License MIT: <https://opensource.org/licenses/MIT>.\n"
-	       "This is free software: you are free to change and "
-	       "redistribute it.\n"
-	       "There is NO WARRANTY, to the extent permitted by law.\n",
-	       PACKAGE_NAME, PACKAGE_VERSION);
-}
-
 static void try_help(void)
 {
 	fprintf(stderr, "Try 'rdsquashfs --help' for more information.\n");
@@ -208,9 +198,7 @@ int rd_parse_options(int argc, char **argv, rd_options_t *opt)
 			opt->quiet = true;
 			break;
 		case 'j':
-			why = parse_uint(optarg, 4096, &num);
-			if (why == NULL && num == 0)
-				why = "must be at least 1";
+			why = parse_count(optarg, 4096, &num);
 			if (why != NULL) {
 				tool_error("--num-jobs", "'%s': %s", optarg,
 					   why);
@@ -222,7 +210,7 @@ int rd_parse_options(int argc, char **argv, rd_options_t *opt)
 			print_help();
 			return 1;
 		case 'V':
-			print_version();
+			tool_print_version();
 			return 1;
 		default:
 			tool_bad_option(short_opts, argv);

@@ -82,16 +82,6 @@ static void print_help(void)
 	tar_filter_print_list(stdout);
 }
 
-static void print_version(void)
-{
-	printf("sqfs2tar (%s) %s\n"
-	       "License MIT: <https://opensource.org/licenses/MIT>.\n"
-	       "This is free software: you are free to change and "
-	       "redistribute it.\n"
-	       "There is NO WARRANTY, to the extent permitted by law.\n",
-	       PACKAGE_NAME, PACKAGE_VERSION);
-}
-
 static void try_help(void)
 {
 	fprintf(stderr, "Try 'sqfs2tar --help' for more information.\n");
@@ -251,9 +241,7 @@ int sqfs2tar_parse_options(int argc, char **argv, sqfs2tar_options_t *opt)
 			opt->no_skip = true;
 			break;
 		case 'j':
-			why = parse_uint(optarg, 4096, &num);
-			if (why == NULL && num == 0)
-				why = "must be at least 1";
+			why = parse_count(optarg, 4096, &num);
 			if (why != NULL) {
 				tool_error("--num-jobs", "'%s': %s", optarg,
 					   why);
@@ -265,7 +253,7 @@ int sqfs2tar_parse_options(int argc, char **argv, sqfs2tar_options_t *opt)
 			print_help();
 			goto done;
 		case 'V':
-			print_version();
+			tool_print_version();
 			goto done;
 		default:
 			tool_bad_option(short_opts, argv);

@@ -130,16 +130,6 @@ static void print_help(void)
 	comp_cli_print_list(stdout);
 }
 
-static void print_version(void)
-{
-	printf("tar2sqfs (%s) %s\n"
-	       "License MIT: <https://opensource.org/licenses/MIT>.\n"
-	       "This is free software: you are free to change and "
-	       "redistribute it.\n"
-	       "There is NO WARRANTY, to the extent permitted by law.\n",
-	       PACKAGE_NAME, PACKAGE_VERSION);
-}
-
 static int bad_value(const char *option, const char *arg, const char *why)
 {
 	tool_error(option, "'%s': %s", arg, why);
@@ -247,9 +237,7 @@ int tar2sqfs_parse_options(int argc, char **argv, tar2sqfs_options_t *opt)
 			comp_extra = optarg;
 			break;
 		case 'j':
-			why = parse_uint(optarg, 4096, &num);
-			if (why == NULL && num == 0)
-				why = "must be at least 1";
+			why = parse_count(optarg, 4096, &num);
 			if (why != NULL) {
 				bad_value("--num-jobs", optarg, why);
 				goto fail;
@@ -257,9 +245,7 @@ int tar2sqfs_parse_options(int argc, char **argv, tar2sqfs_options_t *opt)
 			opt->wr.num_jobs = (unsigned int)num;
 			break;
 		case 'Q':
-			why = parse_uint(optarg, 1048576, &num);
-			if (why == NULL && num == 0)
-				why = "must be at least 1";
+			why = parse_count(optarg, 1048576, &num);
 			if (why != NULL) {
 				bad_value("--queue-backlog", optarg, why);
 				goto fail;
@@ -300,7 +286,7 @@ int tar2sqfs_parse_options(int argc, char **argv, tar2sqfs_options_t *opt)
 			print_help();
 			goto done;
 		case 'V':
-			print_version();
+			tool_print_version();
 			goto done;
 		default:
 			tool_bad_option(short_opts, argv);

@@ -114,3 +114,12 @@ const char *parse_dev_block_size(const char *str, uint32_t *out)
 	*out = (uint32_t)value;
 	return NULL;
 }
+
+const char *parse_count(const char *str, uint64_t max, uint64_t *out)
+{
+	const char *why = parse_uint(str, max, out);
+
+	if (why == NULL && *out == 0)
+		why = "must be at least 1";
+	return why;
+}

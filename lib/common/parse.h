@@ -14,6 +14,9 @@
 /* A decimal number from 0 to max, nothing else around it. */
 const char *parse_uint(const char *str, uint64_t max, uint64_t *out);
 
+/* A count from 1 to max: -j, -Q and the like. */
+const char *parse_count(const char *str, uint64_t max, uint64_t *out);
+
 /* An octal number from 0 to max. */
 const char *parse_octal(const char *str, uint64_t max, uint64_t *out);
 

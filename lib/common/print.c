@@ -80,3 +80,13 @@ void tool_bad_option(const char *short_opts, char *const argv[])
 	else
 		tool_error(argv[optind - 1], "unknown option");
 }
+
+void tool_print_version(void)
+{
+	printf("%s (%s) %s\n"
+	       "License MIT: <https://opensource.org/licenses/MIT>.\n"
+	       "This is free software: you are free to change and "
+	       "redistribute it.\n"
+	       "There is NO WARRANTY, to the extent permitted by law.\n",
+	       tool_get_name(), PACKAGE_NAME, PACKAGE_VERSION);
+}

@@ -27,6 +27,9 @@ void tool_error(const char *what, const char *fmt, ...) TOOL_PRINTF(2, 3);
  * the text alone ("...; skipped") says that it goes on. */
 void tool_warning(const char *what, const char *fmt, ...) TOOL_PRINTF(2, 3);
 
+/* Print the --version text of the tool named by tool_set_name. */
+void tool_print_version(void);
+
 /*
  * After getopt_long returned '?': say which option was unknown or lacks its
  * value. short_opts is the tool's getopt option string.

@@ -90,6 +90,22 @@ static void test_uint(void **state)
 	assert_non_null(parse_octal("", 07777, &out));
 }
 
+static void test_count(void **state)
+{
+	uint64_t out = 0;
+
+	(void)state;
+	assert_null(parse_count("1", 4096, &out));
+	assert_int_equal(out, 1);
+	assert_null(parse_count("4096", 4096, &out));
+	assert_int_equal(out, 4096);
+	assert_string_equal(parse_count("0", 4096, &out), "must be at least 1");
+	assert_non_null(parse_count("4097", 4096, &out));
+	assert_non_null(parse_count("", 4096, &out));
+	assert_non_null(parse_count("-1", 4096, &out));
+	assert_non_null(parse_count("2x", 4096, &out));
+}
+
 static void test_block_size(void **state)
 {
 	uint32_t out = 0;
@@ -126,6 +142,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_size),
 	    cmocka_unit_test(test_uint),
+	    cmocka_unit_test(test_count),
 	    cmocka_unit_test(test_block_size),
 	};
 
