@@ -10,6 +10,7 @@
 #include "common/stats.h"
 #include "sqfs/error.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 	if (ret == 0) {
 		ret = sqfs_writer_finish(pk.wr);
 		if (ret != 0)
-			tool_error(opt.output, "%s", sqfs_error_string(ret));
+			tool_image_error(opt.output, NULL, ret, errno);
 	}
 	progress_end(&pk.progress);
 	if (ret != 0)

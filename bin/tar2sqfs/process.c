@@ -13,6 +13,7 @@
 #include "sqfs/error.h"
 #include "tar/path.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,9 +65,11 @@ static bool writer_error_is_entry(int ret)
 
 static int writer_failed(tar2sqfs_packer_t *pk, const char *name, int ret)
 {
+	int os_errno = errno;
+
 	if (writer_error_is_entry(ret))
 		return bad_entry(pk, name, "%s", sqfs_error_string(ret));
-	tool_error(name, "%s", sqfs_error_string(ret));
+	tool_image_error(pk->opt->output, name, ret, os_errno);
 	return -1;
 }
 
@@ -219,7 +222,8 @@ static int add_file(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 						 (size_t)chunk.size);
 		}
 		if (ret != 0) {
-			tool_error(ent->raw_path, "%s", sqfs_error_string(ret));
+			tool_image_error(pk->opt->output, ent->raw_path, ret,
+					 errno);
 			return -1;
 		}
 		progress_update(&pk->progress, tar_reader_position(pk->rd),
@@ -234,7 +238,7 @@ static int add_file(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 
 	ret = sqfs_writer_end_file(pk->wr);
 	if (ret != 0) {
-		tool_error(ent->raw_path, "%s", sqfs_error_string(ret));
+		tool_image_error(pk->opt->output, ent->raw_path, ret, errno);
 		return -1;
 	}
 	return 0;

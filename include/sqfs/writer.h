@@ -58,9 +58,13 @@ typedef struct {
 	uint32_t devblk_size;
 	/* Compressor and its settings; block_size must match the above. */
 	sqfs_compressor_config_t compressor;
-	/* Worker threads compressing blocks; 0 or 1: no threads. */
+	/* Worker threads compressing blocks; 0: none, everything on the
+	 * calling thread (also what a build without pthreads does). The
+	 * image is the same byte for byte whatever the number. */
 	unsigned int num_jobs;
-	/* Most blocks in flight before adding data waits; 0: 10 per job. */
+	/* Most blocks in flight before adding data waits; 0: 10 per job.
+	 * Their buffers are also held under 64 MiB, whatever the block
+	 * size. */
 	unsigned int max_backlog;
 	/* sqfs_writer_flags_t bits. */
 	uint32_t flags;

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "common/print.h"
+#include "sqfs/error.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -58,6 +59,21 @@ void tool_error(const char *what, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(what, fmt, ap);
 	va_end(ap);
+}
+
+void tool_image_error(const char *image, const char *entry, int err,
+		      int os_errno)
+{
+	if (err == SQFS_ERROR_IO && os_errno != 0) {
+		if (entry != NULL)
+			tool_error(image, "writing failed (at %s): %s", entry,
+				   strerror(os_errno));
+		else
+			tool_error(image, "writing failed: %s",
+				   strerror(os_errno));
+		return;
+	}
+	tool_error(entry != NULL ? entry : image, "%s", sqfs_error_string(err));
 }
 
 void tool_warning(const char *what, const char *fmt, ...)

@@ -23,6 +23,15 @@ const char *tool_get_name(void);
 /* Print "tool: what: why" (or "tool: why" if what is NULL) on stderr. */
 void tool_error(const char *what, const char *fmt, ...) TOOL_PRINTF(2, 3);
 
+/*
+ * Report a library error while writing image, found at entry (may be
+ * NULL). An I/O error is the image's, not the entry's, and os_errno (errno
+ * right after the failing call) tells why: "no space left on device"
+ * rather than "input/output error".
+ */
+void tool_image_error(const char *image, const char *entry, int err,
+		      int os_errno);
+
 /* The same for a problem the tool goes on after; the same form, so that
  * the text alone ("...; skipped") says that it goes on. */
 void tool_warning(const char *what, const char *fmt, ...) TOOL_PRINTF(2, 3);

@@ -53,6 +53,9 @@ sqfs_compressor_t *bp_test_compressor(uint32_t block_size, bool gzip)
 	return cmp;
 }
 
+unsigned int bp_test_workers = 0;
+unsigned int bp_test_backlog = 16;
+
 void bp_ctx_open(bp_ctx_t *c, uint32_t block_size, unsigned int opts,
 		 sqfs_file_t *file)
 {
@@ -64,8 +67,8 @@ void bp_ctx_open(bp_ctx_t *c, uint32_t block_size, unsigned int opts,
 	c->desc.cmp = c->cmp;
 	c->desc.block_size = block_size;
 	c->desc.devblk_size = 4096;
-	c->desc.num_workers = 1;
-	c->desc.max_backlog = 16;
+	c->desc.num_workers = bp_test_workers;
+	c->desc.max_backlog = bp_test_backlog;
 	c->desc.no_tail_packing = (opts & BP_TEST_NO_TAIL_PACKING) != 0;
 	c->desc.no_fragments = (opts & BP_TEST_NO_FRAGMENTS) != 0;
 	assert_int_equal(sqfs_block_processor_create(&c->desc, &c->bp), 0);

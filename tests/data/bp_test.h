@@ -37,6 +37,12 @@ typedef struct {
 	bool padded;
 } bp_ctx_t;
 
+/* Back end bp_ctx_open asks for: 0 (default) is the serial one, more is
+ * the thread pool with that many workers and bp_test_backlog. Tests that
+ * look at a file's record before finish need the serial back end. */
+extern unsigned int bp_test_workers;
+extern unsigned int bp_test_backlog;
+
 /* zstd (or gzip with BP_TEST_GZIP, or the other if one is missing) at
  * level 1 for speed, for blocks up to block_size. */
 sqfs_compressor_t *bp_test_compressor(uint32_t block_size, bool gzip);

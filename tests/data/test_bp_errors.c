@@ -220,7 +220,12 @@ static int scenario_on(fail_file_t *f, sqfs_file_data_t *fd,
 	return ret;
 }
 
-static void test_write_failures(void **state)
+/* Every write, read-back and truncate happens on the main thread in the
+ * serial order, so the thread pool must fail at the same points. */
+static const unsigned int io_workers[] = {0, 1, 3, 8};
+#define IO_RUNS (sizeof(io_workers) / sizeof(io_workers[0]))
+
+static void write_failures(void)
 {
 	sqfs_file_data_t fd[NFILES];
 	uint64_t total, budget, step, written;
@@ -229,7 +234,6 @@ static void test_write_failures(void **state)
 	fail_file_t *f;
 	int ret;
 
-	(void)state;
 	data = test_make_data(8 * BS, TEST_DATA_TEXT, 7);
 
 	f = ff_create();
@@ -257,14 +261,26 @@ static void test_write_failures(void **state)
 	free(data);
 }
 
-static void test_read_and_truncate_failures(void **state)
+static void test_write_failures(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < IO_RUNS; ++i) {
+		bp_test_workers = io_workers[i];
+		bp_test_backlog = 2 + (unsigned int)i;
+		write_failures();
+	}
+	bp_test_workers = 0;
+}
+
+static void read_and_truncate_failures(void)
 {
 	sqfs_file_data_t fd[NFILES];
 	unsigned int failures;
 	uint8_t *data;
 	fail_file_t *f;
 
-	(void)state;
 	data = test_make_data(8 * BS, TEST_DATA_TEXT, 7);
 
 	/* the first duplicate needs to read both runs back */
@@ -282,6 +298,18 @@ static void test_read_and_truncate_failures(void **state)
 	assert_int_equal(failures, 1);
 
 	free(data);
+}
+
+static void test_read_and_truncate_failures(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < IO_RUNS; ++i) {
+		bp_test_workers = io_workers[i];
+		read_and_truncate_failures();
+	}
+	bp_test_workers = 0;
 }
 
 /* ---- calls out of order and bad arguments -------------------------------- */

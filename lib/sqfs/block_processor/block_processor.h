@@ -18,8 +18,8 @@
  * byte for byte on disk, then the duplicate is cut off the file and the
  * file points at the earlier run. Different data is never merged.
  *
- * Back ends: serial (the reference) and, with pthreads and num_workers > 1,
- * a thread pool; both give byte-identical output.
+ * Back ends: serial (the reference) and, with pthreads and num_workers > 0,
+ * a thread pool (pool.c); both give byte-identical output.
  */
 #ifndef SQFS_BLOCK_PROCESSOR_H
 #define SQFS_BLOCK_PROCESSOR_H
@@ -73,9 +73,10 @@ typedef struct {
 	uint32_t block_size;
 	/* For SQFS_BLK_ALIGN. */
 	uint32_t devblk_size;
-	/* 0 or 1: serial; more: that many worker threads (if built). */
+	/* 0: serial; more: that many worker threads (if built). */
 	unsigned int num_workers;
-	/* Most blocks in flight before append waits (thread pool). */
+	/* Most blocks in flight before append waits (thread pool; 0: 10 per
+	 * worker); never more than 64 MiB of buffers. */
 	unsigned int max_backlog;
 	/* Files larger than a block keep their tail as a short block. */
 	bool no_tail_packing;

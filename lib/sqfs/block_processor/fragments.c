@@ -32,11 +32,14 @@ void bp_fragments_cleanup(sqfs_block_processor_t *bp)
 	free(bp->frag.table);
 	free(bp->frag.cache);
 	free(bp->frag.scratch);
+	free(bp->frag.pending);
 	hash_table_cleanup(&bp->frag.map);
 	bp->frag.list = NULL;
 	bp->frag.table = NULL;
 	bp->frag.cache = NULL;
 	bp->frag.scratch = NULL;
+	bp->frag.pending = NULL;
+	bp->frag.pending_count = bp->frag.pending_capacity = 0;
 	bp->frag.count = bp->frag.capacity = 0;
 	bp->frag.table_count = bp->frag.table_capacity = 0;
 	bp->frag.cache_index = BP_NONE;
@@ -90,18 +93,81 @@ static int load_fragment_block(sqfs_block_processor_t *bp, uint32_t idx)
 	return 0;
 }
 
+/*
+ * Forget pending fragment blocks that have been written. A written block
+ * has a non-zero table entry (it always holds data) and may already be
+ * reused for other data, so its pointer is never looked at again.
+ */
+static void prune_pending(sqfs_block_processor_t *bp)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < bp->frag.pending_count; ++i) {
+		uint32_t idx = bp->frag.pending[i].index;
+
+		if (bp->frag.table[idx].size_word == 0)
+			bp->frag.pending[kept++] = bp->frag.pending[i];
+	}
+	bp->frag.pending_count = kept;
+}
+
+static int add_pending(sqfs_block_processor_t *bp, const bp_block_t *blk)
+{
+	prune_pending(bp);
+	if (bp->frag.pending_count == bp->frag.pending_capacity) {
+		size_t cap = bp->frag.pending_capacity
+				 ? bp->frag.pending_capacity * 2
+				 : 16;
+		void *list;
+
+		if (cap > SIZE_MAX / sizeof(*bp->frag.pending))
+			return SQFS_ERROR_OVERFLOW;
+		list =
+		    realloc(bp->frag.pending, cap * sizeof(*bp->frag.pending));
+		if (list == NULL)
+			return SQFS_ERROR_ALLOC;
+		bp->frag.pending = list;
+		bp->frag.pending_capacity = cap;
+	}
+	bp->frag.pending[bp->frag.pending_count].index = blk->index;
+	bp->frag.pending[bp->frag.pending_count].blk = blk;
+	bp->frag.pending_count += 1;
+	return 0;
+}
+
+/* A fragment block handed to the back end but not yet written, or NULL.
+ * Workers only read its data (they compress into out), so the main thread
+ * may read it too. */
+static const bp_block_t *pending_block(sqfs_block_processor_t *bp, uint32_t idx)
+{
+	size_t i;
+
+	if (bp->frag.table[idx].size_word != 0)
+		return NULL;
+	for (i = 0; i < bp->frag.pending_count; ++i) {
+		if (bp->frag.pending[i].index == idx)
+			return bp->frag.pending[i].blk;
+	}
+	return NULL;
+}
+
 /* The bytes of an earlier fragment. */
 static int fragment_bytes(sqfs_block_processor_t *bp, const bp_fragment_t *rec,
 			  const uint8_t **out)
 {
-	const bp_block_t *open = bp->frag.blk;
+	const bp_block_t *blk = bp->frag.blk;
 	int ret;
 
-	if (open != NULL && rec->block == open->index) {
-		if (rec->offset > bp->frag.fill ||
-		    rec->size > bp->frag.fill - rec->offset)
+	if (blk == NULL || rec->block != blk->index) {
+		if (rec->block >= bp->frag.table_count)
 			return SQFS_ERROR_INTERNAL;
-		*out = open->data + rec->offset;
+		blk = pending_block(bp, rec->block);
+	}
+	if (blk != NULL) {
+		if (rec->offset > blk->size ||
+		    rec->size > blk->size - rec->offset)
+			return SQFS_ERROR_INTERNAL;
+		*out = blk->data + rec->offset;
 		return 0;
 	}
 
@@ -238,12 +304,18 @@ static int open_fragment_block(sqfs_block_processor_t *bp)
 int bp_flush_fragments(sqfs_block_processor_t *bp)
 {
 	bp_block_t *blk = bp->frag.blk;
+	int ret;
 
 	if (blk == NULL)
 		return 0;
 	bp->frag.blk = NULL;
 	blk->size = bp->frag.fill;
 	bp->frag.fill = 0;
+	ret = add_pending(bp, blk);
+	if (ret != 0) {
+		bp_block_release(bp, blk);
+		return ret;
+	}
 	return bp->ops->submit_fragments(bp, blk);
 }
 

@@ -69,14 +69,23 @@ int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
 	bp->desc = *desc;
 	if (bp->desc.devblk_size == 0)
 		bp->desc.devblk_size = SQFS_DEFAULT_DEVBLK_SIZE;
-	/* The thread pool is a later addition; the serial back end gives
-	 * the same bytes, so it serves every worker count for now. */
 	bp->ops = &bp_serial_backend;
 	bp->state = BP_STATE_IDLE;
 	sqfs_block_processor_set_hash_fn(bp, NULL);
 	hash_table_init(&bp->index_map);
 	hash_table_init(&bp->frag.map);
 	bp->frag.cache_index = BP_NONE;
+
+#ifdef WITH_PTHREAD
+	if (desc->num_workers > 0) {
+		int ret = bp_pool_init(bp);
+
+		if (ret != 0) {
+			sqfs_block_processor_destroy(bp);
+			return ret;
+		}
+	}
+#endif
 
 	*out = bp;
 	return 0;
@@ -394,7 +403,11 @@ int sqfs_block_processor_finish(sqfs_block_processor_t *bp)
 	if (bp->state != BP_STATE_IDLE)
 		return bp_fail(bp, SQFS_ERROR_SEQUENCE);
 
-	ret = bp_flush_fragments(bp);
+	/* Tails still in flight may open a new fragment block when they
+	 * complete, so wait for them before the last flush. */
+	ret = bp->ops->sync(bp);
+	if (ret == 0)
+		ret = bp_flush_fragments(bp);
 	if (ret == 0)
 		ret = bp->ops->sync(bp);
 	if (ret != 0)

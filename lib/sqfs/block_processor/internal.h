@@ -36,11 +36,12 @@
  *     is submitted after the marker.
  *
  * The serial back end (serial.c) runs the three stages inside submit, one
- * block at a time. A thread-pool back end gives workers their own copies
- * of the compressor; the main thread keeps bp->cmp (the fragment packer
- * decompresses with it). It must also keep the fragment packer from
- * reading back a fragment block that is still queued: the packer reads
- * flushed fragment blocks from the output to compare tails.
+ * block at a time. The thread-pool back end (pool.c) gives workers their
+ * own copies of the compressor; the main thread keeps bp->cmp (the
+ * fragment packer decompresses with it). A fragment block the packer
+ * flushed may still be queued when a later tail needs its bytes; the
+ * packer then reads them from the block in memory (frag.pending) instead
+ * of from the output.
  *
  * Memory: a handful of block structures (two block_size buffers each), the
  * open fragment block, the writer's two verification buffers and the
@@ -98,6 +99,8 @@ typedef struct bp_block {
 
 	uint64_t proc_seq;
 	uint64_t io_seq;
+	/* What processing returned (thread pool: read on the main thread). */
+	int error;
 
 	/* Results of processing: the size word (0: sparse), the bytes to
 	 * store (data or out) and their hash; for tails, the hash of data. */
@@ -174,6 +177,10 @@ struct sqfs_block_processor {
 
 	bp_block_t *all_blocks;
 	bp_block_t *free_blocks;
+	/* Block structures allocated (on all_blocks), and those of them
+	 * not on the free list. */
+	size_t block_count;
+	size_t blocks_in_use;
 	uint64_t next_proc_seq;
 	uint64_t next_io_seq;
 
@@ -223,6 +230,14 @@ struct sqfs_block_processor {
 		bp_frag_entry_t *table;
 		size_t table_count;
 		size_t table_capacity;
+		/* Fragment blocks submitted but perhaps not yet written
+		 * (table entry still 0): their data is read from memory. */
+		struct {
+			uint32_t index;
+			const bp_block_t *blk;
+		} * pending;
+		size_t pending_count;
+		size_t pending_capacity;
 		/* The last fragment block read back and decoded. */
 		uint8_t *cache;
 		uint32_t cache_index;
@@ -275,5 +290,12 @@ void bp_fragments_cleanup(sqfs_block_processor_t *bp);
 /* ---- serial.c ------------------------------------------------------------ */
 
 extern const bp_backend_t bp_serial_backend;
+
+/* ---- pool.c -------------------------------------------------------------- */
+
+#ifdef WITH_PTHREAD
+/* Start num_workers threads and make the pool bp's back end. */
+int bp_pool_init(sqfs_block_processor_t *bp);
+#endif
 
 #endif /* SQFS_BLOCK_PROCESSOR_INTERNAL_H */

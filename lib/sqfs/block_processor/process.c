@@ -30,8 +30,10 @@ int bp_block_alloc(sqfs_block_processor_t *bp, bp_block_t **out)
 		blk->out = blk->data + bs;
 		blk->all_next = bp->all_blocks;
 		bp->all_blocks = blk;
+		bp->block_count += 1;
 	}
 
+	bp->blocks_in_use += 1;
 	blk->next = NULL;
 	blk->kind = BP_BLOCK_DATA;
 	blk->flags = 0;
@@ -40,6 +42,7 @@ int bp_block_alloc(sqfs_block_processor_t *bp, bp_block_t **out)
 	blk->size = 0;
 	blk->proc_seq = 0;
 	blk->io_seq = 0;
+	blk->error = 0;
 	blk->size_word = 0;
 	blk->stored = NULL;
 	blk->hash = 0;
@@ -51,6 +54,7 @@ void bp_block_release(sqfs_block_processor_t *bp, bp_block_t *blk)
 {
 	blk->next = bp->free_blocks;
 	bp->free_blocks = blk;
+	bp->blocks_in_use -= 1;
 }
 
 bool bp_is_zero(const uint8_t *data, size_t size)

@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pool.c - the thread-pool back end.
+ *
+ * Three queues, as DESIGN.md describes:
+ *   work queue  FIFO of submitted blocks, each holding its processing
+ *               number (proc_seq); workers take from the front.
+ *   done queue  processed blocks, sorted by proc_seq. The main thread takes
+ *               them strictly in proc_seq order and completes them
+ *               (bp_handle_completed): data, sparse and end-of-file blocks
+ *               get the next I/O number there, tails go to the fragment
+ *               packer. A full fragment block is submitted to the work
+ *               queue already holding its I/O number and skips completion.
+ *   I/O queue   blocks with an I/O number, sorted by it (main thread only);
+ *               written strictly in io_seq order.
+ *
+ * Workers only compress and hash; every write, every read-back and all
+ * state outside the block happen on the main thread, so the output is the
+ * serial back end's, byte for byte, for any number of workers.
+ *
+ * The main thread waits only when it needs a block structure and the
+ * number in use has reached the backlog limit (in blocks and in bytes):
+ * it then completes blocks until fewer are in use. The fragment packer may ask
+ * for a block while a completion is running; that request is served
+ * without waiting (one block over the limit) so completion never recurses.
+ */
+#include "config.h"
+
+#include "sqfs/block_processor/internal.h"
+#include "sqfs/compressor.h"
+#include "sqfs/error.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+/* Whatever the block size and --queue-backlog, blocks in flight hold at
+ * most this many bytes of buffers. */
+#define POOL_MAX_BACKLOG_BYTES (64u * 1024u * 1024u)
+
+typedef struct pool pool_t;
+
+typedef struct {
+	pool_t *pool;
+	sqfs_block_processor_t *bp;
+	sqfs_compressor_t *cmp;
+	pthread_t thread;
+	bool started;
+} pool_worker_t;
+
+struct pool {
+	/* Guards the work and done queues and the shutdown flag. */
+	pthread_mutex_t lock;
+	/* Signalled when work arrives or on shutdown. */
+	pthread_cond_t work_ready;
+	/* Signalled when a worker puts a block on the done queue. */
+	pthread_cond_t done_ready;
+
+	bp_block_t *work_head;
+	bp_block_t *work_tail;
+	/* Sorted by proc_seq. */
+	bp_block_t *done;
+	bool shutdown;
+
+	/* Main thread only from here on. */
+	bp_block_t *io_queue;
+	uint64_t next_done_seq;
+	uint64_t next_write_seq;
+	size_t max_blocks;
+	bool completing;
+
+	unsigned int num_workers;
+	pool_worker_t *workers;
+};
+
+/* Insert blk into a list sorted by proc_seq (by_io: by io_seq). Workers
+ * finish roughly in order, so most blocks go near the end; the lists are
+ * no longer than the backlog. */
+static void insert_sorted(bp_block_t **list, bp_block_t *blk, bool by_io)
+{
+	uint64_t key = by_io ? blk->io_seq : blk->proc_seq;
+
+	while (*list != NULL &&
+	       (by_io ? (*list)->io_seq : (*list)->proc_seq) < key)
+		list = &(*list)->next;
+	blk->next = *list;
+	*list = blk;
+}
+
+static void *worker_main(void *arg)
+{
+	pool_worker_t *w = arg;
+	pool_t *pool = w->pool;
+	bp_block_t *blk;
+
+	pthread_mutex_lock(&pool->lock);
+	for (;;) {
+		while (pool->work_head == NULL && !pool->shutdown)
+			pthread_cond_wait(&pool->work_ready, &pool->lock);
+		if (pool->shutdown)
+			break;
+
+		blk = pool->work_head;
+		pool->work_head = blk->next;
+		if (pool->work_head == NULL)
+			pool->work_tail = NULL;
+		pthread_mutex_unlock(&pool->lock);
+
+		blk->error = bp_process_block(w->bp, w->cmp, blk);
+
+		pthread_mutex_lock(&pool->lock);
+		insert_sorted(&pool->done, blk, false);
+		pthread_cond_signal(&pool->done_ready);
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return NULL;
+}
+
+static void push_work(pool_t *pool, bp_block_t *blk)
+{
+	blk->next = NULL;
+	pthread_mutex_lock(&pool->lock);
+	if (pool->work_tail != NULL)
+		pool->work_tail->next = blk;
+	else
+		pool->work_head = blk;
+	pool->work_tail = blk;
+	pthread_cond_signal(&pool->work_ready);
+	pthread_mutex_unlock(&pool->lock);
+}
+
+/* Take the next block in processing order off the done queue, waiting for
+ * it if wait is set; NULL if it is not there (and wait is not set). */
+static bp_block_t *take_done(pool_t *pool, bool wait)
+{
+	bp_block_t *blk = NULL;
+
+	pthread_mutex_lock(&pool->lock);
+	for (;;) {
+		if (pool->done != NULL &&
+		    pool->done->proc_seq == pool->next_done_seq) {
+			blk = pool->done;
+			pool->done = blk->next;
+			blk->next = NULL;
+			pool->next_done_seq += 1;
+			break;
+		}
+		if (!wait)
+			break;
+		pthread_cond_wait(&pool->done_ready, &pool->lock);
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return blk;
+}
+
+/* Write what the I/O queue holds in unbroken io_seq order. */
+static int drain_io(sqfs_block_processor_t *bp, pool_t *pool)
+{
+	bp_block_t *blk;
+	int ret;
+
+	while (pool->io_queue != NULL &&
+	       pool->io_queue->io_seq == pool->next_write_seq) {
+		blk = pool->io_queue;
+		pool->io_queue = blk->next;
+		pool->next_write_seq += 1;
+		ret = bp_write_block(bp, blk);
+		bp_block_release(bp, blk);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Complete one block taken off the done queue. Takes ownership. */
+static int complete(sqfs_block_processor_t *bp, pool_t *pool, bp_block_t *blk)
+{
+	int ret;
+
+	if (blk->error != 0) {
+		ret = blk->error;
+		bp_block_release(bp, blk);
+		return ret;
+	}
+	if (blk->kind == BP_BLOCK_FRAGMENTS) {
+		insert_sorted(&pool->io_queue, blk, true);
+		return drain_io(bp, pool);
+	}
+
+	pool->completing = true;
+	ret = bp_handle_completed(bp, blk);
+	pool->completing = false;
+	return ret;
+}
+
+/* Blocks submitted and not yet taken off the done queue. */
+static bool pipeline_busy(const sqfs_block_processor_t *bp, const pool_t *pool)
+{
+	return pool->next_done_seq != bp->next_proc_seq;
+}
+
+/* Complete blocks that are ready, without waiting. */
+static int complete_ready(sqfs_block_processor_t *bp, pool_t *pool)
+{
+	bp_block_t *blk;
+	int ret;
+
+	while (pipeline_busy(bp, pool)) {
+		blk = take_done(pool, false);
+		if (blk == NULL)
+			break;
+		ret = complete(bp, pool, blk);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int pool_get_block(sqfs_block_processor_t *bp, bp_block_t **out)
+{
+	pool_t *pool = bp->backend;
+	int ret;
+
+	/*
+	 * At the limit, complete blocks (each may free some) until below it.
+	 * Blocks in use include the one the front end fills and the open
+	 * fragment block, which only the front end can hand on; when the
+	 * pipeline is empty nothing else is held (the I/O queue only waits
+	 * for a fragment block, which would be in the pipeline), so then
+	 * there is nothing to wait for.
+	 */
+	while (!pool->completing && bp->blocks_in_use >= pool->max_blocks &&
+	       pipeline_busy(bp, pool)) {
+		ret = complete(bp, pool, take_done(pool, true));
+		if (ret != 0)
+			return ret;
+	}
+	return bp_block_alloc(bp, out);
+}
+
+static int pool_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
+{
+	pool_t *pool = bp->backend;
+
+	blk->proc_seq = bp->next_proc_seq++;
+	push_work(pool, blk);
+	/* Keeps the writer busy and blocks recycled while data comes in. */
+	return complete_ready(bp, pool);
+}
+
+static int pool_queue_io(sqfs_block_processor_t *bp, bp_block_t *blk)
+{
+	pool_t *pool = bp->backend;
+
+	blk->io_seq = bp->next_io_seq++;
+	insert_sorted(&pool->io_queue, blk, true);
+	return drain_io(bp, pool);
+}
+
+static int pool_submit_fragments(sqfs_block_processor_t *bp, bp_block_t *blk)
+{
+	pool_t *pool = bp->backend;
+
+	blk->io_seq = bp->next_io_seq++;
+	blk->proc_seq = bp->next_proc_seq++;
+	/* Called from a completion: only queue it; the caller's loop will
+	 * take it off the done queue in its turn. */
+	push_work(pool, blk);
+	return 0;
+}
+
+static int pool_sync(sqfs_block_processor_t *bp)
+{
+	pool_t *pool = bp->backend;
+	int ret;
+
+	while (pipeline_busy(bp, pool)) {
+		ret = complete(bp, pool, take_done(pool, true));
+		if (ret != 0)
+			return ret;
+	}
+	/* Everything is processed, so nothing can hold the queue back. */
+	ret = drain_io(bp, pool);
+	if (ret == 0 && pool->io_queue != NULL)
+		ret = SQFS_ERROR_INTERNAL;
+	return ret;
+}
+
+static void pool_destroy(sqfs_block_processor_t *bp)
+{
+	pool_t *pool = bp->backend;
+	unsigned int i;
+
+	if (pool == NULL)
+		return;
+
+	/* Workers drop what is queued; the blocks themselves belong to bp
+	 * and are freed by the caller once the threads are gone. */
+	pthread_mutex_lock(&pool->lock);
+	pool->shutdown = true;
+	pthread_cond_broadcast(&pool->work_ready);
+	pthread_mutex_unlock(&pool->lock);
+
+	for (i = 0; i < pool->num_workers; ++i) {
+		if (pool->workers[i].started)
+			pthread_join(pool->workers[i].thread, NULL);
+		sqfs_compressor_destroy(pool->workers[i].cmp);
+	}
+
+	pthread_cond_destroy(&pool->done_ready);
+	pthread_cond_destroy(&pool->work_ready);
+	pthread_mutex_destroy(&pool->lock);
+	free(pool->workers);
+	free(pool);
+	bp->backend = NULL;
+}
+
+static const bp_backend_t bp_pool_backend = {
+    .get_block = pool_get_block,
+    .submit = pool_submit,
+    .queue_io = pool_queue_io,
+    .submit_fragments = pool_submit_fragments,
+    .sync = pool_sync,
+    .destroy = pool_destroy,
+};
+
+static size_t backlog_blocks(const sqfs_block_processor_desc_t *desc)
+{
+	/* a block structure holds data and out buffers */
+	size_t per_block = 2 * (size_t)desc->block_size + sizeof(bp_block_t);
+	size_t limit = desc->max_backlog;
+
+	if (limit == 0)
+		limit = 10 * (size_t)desc->num_workers;
+	if (limit > POOL_MAX_BACKLOG_BYTES / per_block)
+		limit = POOL_MAX_BACKLOG_BYTES / per_block;
+	return limit > 0 ? limit : 1;
+}
+
+int bp_pool_init(sqfs_block_processor_t *bp)
+{
+	unsigned int count = bp->desc.num_workers, i;
+	pool_t *pool;
+	int ret;
+
+	pool = calloc(1, sizeof(*pool));
+	if (pool == NULL)
+		return SQFS_ERROR_ALLOC;
+	pool->workers = calloc(count, sizeof(*pool->workers));
+	if (pool->workers == NULL) {
+		free(pool);
+		return SQFS_ERROR_ALLOC;
+	}
+	if (pthread_mutex_init(&pool->lock, NULL) != 0)
+		goto fail_mutex;
+	if (pthread_cond_init(&pool->work_ready, NULL) != 0)
+		goto fail_work_cond;
+	if (pthread_cond_init(&pool->done_ready, NULL) != 0)
+		goto fail_done_cond;
+
+	pool->max_blocks = backlog_blocks(&bp->desc);
+	pool->num_workers = count;
+	bp->backend = pool;
+	bp->ops = &bp_pool_backend;
+
+	/* From here on pool_destroy cleans up whatever was started. */
+	for (i = 0; i < count; ++i) {
+		pool_worker_t *w = pool->workers + i;
+
+		w->pool = pool;
+		w->bp = bp;
+		ret = sqfs_compressor_copy(bp->desc.cmp, &w->cmp);
+		if (ret != 0)
+			return ret;
+		if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+			return SQFS_ERROR_ALLOC;
+		w->started = true;
+	}
+	return 0;
+
+fail_done_cond:
+	pthread_cond_destroy(&pool->work_ready);
+fail_work_cond:
+	pthread_mutex_destroy(&pool->lock);
+fail_mutex:
+	free(pool->workers);
+	free(pool);
+	return SQFS_ERROR_ALLOC;
+}

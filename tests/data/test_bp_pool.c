@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_bp_pool.c - the thread-pool back end: the serial back end's bytes
+ * for any number of workers and any backlog, a bounded number of blocks in
+ * flight, and failures in workers that end without deadlock or leak.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "common/test_util.h"
+#include "data/bp_test.h"
+#include "sqfs/comp/internal.h"
+#include "sqfs/error.h"
+#include "sqfs/inode.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a generated mix of files -------------------------------------------- */
+
+typedef struct {
+	size_t offset;
+	size_t size;
+	uint64_t hole;
+	unsigned int flags;
+} file_spec_t;
+
+typedef struct {
+	uint32_t block_size;
+	uint8_t *pool;
+	size_t pool_size;
+	file_spec_t *files;
+	size_t count;
+} scenario_t;
+
+/*
+ * Sizes from empty to several blocks, data from a few fixed places in the
+ * pool so whole files, runs and tails repeat (deduplication, fragment
+ * read-back while fragment blocks are still in flight), some holes, and
+ * now and then a flag that changes the path a block takes.
+ */
+static void make_scenario(scenario_t *s, uint32_t bs, size_t count,
+			  uint32_t seed)
+{
+	static const unsigned int rare_flags[] = {
+	    SQFS_BLK_DONT_FRAGMENT, SQFS_BLK_DONT_COMPRESS,
+	    SQFS_BLK_DONT_DEDUPLICATE, SQFS_BLK_ALIGN, SQFS_BLK_NO_SPARSE};
+	uint32_t st = seed;
+	size_t i;
+
+	s->block_size = bs;
+	s->pool_size = 12 * (size_t)bs;
+	s->pool = malloc(s->pool_size);
+	assert_non_null(s->pool);
+	test_fill_data(s->pool, 4 * (size_t)bs, TEST_DATA_TEXT, seed);
+	test_fill_data(s->pool + 4 * (size_t)bs, 2 * (size_t)bs,
+		       TEST_DATA_RANDOM, seed);
+	test_fill_data(s->pool + 6 * (size_t)bs, (size_t)bs, TEST_DATA_ZEROS,
+		       seed);
+	test_fill_data(s->pool + 7 * (size_t)bs, 5 * (size_t)bs,
+		       TEST_DATA_BINARY, seed);
+
+	s->count = count;
+	s->files = calloc(count, sizeof(*s->files));
+	assert_non_null(s->files);
+	for (i = 0; i < count; ++i) {
+		file_spec_t *f = s->files + i;
+		uint32_t r = test_rand(&st);
+
+		const size_t tails[] = {1, 17, 100, 999, bs / 3, bs - 1};
+		size_t tail = tails[test_rand(&st) % 6];
+
+		/* few distinct tail sizes, so tails repeat */
+		switch (r % 6) {
+		case 0:
+			f->size = r % 3 == 0 ? 0 : tail;
+			break;
+		case 1:
+		case 2:
+			f->size = tail;
+			break;
+		case 3:
+			f->size = (1 + test_rand(&st) % 3) * (size_t)bs;
+			break;
+		default:
+			f->size = (1 + test_rand(&st) % 4) * (size_t)bs + tail;
+			break;
+		}
+		/* a handful of start points make repeats likely */
+		f->offset = (test_rand(&st) % 8) * ((size_t)bs / 2);
+		if (f->offset + f->size > s->pool_size)
+			f->offset = s->pool_size - f->size;
+		if (test_rand(&st) % 9 == 0)
+			f->hole = test_rand(&st) % (3 * (uint64_t)bs);
+		if (test_rand(&st) % 7 == 0)
+			f->flags = rare_flags[test_rand(&st) % 5];
+	}
+}
+
+static void free_scenario(scenario_t *s)
+{
+	free(s->pool);
+	free(s->files);
+}
+
+typedef struct {
+	uint8_t *bytes;
+	size_t size;
+	sqfs_file_data_t *fd;
+	sqfs_block_stats_t stats;
+	size_t blocks_allocated;
+	size_t block_limit;
+} packed_t;
+
+static void pack(const scenario_t *s, unsigned int workers,
+		 unsigned int backlog, packed_t *out)
+{
+	const uint8_t *mem;
+	bp_ctx_t c;
+	size_t i;
+
+	bp_test_workers = workers;
+	bp_test_backlog = backlog;
+	bp_ctx_open(&c, s->block_size, 0, NULL);
+	bp_test_workers = 0;
+	bp_test_backlog = 16;
+
+	out->fd = calloc(s->count, sizeof(*out->fd));
+	assert_non_null(out->fd);
+	for (i = 0; i < s->count; ++i) {
+		const file_spec_t *f = s->files + i;
+
+		assert_int_equal(
+		    sqfs_block_processor_begin(c.bp, out->fd + i, f->flags), 0);
+		if (f->hole > 0)
+			assert_int_equal(
+			    sqfs_block_processor_append_hole(c.bp, f->hole), 0);
+		assert_int_equal(sqfs_block_processor_append(
+				     c.bp, s->pool + f->offset, f->size),
+				 0);
+		assert_int_equal(sqfs_block_processor_end(c.bp), 0);
+		if (f->flags & SQFS_BLK_ALIGN)
+			c.padded = true;
+	}
+	bp_ctx_finish(&c);
+	sqfs_block_processor_get_stats(c.bp, &out->stats);
+	out->blocks_allocated = c.bp->block_count;
+
+	mem = test_memory_file_data(c.file, &out->size);
+	out->bytes = malloc(out->size);
+	assert_non_null(out->bytes);
+	memcpy(out->bytes, mem, out->size);
+	bp_ctx_close(&c);
+}
+
+static void free_packed(const scenario_t *s, packed_t *p)
+{
+	size_t i;
+
+	for (i = 0; i < s->count; ++i)
+		sqfs_file_data_cleanup(p->fd + i);
+	free(p->fd);
+	free(p->bytes);
+}
+
+static void assert_same_records(const scenario_t *s, const packed_t *a,
+				const packed_t *b)
+{
+	size_t i;
+
+	for (i = 0; i < s->count; ++i) {
+		const sqfs_file_data_t *x = a->fd + i, *y = b->fd + i;
+
+		assert_true(x->size == y->size);
+		assert_true(x->blocks_start == y->blocks_start);
+		assert_true(x->sparse_bytes == y->sparse_bytes);
+		assert_int_equal(x->fragment_index, y->fragment_index);
+		assert_int_equal(x->fragment_offset, y->fragment_offset);
+		assert_int_equal(x->block_count, y->block_count);
+		if (x->block_count > 0)
+			assert_memory_equal(x->block_sizes, y->block_sizes,
+					    x->block_count * 4);
+	}
+	assert_memory_equal(&a->stats, &b->stats, sizeof(a->stats));
+}
+
+/* ---- the serial bytes, whatever the workers and backlog ------------------ */
+
+static void same_bytes(uint32_t bs, size_t count, uint32_t seed)
+{
+	static const unsigned int workers[] = {1, 2, 3, 8};
+	static const unsigned int backlogs[] = {1, 3, 64};
+	packed_t serial, pool;
+	scenario_t s;
+	size_t w, b;
+
+	make_scenario(&s, bs, count, seed);
+	pack(&s, 0, 0, &serial);
+	/* the scenario does exercise what it is meant to */
+	assert_true(serial.stats.duplicate_blocks > 0);
+	assert_true(serial.stats.duplicate_fragments > 0);
+	assert_true(serial.stats.sparse_blocks > 0);
+	assert_true(serial.stats.fragment_blocks > 1);
+
+	for (w = 0; w < sizeof(workers) / sizeof(workers[0]); ++w) {
+		for (b = 0; b < sizeof(backlogs) / sizeof(backlogs[0]); ++b) {
+			pack(&s, workers[w], backlogs[b], &pool);
+			assert_int_equal(pool.size, serial.size);
+			assert_memory_equal(pool.bytes, serial.bytes,
+					    serial.size);
+			assert_same_records(&s, &serial, &pool);
+			free_packed(&s, &pool);
+		}
+	}
+	free_packed(&s, &serial);
+	free_scenario(&s);
+}
+
+static void test_same_bytes_4k(void **state)
+{
+	(void)state;
+	same_bytes(4096, 400, 1);
+	same_bytes(4096, 400, 2);
+}
+
+static void test_same_bytes_64k(void **state)
+{
+	(void)state;
+	same_bytes(65536, 120, 3);
+}
+
+/* ---- the backlog bounds the blocks in flight ----------------------------- */
+
+static void test_backlog_bounded(void **state)
+{
+	static const unsigned int backlogs[] = {1, 2, 5, 20};
+	packed_t p;
+	scenario_t s;
+	size_t i;
+
+	(void)state;
+	make_scenario(&s, 4096, 300, 4);
+	for (i = 0; i < sizeof(backlogs) / sizeof(backlogs[0]); ++i) {
+		pack(&s, 8, backlogs[i], &p);
+		/* beyond the limit: the block the front end holds while
+		 * it asks for the next, and the fragment block the packer
+		 * opens while a completion runs */
+		assert_true(p.blocks_allocated <= backlogs[i] + 2);
+		free_packed(&s, &p);
+	}
+	free_scenario(&s);
+}
+
+static void test_backlog_bounded_in_bytes(void **state)
+{
+	const uint32_t bs = 1u << 20;
+	sqfs_file_data_t fd;
+	uint8_t *data;
+	bp_ctx_t c;
+	size_t i;
+
+	(void)state;
+	data = test_make_data(bs, TEST_DATA_RANDOM, 5);
+	/* a backlog of 100000 MiB blocks is not honoured: 64 MiB at most */
+	bp_test_workers = 2;
+	bp_test_backlog = 100000;
+	bp_ctx_open(&c, bs, 0, NULL);
+	bp_test_workers = 0;
+	bp_test_backlog = 16;
+
+	assert_int_equal(
+	    sqfs_block_processor_begin(c.bp, &fd, SQFS_BLK_DONT_COMPRESS), 0);
+	for (i = 0; i < 48; ++i) {
+		/* no two blocks alike: nothing waits on deduplication */
+		data[0] = (uint8_t)i;
+		assert_int_equal(sqfs_block_processor_append(c.bp, data, bs),
+				 0);
+	}
+	assert_int_equal(sqfs_block_processor_end(c.bp), 0);
+	bp_ctx_finish(&c);
+	assert_true(c.bp->block_count * 2 * (size_t)bs <=
+		    (64u << 20) + 3 * 2 * (size_t)bs);
+	sqfs_file_data_cleanup(&fd);
+	bp_ctx_close(&c);
+	free(data);
+}
+
+/* ---- a compressor that fails in a worker ----------------------------------
+ */
+
+typedef struct {
+	atomic_uint calls;
+	unsigned int fail_at;
+} fail_plan_t;
+
+typedef struct {
+	sqfs_compressor_t base;
+	sqfs_compressor_t *inner;
+	fail_plan_t *plan;
+} fail_cmp_t;
+
+static const sqfs_compressor_ops_t fail_ops;
+
+static sqfs_compressor_t *fail_cmp_wrap(sqfs_compressor_t *inner,
+					fail_plan_t *plan)
+{
+	fail_cmp_t *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->base.ops = &fail_ops;
+	f->base.cfg = inner->cfg;
+	f->inner = inner;
+	f->plan = plan;
+	return &f->base;
+}
+
+static void fail_destroy(sqfs_compressor_t *base)
+{
+	fail_cmp_t *f = (fail_cmp_t *)base;
+
+	sqfs_compressor_destroy(f->inner);
+	free(f);
+}
+
+static int fail_copy(const sqfs_compressor_t *base, sqfs_compressor_t **out)
+{
+	const fail_cmp_t *f = (const fail_cmp_t *)base;
+	sqfs_compressor_t *inner;
+	int ret;
+
+	ret = sqfs_compressor_copy(f->inner, &inner);
+	if (ret != 0)
+		return ret;
+	*out = fail_cmp_wrap(inner, f->plan);
+	return 0;
+}
+
+static ptrdiff_t fail_compress(sqfs_compressor_t *base, const uint8_t *in,
+			       size_t size, uint8_t *out, size_t outsize)
+{
+	fail_cmp_t *f = (fail_cmp_t *)base;
+
+	if (atomic_fetch_add(&f->plan->calls, 1) >= f->plan->fail_at)
+		return SQFS_ERROR_COMPRESSOR;
+	return sqfs_compressor_compress(f->inner, in, size, out, outsize);
+}
+
+static ptrdiff_t fail_uncompress(sqfs_compressor_t *base, const uint8_t *in,
+				 size_t size, uint8_t *out, size_t outsize)
+{
+	fail_cmp_t *f = (fail_cmp_t *)base;
+
+	return sqfs_compressor_uncompress(f->inner, in, size, out, outsize);
+}
+
+static const sqfs_compressor_ops_t fail_ops = {
+    .destroy = fail_destroy,
+    .copy = fail_copy,
+    .compress = fail_compress,
+    .uncompress = fail_uncompress,
+};
+
+/* Pack the scenario with a compressor failing at call fail_at; the first
+ * error must be the compressor's, and then every call is refused. */
+static void failing_run(const scenario_t *s, unsigned int workers,
+			unsigned int backlog, unsigned int fail_at)
+{
+	sqfs_block_processor_desc_t desc;
+	sqfs_block_processor_t *bp;
+	sqfs_compressor_t *cmp;
+	sqfs_file_data_t *fd;
+	sqfs_file_t *file;
+	fail_plan_t plan;
+	int ret = 0;
+	size_t i;
+
+	atomic_init(&plan.calls, 0);
+	plan.fail_at = fail_at;
+	cmp = fail_cmp_wrap(bp_test_compressor(s->block_size, false), &plan);
+	file = test_memory_file_filled(BP_TEST_PREFIX, 0);
+	memset(&desc, 0, sizeof(desc));
+	desc.file = file;
+	desc.cmp = cmp;
+	desc.block_size = s->block_size;
+	desc.num_workers = workers;
+	desc.max_backlog = backlog;
+	assert_int_equal(sqfs_block_processor_create(&desc, &bp), 0);
+
+	fd = calloc(s->count, sizeof(*fd));
+	assert_non_null(fd);
+	for (i = 0; i < s->count && ret == 0; ++i) {
+		const file_spec_t *f = s->files + i;
+
+		ret = sqfs_block_processor_begin(bp, fd + i, 0);
+		if (ret == 0)
+			ret = sqfs_block_processor_append(
+			    bp, s->pool + f->offset, f->size);
+		if (ret == 0)
+			ret = sqfs_block_processor_end(bp);
+	}
+	if (ret == 0)
+		ret = sqfs_block_processor_finish(bp);
+	assert_int_equal(ret, SQFS_ERROR_COMPRESSOR);
+	assert_int_equal(sqfs_block_processor_finish(bp), SQFS_ERROR_SEQUENCE);
+
+	/* destroy with blocks still queued and workers busy */
+	sqfs_block_processor_destroy(bp);
+	for (i = 0; i < s->count; ++i)
+		sqfs_file_data_cleanup(fd + i);
+	free(fd);
+	sqfs_compressor_destroy(cmp);
+	sqfs_file_destroy(file);
+}
+
+static void test_compressor_fails(void **state)
+{
+	static const unsigned int fail_at[] = {0, 1, 7, 50, 200};
+	static const unsigned int workers[] = {1, 3, 8};
+	scenario_t s;
+	size_t i, w;
+
+	(void)state;
+	make_scenario(&s, 4096, 300, 6);
+	for (w = 0; w < sizeof(workers) / sizeof(workers[0]); ++w) {
+		for (i = 0; i < sizeof(fail_at) / sizeof(fail_at[0]); ++i)
+			failing_run(&s, workers[w], 2 + (unsigned int)i * 7,
+				    fail_at[i]);
+	}
+	free_scenario(&s);
+}
+
+/* Workers stop at once: destroy right after many blocks were queued. */
+static void test_destroy_mid_stream(void **state)
+{
+	sqfs_file_data_t fd;
+	uint8_t *data;
+	bp_ctx_t c;
+
+	(void)state;
+	data = test_make_data(64 * 4096, TEST_DATA_TEXT, 8);
+	bp_test_workers = 4;
+	bp_test_backlog = 64;
+	bp_ctx_open(&c, 4096, 0, NULL);
+	bp_test_workers = 0;
+	bp_test_backlog = 16;
+	assert_int_equal(sqfs_block_processor_begin(c.bp, &fd, 0), 0);
+	assert_int_equal(
+	    sqfs_block_processor_append(c.bp, data, 64 * 4096 - 100), 0);
+	bp_ctx_close(&c);
+	sqfs_file_data_cleanup(&fd);
+	free(data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_same_bytes_4k),
+	    cmocka_unit_test(test_same_bytes_64k),
+	    cmocka_unit_test(test_backlog_bounded),
+	    cmocka_unit_test(test_backlog_bounded_in_bytes),
+	    cmocka_unit_test(test_compressor_fails),
+	    cmocka_unit_test(test_destroy_mid_stream),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
