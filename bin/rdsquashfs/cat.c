@@ -43,8 +43,11 @@ int rd_cat(rd_ctx_t *ctx)
 	}
 
 	/* block by block, straight to the descriptor: nothing is held
-	 * back in a stdio buffer, and memory does not grow with the file */
-	ret = rd_read_file(ctx, inode, to_stdout, NULL);
+	 * back in a stdio buffer, and memory does not grow with the file;
+	 * the stream unpacks the blocks after the one being written */
+	ret = sqfs_file_stream_enqueue(ctx->stream, inode, inode);
+	if (ret == 0)
+		ret = rd_read_file(ctx, inode, inode, to_stdout, NULL);
 	if (ret < 0)
 		tool_error(path, "%s", rd_error_string(ret));
 	free(inode);

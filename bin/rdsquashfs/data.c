@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * data.c - the contents of regular files, block by block.
+ * data.c - the contents of regular files, block by block: from the file
+ * stream for files queued in it (unpacked ahead by -j threads), else
+ * from the data reader.
  */
 #include "config.h"
 
@@ -24,14 +26,46 @@ size_t rd_block_words(const sqfs_inode_t *inode)
 	return inode->payload_size / sizeof(uint32_t);
 }
 
-int rd_read_file(rd_ctx_t *ctx, const sqfs_inode_t *inode, rd_data_sink_t sink,
-		 void *user)
+/* The file queued in the stream with key, as it hands it back. */
+static int stream_file(rd_ctx_t *ctx, const sqfs_inode_t *inode,
+		       const void *key, rd_data_sink_t sink, void *user)
+{
+	uint64_t size = inode->data.file.file_size, offset = 0;
+	sqfs_file_block_t blk;
+	int ret;
+
+	do {
+		ret = sqfs_file_stream_next(ctx->stream, &blk);
+		if (ret < 0)
+			return ret;
+		if (ret == 0 || blk.user != key)
+			return SQFS_ERROR_INTERNAL;
+		/* the stream checks each block against the inode, so the
+		 * pieces add up to the file size */
+		if (blk.offset != offset || blk.size > size - offset)
+			return SQFS_ERROR_CORRUPTED;
+		if (blk.size > 0) {
+			ret = sink(user, offset, blk.data, blk.size,
+				   (blk.flags & SQFS_FILE_BLOCK_SPARSE) != 0);
+			if (ret != 0)
+				return ret;
+		}
+		offset += blk.size;
+	} while (!(blk.flags & SQFS_FILE_BLOCK_LAST));
+	return offset == size ? 0 : SQFS_ERROR_CORRUPTED;
+}
+
+int rd_read_file(rd_ctx_t *ctx, const sqfs_inode_t *inode, const void *key,
+		 rd_data_sink_t sink, void *user)
 {
 	uint64_t size = inode->data.file.file_size, offset = 0;
 	size_t count = rd_block_words(inode);
 	const uint8_t *data;
 	size_t len;
 	int ret;
+
+	if (key != NULL)
+		return stream_file(ctx, inode, key, sink, user);
 
 	/* the listed blocks, then the tail from the fragment block; the
 	 * data reader checks each block against the size the inode gives

@@ -63,6 +63,9 @@ typedef struct {
 	char *path;
 	size_t path_max;
 	bool chown_denied;
+	/* the file stream's key of the next regular file's data, or NULL
+	 * when it is read through the data reader */
+	const void *data_key;
 } unpacker_t;
 
 /* ------------------------------------------------------------ paths */
@@ -432,7 +435,7 @@ static int make_file(unpacker_t *u, int dirfd, const char *name,
 	sink.fd = fd;
 	sink.sparse_ok = !(u->flags & UNPACK_NO_SPARSE);
 	sink.failed_io = false;
-	ret = rd_read_file(u->ctx, inode, write_piece, &sink);
+	ret = rd_read_file(u->ctx, inode, u->data_key, write_piece, &sink);
 	if (ret < 0) {
 		tool_error(path, "%s", rd_error_string(ret));
 		goto fail;
@@ -763,27 +766,68 @@ static int add_parents(unpacker_t *u)
 	return ret;
 }
 
+/* Whether unpack_entry reads the entry's data (from the stream): a
+ * regular file that is not a hard link to one unpacked before. */
+static bool reads_data(const unpacker_t *u, const sqfs_walk_entry_t *ent)
+{
+	return u->comp_count + ent->depth > 0 && !ent->post &&
+	       ent->link_target == NULL &&
+	       sqfs_inode_type_basic(ent->inode->type) == SQFS_INODE_FILE;
+}
+
+static int unpack_oldest(unpacker_t *u, rd_ahead_t *a)
+{
+	rd_queued_t *q = rd_ahead_oldest(a);
+	int ret;
+
+	u->data_key = q->with_data ? q : NULL;
+	ret = unpack_entry(u, &q->ent);
+	u->data_key = NULL;
+	rd_ahead_pop(a);
+	return ret;
+}
+
+/*
+ * The walk runs ahead of the unpacking by up to RD_AHEAD_MAX entries, so
+ * that the stream can unpack the data of the next files while one is
+ * written. A failure of the walk is reported after everything before it
+ * was unpacked, as if there were no queue.
+ */
 static int walk(unpacker_t *u, const char *path)
 {
 	sqfs_walk_entry_t ent;
 	sqfs_walker_t *w;
+	rd_ahead_t ahead;
 	int ret;
 
+	memset(&ahead, 0, sizeof(ahead));
 	ret = sqfs_walker_create(u->ctx->img, path, 0, SQFS_WALK_POST_DIRS, &w);
 	if (ret != 0) {
 		tool_error(path, "%s", rd_error_string(ret));
 		return -1;
 	}
 	while ((ret = sqfs_walker_next(w, &ent)) == 0) {
-		if (unpack_entry(u, &ent) != 0) {
-			sqfs_walker_destroy(w);
-			return -1;
+		while (rd_ahead_full(&ahead)) {
+			if (unpack_oldest(u, &ahead) != 0)
+				goto fail;
 		}
+		if (rd_ahead_push(u->ctx, &ahead, &ent, reads_data(u, &ent)) !=
+		    0)
+			goto fail;
+	}
+	while (ahead.count > 0) {
+		if (unpack_oldest(u, &ahead) != 0)
+			goto fail;
 	}
 	if (ret < 0)
 		tool_error(path, "%s", rd_error_string(ret));
 	sqfs_walker_destroy(w);
+	rd_ahead_free(&ahead);
 	return ret == 1 ? 0 : -1;
+fail:
+	sqfs_walker_destroy(w);
+	rd_ahead_free(&ahead);
+	return -1;
 }
 
 int rd_unpack(rd_ctx_t *ctx)
@@ -816,6 +860,17 @@ int rd_unpack(rd_ctx_t *ctx)
 	} else {
 		const char *name = u.comp[u.comp_count - 1];
 
+		/* one file: the stream unpacks its blocks ahead */
+		if (sqfs_inode_type_basic(start->type) == SQFS_INODE_FILE) {
+			ret =
+			    sqfs_file_stream_enqueue(ctx->stream, start, start);
+			if (ret != 0) {
+				tool_error(path, "%s", rd_error_string(ret));
+				ret = -1;
+				goto out;
+			}
+			u.data_key = start;
+		}
 		ret = unpack_leaf(&u, u.comp_count, name, start, NULL);
 	}
 

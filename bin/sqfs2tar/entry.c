@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * entry.c - one image entry as a tar entry: header, then the data, block
- * by block, with holes where the image has sparse blocks.
+ * by block as the file stream unpacked it, with holes where the image has
+ * sparse blocks.
  */
 #include "config.h"
 
@@ -154,48 +155,45 @@ static int put_hole(sqfs2tar_t *s, uint64_t size, const char *what)
 	return 0;
 }
 
-static int put_block(sqfs2tar_t *s, const sqfs_inode_t *inode, uint64_t index,
-		     uint64_t expect, const char *what)
-{
-	const uint8_t *data;
-	size_t size;
-	int ret;
-
-	ret = sqfs_data_reader_get_block(s->data, inode, (size_t)index, &data,
-					 &size);
-	if (ret != 0) {
-		tool_error(what, "reading block %llu: %s",
-			   (unsigned long long)index, sqfs_error_string(ret));
-		return -1;
-	}
-	if (size != expect) {
-		tool_error(what, "block %llu unpacks to %zu bytes, not %llu",
-			   (unsigned long long)index, size,
-			   (unsigned long long)expect);
-		return -1;
-	}
-	return put_data(s, data, size, what);
-}
-
-/* The file's bytes, one block in memory at a time. */
-static int put_file_data(sqfs2tar_t *s, const sqfs_inode_t *inode,
+/* The file's bytes, block by block as the stream hands them back. */
+static int put_file_data(sqfs2tar_t *s, const s2t_item_t *item,
 			 const file_layout_t *fl, const char *what)
 {
-	uint64_t i;
+	sqfs_file_block_t blk;
+	uint64_t expect;
+	int ret;
 
-	for (i = 0; i < fl->count; ++i) {
-		uint64_t len = block_len(fl, i);
-
-		if (block_word(fl, i) == 0) {
-			if (put_hole(s, len, what) != 0)
-				return -1;
-		} else if (put_block(s, inode, i, len, what) != 0) {
+	do {
+		ret = sqfs_file_stream_next(s->stream, &blk);
+		if (ret < 0) {
+			tool_error(what, "reading block %llu: %s",
+				   (unsigned long long)blk.index,
+				   sqfs_error_string(ret));
 			return -1;
 		}
-	}
-	if (fl->tail_size > 0 &&
-	    put_block(s, inode, fl->count, fl->tail_size, what) != 0)
-		return -1;
+		if (ret == 0 || blk.user != item) {
+			tool_error(what, "reading the data: %s",
+				   sqfs_error_string(SQFS_ERROR_INTERNAL));
+			return -1;
+		}
+		expect = blk.index < fl->count ? block_len(fl, blk.index)
+					       : fl->tail_size;
+		if (blk.size != expect) {
+			tool_error(what,
+				   "block %llu unpacks to %zu bytes, not %llu",
+				   (unsigned long long)blk.index, blk.size,
+				   (unsigned long long)expect);
+			return -1;
+		}
+		if (blk.size == 0)
+			continue;
+		if (blk.flags & SQFS_FILE_BLOCK_SPARSE)
+			ret = put_hole(s, blk.size, what);
+		else
+			ret = put_data(s, blk.data, blk.size, what);
+		if (ret != 0)
+			return -1;
+	} while (!(blk.flags & SQFS_FILE_BLOCK_LAST));
 	return 0;
 }
 
@@ -217,43 +215,6 @@ static int add_xattrs(sqfs2tar_t *s, const sqfs_inode_t *inode,
 					      list[i].value, list[i].size);
 	sqfs_xattr_list_free(list, count);
 	return 0;
-}
-
-/* The archive name it was first written as, for a file of several
- * names met again in another --subdir walk. */
-static const char *known_link(sqfs2tar_t *s, const sqfs_inode_t *inode)
-{
-	uint64_t index;
-
-	if (!hash_table_get(&s->links, inode->inode_number, &index) ||
-	    index >= s->link_count)
-		return NULL;
-	return s->link_names[index];
-}
-
-static int remember_link(sqfs2tar_t *s, const sqfs_inode_t *inode,
-			 const char *name)
-{
-	char **names, *copy;
-
-	names = realloc(s->link_names,
-			(s->link_count + 1) * sizeof(s->link_names[0]));
-	if (names == NULL)
-		goto fail;
-	s->link_names = names;
-	copy = strdup(name);
-	if (copy == NULL)
-		goto fail;
-	if (hash_table_put(&s->links, inode->inode_number, s->link_count) !=
-	    0) {
-		free(copy);
-		goto fail;
-	}
-	s->link_names[s->link_count++] = copy;
-	return 0;
-fail:
-	tool_error(NULL, "out of memory");
-	return -1;
 }
 
 static int set_attributes(sqfs2tar_t *s, const char *name,
@@ -319,11 +280,19 @@ static int set_type_data(sqfs2tar_t *s, const sqfs_inode_t *inode,
 	return 0;
 }
 
-int s2t_write_entry(sqfs2tar_t *s, const char *name, const sqfs_inode_t *inode,
-		    const char *link, const char *what)
+bool s2t_entry_has_data(const sqfs2tar_t *s, const sqfs_inode_t *inode,
+			const char *link)
 {
+	(void)s;
+	return link == NULL &&
+	       sqfs_inode_type_basic(inode->type) == SQFS_INODE_FILE;
+}
+
+int s2t_write_entry(sqfs2tar_t *s, const s2t_item_t *item)
+{
+	const sqfs_inode_t *inode = item->inode;
 	uint16_t type = sqfs_inode_type_basic(inode->type);
-	bool remember = false;
+	const char *name = item->name, *what = item->what;
 	char *dir_name = NULL;
 	file_layout_t fl;
 	int ret, status = -1;
@@ -336,13 +305,6 @@ int s2t_write_entry(sqfs2tar_t *s, const char *name, const sqfs_inode_t *inode,
 		tool_warning(what,
 			     "a tar archive cannot hold a socket; skipped");
 		return 0;
-	}
-
-	if (s->opt->no_hard_links || type == SQFS_INODE_DIR) {
-		link = NULL;
-	} else if (link == NULL && s->track_links && inode->nlink > 1) {
-		link = known_link(s, inode);
-		remember = link == NULL;
 	}
 
 	if (type == SQFS_INODE_DIR) {
@@ -360,8 +322,8 @@ int s2t_write_entry(sqfs2tar_t *s, const char *name, const sqfs_inode_t *inode,
 		goto out;
 
 	memset(&fl, 0, sizeof(fl));
-	if (link != NULL) {
-		archive_entry_copy_hardlink(s->ent, link);
+	if (item->link != NULL) {
+		archive_entry_copy_hardlink(s->ent, item->link);
 		archive_entry_set_size(s->ent, 0);
 	} else {
 		if (set_type_data(s, inode, &fl, what) != 0)
@@ -380,10 +342,7 @@ int s2t_write_entry(sqfs2tar_t *s, const char *name, const sqfs_inode_t *inode,
 		goto out;
 	}
 
-	if (link == NULL && type == SQFS_INODE_FILE &&
-	    put_file_data(s, inode, &fl, what) != 0)
-		goto out;
-	if (remember && remember_link(s, inode, name) != 0)
+	if (item->has_data && put_file_data(s, item, &fl, what) != 0)
 		goto out;
 	status = 0;
 out:

@@ -34,7 +34,8 @@ static int open_image(sqfs2tar_t *s, sqfs_file_t **file)
 	if (ret == 0)
 		ret = sqfs_dir_reader_create(s->img, &s->dr);
 	if (ret == 0)
-		ret = sqfs_data_reader_create(s->img, &s->data);
+		ret = sqfs_file_stream_create(s->img, s->opt->num_jobs,
+					      &s->stream);
 	if (ret != 0) {
 		tool_error(path, "%s", sqfs_error_string(ret));
 		return -1;
@@ -58,7 +59,8 @@ static void cleanup(sqfs2tar_t *s)
 	if (s->ent != NULL)
 		archive_entry_free(s->ent);
 	free(s->zeros);
-	sqfs_data_reader_destroy(s->data);
+	s2t_drop_queue(s);
+	sqfs_file_stream_destroy(s->stream);
 	sqfs_dir_reader_destroy(s->dr);
 	sqfs_image_destroy(s->img);
 }

@@ -5,8 +5,8 @@
 #ifndef SQFS2TAR_H
 #define SQFS2TAR_H
 
-#include "sqfs/data_reader.h"
 #include "sqfs/dir_reader.h"
+#include "sqfs/file_stream.h"
 #include "sqfs/image.h"
 #include "sqfs/inode.h"
 #include "util/hash_table.h"
@@ -67,11 +67,30 @@ const char *tar_out_error(struct archive *ar);
  */
 int tar_out_close(struct archive *ar, bool ok);
 
+/* An entry chosen for the archive, waiting for its turn. */
+typedef struct {
+	/* the archive path without a trailing '/' */
+	char *name;
+	/* for a hard link, the archive path it links to; else NULL */
+	char *link;
+	/* how messages name the entry */
+	char *what;
+	sqfs_inode_t *inode;
+	/* its data was queued in the file stream */
+	bool has_data;
+} s2t_item_t;
+
 typedef struct {
 	const sqfs2tar_options_t *opt;
 	sqfs_image_t *img;
 	sqfs_dir_reader_t *dr;
-	sqfs_data_reader_t *data;
+	/* the data of the entries in the queue, unpacked ahead */
+	sqfs_file_stream_t *stream;
+	/* entries chosen but not yet written: a ring of S2T_LOOKAHEAD */
+	s2t_item_t *queue;
+	size_t queue_head;
+	size_t queue_count;
+	size_t queue_bytes;
 	struct archive *ar;
 	struct archive_entry *ent;
 	uint32_t block_size;
@@ -85,14 +104,45 @@ typedef struct {
 	size_t link_count;
 } sqfs2tar_t;
 
+/* Entries queued ahead of the one being written at most, and the memory
+ * their names and inodes may take. */
+#define S2T_LOOKAHEAD 4096
+#define S2T_LOOKAHEAD_BYTES (16u << 20)
+
 /*
- * Write one image entry as name (the archive path without a trailing
- * '/'), a hard link to link (an archive path) if link is not NULL and
- * hard links are wanted. what names the entry in messages. Returns 0
- * (written or skipped with a warning) or -1 after printing why.
+ * Queue one image entry to be written as name (the archive path without
+ * a trailing '/'), a hard link to link (an archive path) if link is not
+ * NULL and hard links are wanted. what names the entry in messages. name,
+ * link and what are taken over (freed here, also on failure); the inode
+ * is copied. Writes the oldest entries when the queue is full. Returns 0
+ * or -1 after printing why.
  */
-int s2t_write_entry(sqfs2tar_t *s, const char *name, const sqfs_inode_t *inode,
-		    const char *link, const char *what);
+int s2t_queue_entry(sqfs2tar_t *s, char *name, const sqfs_inode_t *inode,
+		    char *link, char *what);
+
+/* Write every queued entry. Returns 0 or -1 (printed). */
+int s2t_flush(sqfs2tar_t *s);
+
+/* Free the entries still queued (after a failure). */
+void s2t_drop_queue(sqfs2tar_t *s);
+
+/*
+ * Write one queued entry (a socket is skipped with a warning). Returns 0
+ * or -1 after printing why.
+ */
+int s2t_write_entry(sqfs2tar_t *s, const s2t_item_t *item);
+
+/* Whether an entry of inode written with link gets its data from the
+ * stream; also what s2t_write_entry expects. */
+bool s2t_entry_has_data(const sqfs2tar_t *s, const sqfs_inode_t *inode,
+			const char *link);
+
+/* The hard-link bookkeeping across several --subdir walks: the archive
+ * name a multiply-linked inode was first queued as, or NULL; and
+ * remembering one (0, or -1 when out of memory, printed). */
+const char *s2t_known_link(sqfs2tar_t *s, const sqfs_inode_t *inode);
+int s2t_remember_link(sqfs2tar_t *s, const sqfs_inode_t *inode,
+		      const char *name);
 
 /* Write everything the options select. Returns 0 or -1 (printed). */
 int s2t_write_tree(sqfs2tar_t *s);

@@ -27,6 +27,11 @@ static const tar_filter_t filters[] = {
 
 #define FILTER_COUNT (sizeof(filters) / sizeof(filters[0]))
 
+/* tar's record size, and what libarchive hands the sink at a time: whole
+ * records, since only the last block is padded to a record */
+#define TAR_RECORD 10240
+#define OUT_BLOCK (25 * TAR_RECORD)
+
 static const tar_filter_t *find_filter(const char *name)
 {
 	for (size_t i = 0; i < FILTER_COUNT; ++i) {
@@ -119,6 +124,11 @@ struct archive *tar_out_open(const char *filter)
 		goto fail;
 	(void)archive_write_set_format_option(ar, "pax", "xattrheader",
 					      "SCHILY");
+	/* fewer, larger writes; the archive still ends on a multiple of
+	 * tar's 10240-byte record, as with the default */
+	if (archive_write_set_bytes_per_block(ar, OUT_BLOCK) != ARCHIVE_OK ||
+	    archive_write_set_bytes_in_last_block(ar, TAR_RECORD) != ARCHIVE_OK)
+		goto fail;
 	if (filter != NULL) {
 		f = find_filter(filter);
 		if (f == NULL || f->add(ar) != ARCHIVE_OK)

@@ -2,6 +2,10 @@
 /*
  * tree.c - which parts of the image go into the archive, under which
  * names (--subdir, --keep-as-dir, --root-becomes).
+ *
+ * Entries are queued (queue.c) and written a little later; before a
+ * failure to walk the image is reported, everything queued before it is
+ * written, so the archive ends where it would without the queue.
  */
 #include "config.h"
 
@@ -59,21 +63,20 @@ static int write_walked(sqfs2tar_t *s, const char *sub, const char *prefix,
 			const sqfs_walk_entry_t *ent)
 {
 	char *name = NULL, *link = NULL, *what = NULL;
-	int ret = -1;
 
 	name = s2t_join(prefix, ent->path);
 	what = image_name(sub, ent->path);
 	if (ent->link_target != NULL)
 		link = s2t_join(prefix, ent->link_target);
 	if (name == NULL || what == NULL ||
-	    (ent->link_target != NULL && link == NULL))
+	    (ent->link_target != NULL && link == NULL)) {
 		out_of_memory();
-	else
-		ret = s2t_write_entry(s, name, ent->inode, link, what);
-	free(name);
-	free(link);
-	free(what);
-	return ret;
+		free(name);
+		free(link);
+		free(what);
+		return -1;
+	}
+	return s2t_queue_entry(s, name, ent->inode, link, what);
 }
 
 /*
@@ -89,6 +92,8 @@ static int write_subtree(sqfs2tar_t *s, const char *sub, const char *prefix,
 
 	ret = sqfs_walker_create(s->img, sub, 0, 0, &w);
 	if (ret != 0) {
+		if (s2t_flush(s) != 0)
+			return -1;
 		tool_error(s->opt->image, "/%s: %s", sub,
 			   sqfs_error_string(ret));
 		return -1;
@@ -98,6 +103,8 @@ static int write_subtree(sqfs2tar_t *s, const char *sub, const char *prefix,
 		if (ret == 1)
 			break;
 		if (ret != 0) {
+			if (s2t_flush(s) != 0)
+				goto out;
 			tool_error(s->opt->image, "walking /%s: %s", sub,
 				   sqfs_error_string(ret));
 			goto out;
@@ -118,6 +125,8 @@ static int resolve(sqfs2tar_t *s, const char *path, sqfs_inode_t **out)
 	int ret = sqfs_dir_reader_resolve(s->dr, path, out);
 
 	if (ret != 0) {
+		if (s2t_flush(s) != 0)
+			return -1;
 		tool_error(s->opt->image, "/%s: %s", path,
 			   sqfs_error_string(ret));
 		return -1;
@@ -129,25 +138,32 @@ static int resolve(sqfs2tar_t *s, const char *path, sqfs_inode_t **out)
 static int write_one(sqfs2tar_t *s, const char *path, const char *name)
 {
 	sqfs_inode_t *inode = NULL;
-	char *what = image_name(path, "");
+	char *what = image_name(path, ""), *copy = strdup(name);
 	int ret = -1;
 
-	if (what == NULL)
+	if (what == NULL || copy == NULL) {
+		free(what);
+		free(copy);
 		return out_of_memory();
+	}
 	if (path[0] == '\0') {
 		ret = sqfs_image_read_root(s->img, &inode);
 		if (ret != 0) {
-			tool_error(s->opt->image, "the root: %s",
-				   sqfs_error_string(ret));
+			if (s2t_flush(s) == 0)
+				tool_error(s->opt->image, "the root: %s",
+					   sqfs_error_string(ret));
 			ret = -1;
 		}
 	} else {
 		ret = resolve(s, path, &inode);
 	}
-	if (ret == 0)
-		ret = s2t_write_entry(s, name, inode, NULL, what);
+	if (ret == 0) {
+		ret = s2t_queue_entry(s, copy, inode, NULL, what);
+	} else {
+		free(what);
+		free(copy);
+	}
 	free(inode);
-	free(what);
 	return ret;
 }
 
@@ -227,7 +243,7 @@ fail:
 	return -1;
 }
 
-int s2t_write_tree(sqfs2tar_t *s)
+static int queue_tree(sqfs2tar_t *s)
 {
 	const sqfs2tar_options_t *opt = s->opt;
 	const char *root = opt->root_becomes != NULL ? opt->root_becomes : "";
@@ -251,4 +267,11 @@ int s2t_write_tree(sqfs2tar_t *s)
 		return -1;
 	}
 	return write_subtree(s, opt->subdirs[0], root, root[0] != '\0');
+}
+
+int s2t_write_tree(sqfs2tar_t *s)
+{
+	if (queue_tree(s) != 0)
+		return -1;
+	return s2t_flush(s);
 }

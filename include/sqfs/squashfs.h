@@ -20,6 +20,7 @@
 #include "sqfs/dir_reader.h"
 #include "sqfs/data_reader.h"
 #include "sqfs/walker.h"
+#include "sqfs/file_stream.h"
 
 SQFS_BEGIN_DECLS
 

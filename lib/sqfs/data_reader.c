@@ -18,14 +18,11 @@
 #include "sqfs/io.h"
 #include "sqfs/super.h"
 
+#include "data_internal.h"
 #include "image_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define SIZE_WORD_RESERVED 0xFE000000u
-#define SIZE_WORD_RAW 0x01000000u
-#define SIZE_WORD_LENGTH 0x00FFFFFFu
 
 struct sqfs_data_reader {
 	sqfs_image_t *img;
@@ -70,14 +67,7 @@ struct sqfs_data_reader {
 	uint64_t cur_offset;
 };
 
-/* What one call needs to know about the file it reads. */
-typedef struct {
-	const sqfs_inode_t *inode;
-	const uint32_t *words;
-	size_t count;
-	/* Bytes of the tail in the fragment block; 0 if there is none. */
-	size_t tail;
-} file_info_t;
+typedef sqfs_data_file_t file_info_t;
 
 int sqfs_data_reader_create(sqfs_image_t *img, sqfs_data_reader_t **out)
 {
@@ -130,47 +120,19 @@ void sqfs_data_reader_destroy(sqfs_data_reader_t *dr)
 
 static int check_word(const sqfs_data_reader_t *dr, uint32_t word)
 {
-	if ((word & SIZE_WORD_RESERVED) != 0 || word == SIZE_WORD_RAW ||
-	    (word & SIZE_WORD_LENGTH) > dr->block_size)
-		return SQFS_ERROR_CORRUPTED;
-	return 0;
+	return sqfs_data_check_word(dr->block_size, word);
 }
 
-/* A stored block of len bytes at pos must lie inside the data region. */
 static int check_place(const sqfs_data_reader_t *dr, uint64_t pos, uint32_t len)
 {
-	if (pos < dr->region_start || pos > dr->region_end ||
-	    len > dr->region_end - pos)
-		return SQFS_ERROR_CORRUPTED;
-	return 0;
+	return sqfs_data_check_place(dr->region_start, dr->region_end, pos,
+				     len);
 }
 
 static int get_file_info(const sqfs_data_reader_t *dr,
 			 const sqfs_inode_t *inode, file_info_t *fi)
 {
-	uint64_t count, size;
-
-	if (inode->type != SQFS_INODE_FILE &&
-	    inode->type != SQFS_INODE_EXT_FILE)
-		return SQFS_ERROR_NOT_FILE;
-
-	size = inode->data.file.file_size;
-	count = sqfs_inode_block_count(inode, dr->block_size);
-	if (inode->payload_size % sizeof(uint32_t) != 0 ||
-	    count != inode->payload_size / sizeof(uint32_t))
-		return SQFS_ERROR_CORRUPTED;
-
-	fi->inode = inode;
-	fi->words = (const uint32_t *)(const void *)inode->payload;
-	fi->count = (size_t)count;
-	fi->tail = 0;
-
-	if (inode->data.file.fragment_index != SQFS_NO_FRAGMENT) {
-		fi->tail = (size_t)(size % dr->block_size);
-		if (fi->tail == 0)
-			return SQFS_ERROR_CORRUPTED;
-	}
-	return 0;
+	return sqfs_data_file_info(dr->block_size, inode, fi);
 }
 
 /*
@@ -201,7 +163,7 @@ static int block_offset(sqfs_data_reader_t *dr, const file_info_t *fi,
 	for (; i < index; ++i) {
 		if (check_word(dr, fi->words[i]) != 0)
 			return SQFS_ERROR_CORRUPTED;
-		off += fi->words[i] & SIZE_WORD_LENGTH;
+		off += fi->words[i] & SQFS_SIZE_WORD_LENGTH;
 	}
 
 	dr->cur_inode = inode;
@@ -224,10 +186,10 @@ static int block_offset(sqfs_data_reader_t *dr, const file_info_t *fi,
 static ptrdiff_t unpack(sqfs_data_reader_t *dr, uint64_t pos, uint32_t word,
 			uint8_t *out, size_t outsize)
 {
-	size_t len = word & SIZE_WORD_LENGTH;
+	size_t len = word & SQFS_SIZE_WORD_LENGTH;
 	ptrdiff_t ret;
 
-	if (word & SIZE_WORD_RAW) {
+	if (word & SQFS_SIZE_WORD_RAW) {
 		if (len > outsize)
 			return SQFS_ERROR_CORRUPTED;
 		ret = dr->file->read_at(dr->file, pos, out, len);
@@ -237,11 +199,7 @@ static ptrdiff_t unpack(sqfs_data_reader_t *dr, uint64_t pos, uint32_t word,
 	ret = dr->file->read_at(dr->file, pos, dr->packed, len);
 	if (ret != 0)
 		return ret;
-	ret =
-	    sqfs_compressor_uncompress(dr->cmp, dr->packed, len, out, outsize);
-	if (ret == SQFS_ERROR_OVERFLOW)
-		return SQFS_ERROR_CORRUPTED;
-	return ret;
+	return sqfs_data_uncompress(dr->cmp, dr->packed, len, out, outsize);
 }
 
 static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
@@ -249,18 +207,12 @@ static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
 {
 	const sqfs_inode_t *inode = fi->inode;
 	uint32_t word = fi->words[index];
-	size_t expect = dr->block_size;
+	size_t expect = sqfs_data_block_expect(dr->block_size, fi, index);
 	uint64_t pos;
 	ptrdiff_t ret;
 
 	if (check_word(dr, word) != 0)
 		return SQFS_ERROR_CORRUPTED;
-
-	/* only the last block of a file without a fragment may be short */
-	if (index == fi->count - 1 && fi->tail == 0) {
-		expect = (size_t)(inode->data.file.file_size -
-				  (uint64_t)index * dr->block_size);
-	}
 
 	if (word == 0) {
 		*data = dr->zeros;
@@ -273,7 +225,7 @@ static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
 	if (pos > UINT64_MAX - inode->data.file.blocks_start)
 		return SQFS_ERROR_CORRUPTED;
 	pos += inode->data.file.blocks_start;
-	if (check_place(dr, pos, word & SIZE_WORD_LENGTH) != 0)
+	if (check_place(dr, pos, word & SQFS_SIZE_WORD_LENGTH) != 0)
 		return SQFS_ERROR_CORRUPTED;
 
 	if (!dr->block_valid || dr->block_pos != pos ||
@@ -310,9 +262,8 @@ static int load_tail(sqfs_data_reader_t *dr, const file_info_t *fi,
 		ret = sqfs_image_get_fragment(dr->img, index, &frag);
 		if (ret < 0)
 			return (int)ret;
-		/* a fragment block holds data: it is never sparse */
-		if (frag.size == 0 || check_word(dr, frag.size) != 0 ||
-		    check_place(dr, frag.start, frag.size & SIZE_WORD_LENGTH))
+		if (sqfs_data_check_fragment(dr->block_size, dr->region_start,
+					     dr->region_end, &frag) != 0)
 			return SQFS_ERROR_CORRUPTED;
 
 		ret =
@@ -324,7 +275,7 @@ static int load_tail(sqfs_data_reader_t *dr, const file_info_t *fi,
 		dr->frag_valid = true;
 	}
 
-	if (offset > dr->frag_len || fi->tail > dr->frag_len - offset)
+	if (sqfs_data_check_tail(dr->frag_len, offset, fi->tail) != 0)
 		return SQFS_ERROR_CORRUPTED;
 
 	*data = dr->frag + offset;

@@ -250,6 +250,80 @@ rd -q -j 2 -u /keep -p "$WORK/jobs" "$MAIN"
 check "-j 2 is accepted" test "$RC" = 0 -a -f "$WORK/jobs/keep/file"
 rm -rf "$WORK/jobs"
 
+# -j: the same tree and the same --cat bytes at every job count, for an
+# image of every compressor: many small files (sharing fragment blocks),
+# a few of many 4 KiB blocks, incompressible ones (raw blocks), a sparse
+# one
+JT=$WORK/jt
+"$PYTHON" -c 'import os, random, sys
+d = sys.argv[1]
+os.makedirs(d + "/sub")
+rnd = random.Random(5)
+for i in range(300):
+    n = 40000 + i * 997 if i % 40 == 0 else (i * 7919) % 3000 + 1
+    with open("%s/%sf%03d" % (d, "sub/" if i % 3 else "", i), "wb") as f:
+        if i % 50 == 7:
+            f.write(bytes(rnd.getrandbits(8) for _ in range(9000)))
+        else:
+            f.write(b"".join(b"%d:%d text\n" % (i, k)
+                             for k in range(n // 6 + 1))[:n])
+with open(d + "/sparse", "wb") as f:
+    f.seek(100000)
+    f.write(b"x")
+    f.seek(300000)
+    f.write(b"y")' "$JT" || hard_error "cannot make the -j tree"
+# tree_sums DIR: every regular file's path and contents
+tree_sums() { (cd "$1" && find . -type f -exec sha256sum {} + | sort); }
+for comp in $(mksq_compressors); do
+	"$MKSQUASHFS" "$JT" "$WORK/jt.sqfs" -comp "$comp" -b 4K -noappend \
+		-quiet -no-progress >/dev/null 2>&1 || continue
+	for j in 1 2 3 8; do
+		# shellcheck disable=SC2086
+		rd -q -j "$j" -u / -p "$WORK/jt$j" $RD_ATTR "$WORK/jt.sqfs"
+		expect_eq "-j $j, $comp: -u exit status" "$RC" 0
+	done
+	# shellcheck disable=SC2086
+	check "-j 1, $comp: -u matches the source" \
+		cmp_tree "dir:$JT" "dir:$WORK/jt1" --ignore-root $CMP_USER
+	for j in 2 3 8; do
+		check "-j $j, $comp: -u gives the tree of -j 1" \
+			cmp_tree "dir:$WORK/jt1" "dir:$WORK/jt$j" --ignore-root
+		rd -j "$j" -c /f000 "$WORK/jt.sqfs"
+		check "-j $j, $comp: -c gives the file" \
+			cmp -s "$WORK/rd.out" "$JT/f000"
+	done
+	rm -rf "$WORK"/jt[0-9]*
+done
+
+# a damaged data block: the same message, status and files at every -j
+"$MKSQUASHFS" "$JT" "$WORK/jd.sqfs" -comp gzip -b 4K -noappend -quiet \
+	-no-progress >/dev/null 2>&1 || hard_error "mksquashfs failed"
+at=$("$PYTHON" -c 'import struct, sys
+with open(sys.argv[1], "rb") as f:
+    sb = f.read(96)
+print((96 + struct.unpack_from("<Q", sb, 64)[0]) // 2)' "$WORK/jd.sqfs")
+printf '\377\377\377\377\377\377\377\377' |
+	dd of="$WORK/jd.sqfs" bs=1 seek="$at" conv=notrunc 2>/dev/null
+for j in 1 2 3 8; do
+	rd -j "$j" -u / -p "$WORK/jd$j" "$WORK/jd.sqfs"
+	expect_eq "damaged, -j $j: -u exit status" "$RC" 1
+	if [ "$j" = 1 ]; then
+		cp "$WORK/rd.out" "$WORK/jd.out"
+		cp "$WORK/rd.err" "$WORK/jd.err"
+		check "damaged, -j 1: names a file" \
+			grep -q '^rdsquashfs: .*f[0-9]*: ' "$WORK/jd.err"
+		tree_sums "$WORK/jd1" >"$WORK/jd1.sums"
+		continue
+	fi
+	check "damaged, -j $j: the same messages as -j 1" \
+		cmp -s "$WORK/jd.err" "$WORK/rd.err"
+	check "damaged, -j $j: the same progress as -j 1" \
+		cmp -s "$WORK/jd.out" "$WORK/rd.out"
+	check "damaged, -j $j: the same files as -j 1" \
+		test "$(tree_sums "$WORK/jd$j")" = "$(cat "$WORK/jd1.sums")"
+done
+rm -rf "$JT" "$WORK"/jd*
+
 # ------------------------------------------------------------ describe
 
 rd -d "$MAIN"

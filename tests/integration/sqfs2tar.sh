@@ -290,11 +290,65 @@ for o in compressor subdir keep-as-dir root-becomes no-xattr no-hard-links \
 		"$(echo "--$o" | sed 's/-/\\-/g')" "$abs_top_srcdir/doc/sqfs2tar.1"
 done
 
-# -j: accepted, same archive
+# -j: the same archive, byte for byte, at every job count, for an image
+# of every compressor: many small files (sharing fragment blocks), a few
+# of many 4 KiB blocks, incompressible ones (raw blocks), a sparse one
 s2t "$WORK/j1.tar" "$OIMG"
-s2t "$WORK/j2.tar" -j 2 "$OIMG"
-expect_eq "-j 2: exit status" "$RC" 0
-check "-j 2: the same archive" cmp -s "$WORK/j1.tar" "$WORK/j2.tar"
+JT=$WORK/jt
+"$PYTHON" -c 'import os, random, sys
+d = sys.argv[1]
+os.makedirs(d)
+rnd = random.Random(5)
+for i in range(300):
+    n = 40000 + i * 997 if i % 40 == 0 else (i * 7919) % 3000 + 1
+    with open("%s/f%03d" % (d, i), "wb") as f:
+        if i % 50 == 7:
+            f.write(bytes(rnd.getrandbits(8) for _ in range(9000)))
+        else:
+            f.write(b"".join(b"%d:%d text\n" % (i, k)
+                             for k in range(n // 6 + 1))[:n])
+with open(d + "/sparse", "wb") as f:
+    f.seek(100000)
+    f.write(b"x")
+    f.seek(300000)
+    f.write(b"y")' "$JT" || hard_error "cannot make the -j tree"
+first=1
+for comp in $COMPS; do
+	mksq "$JT" "$WORK/jt.sqfs" -comp "$comp" -b 4K
+	unpacked jt1 "$WORK/jt.sqfs" -j 1 -r . || continue
+	if [ "$first" = 1 ]; then
+		GNU_ONLY=1 extracted "-j 1, $comp" "$WORK/jt1.tar" "$JT"
+		first=0
+	fi
+	for j in 2 3 8; do
+		unpacked "jt$j" "$WORK/jt.sqfs" -j "$j" -r . &&
+			check "-j $j, $comp: the same archive as -j 1" \
+				cmp -s "$WORK/jt1.tar" "$WORK/jt$j.tar"
+	done
+done
+
+# a damaged data block: the same message, status and output at every -j
+mksq "$JT" "$WORK/jd.sqfs" -comp gzip -b 4K
+at=$("$PYTHON" -c 'import struct, sys
+with open(sys.argv[1], "rb") as f:
+    sb = f.read(96)
+print((96 + struct.unpack_from("<Q", sb, 64)[0]) // 2)' "$WORK/jd.sqfs")
+printf '\377\377\377\377\377\377\377\377' |
+	dd of="$WORK/jd.sqfs" bs=1 seek="$at" conv=notrunc 2>/dev/null
+s2t "$WORK/jd1.tar" -j 1 "$WORK/jd.sqfs"
+cp "$WORK/s2t.err" "$WORK/jd1.err"
+expect_eq "damaged, -j 1: exit status" "$RC" 1
+check "damaged, -j 1: names a file" grep -q '^sqfs2tar: /f[0-9]*: ' \
+	"$WORK/jd1.err"
+for j in 2 3 8; do
+	s2t "$WORK/jd$j.tar" -j "$j" "$WORK/jd.sqfs"
+	expect_eq "damaged, -j $j: exit status" "$RC" 1
+	check "damaged, -j $j: the same message as -j 1" \
+		cmp -s "$WORK/jd1.err" "$WORK/s2t.err"
+	check "damaged, -j $j: the same output as -j 1" \
+		cmp -s "$WORK/jd1.tar" "$WORK/jd$j.tar"
+done
+rm -rf "$JT" "$WORK"/jt*.tar "$WORK"/jd*.tar
 
 # -X, -L on the big source image
 mksq "$SRC" "$WORK/m.sqfs"

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * queue.c - entries chosen for the archive wait here, so that the file
+ * stream can unpack the data of the next files while one is written.
+ *
+ * What is queued, and when the oldest entry is written, never depends on
+ * the number of jobs, and everything is written in queue order: the
+ * archive and the messages are the same for every -j.
+ */
+#include "config.h"
+
+#include "sqfs2tar.h"
+#include "common/print.h"
+#include "sqfs/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int out_of_memory(void)
+{
+	tool_error(NULL, "out of memory");
+	return -1;
+}
+
+static size_t item_bytes(const s2t_item_t *it)
+{
+	size_t n = sizeof(*it->inode) + it->inode->payload_size;
+
+	n += strlen(it->name) + strlen(it->what);
+	if (it->link != NULL)
+		n += strlen(it->link);
+	return n;
+}
+
+static void free_item(s2t_item_t *it)
+{
+	free(it->name);
+	free(it->link);
+	free(it->what);
+	free(it->inode);
+	memset(it, 0, sizeof(*it));
+}
+
+static void pop_oldest(sqfs2tar_t *s)
+{
+	s2t_item_t *it = &s->queue[s->queue_head];
+
+	s->queue_bytes -= item_bytes(it);
+	free_item(it);
+	s->queue_head = (s->queue_head + 1) % S2T_LOOKAHEAD;
+	s->queue_count -= 1;
+}
+
+static int write_oldest(sqfs2tar_t *s)
+{
+	int ret = s2t_write_entry(s, &s->queue[s->queue_head]);
+
+	pop_oldest(s);
+	return ret;
+}
+
+int s2t_flush(sqfs2tar_t *s)
+{
+	while (s->queue_count > 0) {
+		if (write_oldest(s) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+void s2t_drop_queue(sqfs2tar_t *s)
+{
+	while (s->queue_count > 0)
+		pop_oldest(s);
+	free(s->queue);
+	s->queue = NULL;
+}
+
+const char *s2t_known_link(sqfs2tar_t *s, const sqfs_inode_t *inode)
+{
+	uint64_t index;
+
+	if (!hash_table_get(&s->links, inode->inode_number, &index) ||
+	    index >= s->link_count)
+		return NULL;
+	return s->link_names[index];
+}
+
+int s2t_remember_link(sqfs2tar_t *s, const sqfs_inode_t *inode,
+		      const char *name)
+{
+	char **names, *copy;
+
+	names = realloc(s->link_names,
+			(s->link_count + 1) * sizeof(s->link_names[0]));
+	if (names == NULL)
+		return out_of_memory();
+	s->link_names = names;
+	copy = strdup(name);
+	if (copy == NULL)
+		return out_of_memory();
+	if (hash_table_put(&s->links, inode->inode_number, s->link_count) !=
+	    0) {
+		free(copy);
+		return out_of_memory();
+	}
+	s->link_names[s->link_count++] = copy;
+	return 0;
+}
+
+/*
+ * Whether the entry is written as a hard link: never for directories or
+ * with --no-hard-links; across several --subdir walks, a multiply-linked
+ * inode met again links to the name it was first queued as. Decided in
+ * queue order, which is the order of writing.
+ */
+static int choose_link(sqfs2tar_t *s, const char *name,
+		       const sqfs_inode_t *inode, char **link)
+{
+	uint16_t type = sqfs_inode_type_basic(inode->type);
+	const char *known;
+
+	if (type == SQFS_INODE_SOCKET)
+		return 0;
+	if (s->opt->no_hard_links || type == SQFS_INODE_DIR) {
+		free(*link);
+		*link = NULL;
+		return 0;
+	}
+	if (*link != NULL || !s->track_links || inode->nlink <= 1)
+		return 0;
+	known = s2t_known_link(s, inode);
+	if (known == NULL)
+		return s2t_remember_link(s, inode, name);
+	*link = strdup(known);
+	return *link == NULL ? out_of_memory() : 0;
+}
+
+int s2t_queue_entry(sqfs2tar_t *s, char *name, const sqfs_inode_t *inode,
+		    char *link, char *what)
+{
+	size_t inode_size = sizeof(*inode) + inode->payload_size;
+	s2t_item_t *it;
+	int ret;
+
+	if (s->queue == NULL) {
+		s->queue = calloc(S2T_LOOKAHEAD, sizeof(s->queue[0]));
+		if (s->queue == NULL) {
+			out_of_memory();
+			goto fail;
+		}
+	}
+	while (s->queue_count == S2T_LOOKAHEAD ||
+	       (s->queue_count > 0 && s->queue_bytes > S2T_LOOKAHEAD_BYTES)) {
+		if (write_oldest(s) != 0)
+			goto fail;
+	}
+	if (choose_link(s, name, inode, &link) != 0)
+		goto fail;
+
+	it = &s->queue[(s->queue_head + s->queue_count) % S2T_LOOKAHEAD];
+	it->inode = malloc(inode_size);
+	if (it->inode == NULL) {
+		out_of_memory();
+		goto fail;
+	}
+	memcpy(it->inode, inode, inode_size);
+	it->name = name;
+	it->link = link;
+	it->what = what;
+	it->has_data = s2t_entry_has_data(s, inode, link);
+	if (it->has_data) {
+		ret = sqfs_file_stream_enqueue(s->stream, it->inode, it);
+		if (ret != 0) {
+			tool_error(what, "%s", sqfs_error_string(ret));
+			free_item(it);
+			return -1;
+		}
+	}
+	s->queue_count += 1;
+	s->queue_bytes += item_bytes(it);
+	return 0;
+fail:
+	free(name);
+	free(link);
+	free(what);
+	return -1;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * data_internal.h - the checks every reader of file contents makes (the
+ * random-access data reader and the in-order file stream), written once so
+ * that both refuse exactly the same images.
+ *
+ * Nothing an inode claims is trusted: the block list must be exactly as
+ * long as the file size implies, every stored block must lie inside the
+ * data region, and every block must unpack to exactly the size its place
+ * in the file implies.
+ */
+#ifndef SQFS_DATA_INTERNAL_H
+#define SQFS_DATA_INTERNAL_H
+
+#include "sqfs/compressor.h"
+#include "sqfs/error.h"
+#include "sqfs/image.h"
+#include "sqfs/inode.h"
+
+#define SQFS_SIZE_WORD_RESERVED 0xFE000000u
+#define SQFS_SIZE_WORD_RAW 0x01000000u
+#define SQFS_SIZE_WORD_LENGTH 0x00FFFFFFu
+
+/* What a reader needs to know about a file it reads. */
+typedef struct {
+	const sqfs_inode_t *inode;
+	const uint32_t *words;
+	size_t count;
+	/* Bytes of the tail in the fragment block; 0 if there is none. */
+	size_t tail;
+} sqfs_data_file_t;
+
+/* A block size word: no reserved bits, not "raw of length 0", at most a
+ * block long. */
+static inline int sqfs_data_check_word(uint32_t block_size, uint32_t word)
+{
+	if ((word & SQFS_SIZE_WORD_RESERVED) != 0 ||
+	    word == SQFS_SIZE_WORD_RAW ||
+	    (word & SQFS_SIZE_WORD_LENGTH) > block_size)
+		return SQFS_ERROR_CORRUPTED;
+	return 0;
+}
+
+/* A stored block of len bytes at pos must lie inside the data region
+ * [start, end). */
+static inline int sqfs_data_check_place(uint64_t start, uint64_t end,
+					uint64_t pos, uint32_t len)
+{
+	if (pos < start || pos > end || len > end - pos)
+		return SQFS_ERROR_CORRUPTED;
+	return 0;
+}
+
+/* The block list of a regular file, checked against its size. */
+static inline int sqfs_data_file_info(uint32_t block_size,
+				      const sqfs_inode_t *inode,
+				      sqfs_data_file_t *fi)
+{
+	uint64_t count, size;
+
+	if (inode->type != SQFS_INODE_FILE &&
+	    inode->type != SQFS_INODE_EXT_FILE)
+		return SQFS_ERROR_NOT_FILE;
+
+	size = inode->data.file.file_size;
+	count = sqfs_inode_block_count(inode, block_size);
+	if (inode->payload_size % sizeof(uint32_t) != 0 ||
+	    count != inode->payload_size / sizeof(uint32_t))
+		return SQFS_ERROR_CORRUPTED;
+
+	fi->inode = inode;
+	fi->words = (const uint32_t *)(const void *)inode->payload;
+	fi->count = (size_t)count;
+	fi->tail = 0;
+
+	if (inode->data.file.fragment_index != SQFS_NO_FRAGMENT) {
+		fi->tail = (size_t)(size % block_size);
+		if (fi->tail == 0)
+			return SQFS_ERROR_CORRUPTED;
+	}
+	return 0;
+}
+
+/* The unpacked size of listed block index: a full block, except the last
+ * of a file without a fragment. */
+static inline size_t sqfs_data_block_expect(uint32_t block_size,
+					    const sqfs_data_file_t *fi,
+					    size_t index)
+{
+	if (index == fi->count - 1 && fi->tail == 0)
+		return (size_t)(fi->inode->data.file.file_size -
+				(uint64_t)index * block_size);
+	return block_size;
+}
+
+/* A fragment-table entry: a fragment block holds data, so it is never
+ * sparse, and it lies inside the data region. */
+static inline int sqfs_data_check_fragment(uint32_t block_size, uint64_t start,
+					   uint64_t end,
+					   const sqfs_fragment_t *frag)
+{
+	if (frag->size == 0 || sqfs_data_check_word(block_size, frag->size) ||
+	    sqfs_data_check_place(start, end, frag->start,
+				  frag->size & SQFS_SIZE_WORD_LENGTH))
+		return SQFS_ERROR_CORRUPTED;
+	return 0;
+}
+
+/* A tail of tail bytes at offset must lie inside the frag_len bytes its
+ * fragment block unpacked to. */
+static inline int sqfs_data_check_tail(size_t frag_len, uint32_t offset,
+				       size_t tail)
+{
+	if (offset > frag_len || tail > frag_len - offset)
+		return SQFS_ERROR_CORRUPTED;
+	return 0;
+}
+
+/* Unpack a compressed block; a stream that would not fit is as corrupt as
+ * one that does not decode. */
+static inline ptrdiff_t sqfs_data_uncompress(sqfs_compressor_t *cmp,
+					     const uint8_t *in, size_t len,
+					     uint8_t *out, size_t outsize)
+{
+	ptrdiff_t ret = sqfs_compressor_uncompress(cmp, in, len, out, outsize);
+
+	return ret == SQFS_ERROR_OVERFLOW ? SQFS_ERROR_CORRUPTED : ret;
+}
+
+#endif /* SQFS_DATA_INTERNAL_H */

@@ -1,0 +1,723 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * file_stream.c - whole files in order, their blocks unpacked ahead.
+ *
+ * Three queues, all in the caller's order:
+ * - files: queued and not yet handed back completely;
+ * - pieces: what the caller gets back, one per block, made ahead by the
+ *   scheduler as far as free slots (and the ring) allow;
+ * - jobs: slots whose packed block waits for a thread to unpack it.
+ * A slot is one block being unpacked: its two buffers and the number of
+ * pieces that refer to it. A data block's slot is free again once its
+ * piece has been handed back; a fragment block's slot stays cached, known
+ * by its table index, until a slot is needed and no free one is left (the
+ * least recently used goes first), so files sharing it reuse it.
+ *
+ * Only the calling thread reads the image, schedules and hands back; a
+ * worker only takes a job, decompresses, and marks it done. While the
+ * caller waits for a block, it unpacks queued jobs itself, so with one
+ * job (or without pthreads) there are no workers at all and the same
+ * code runs serially.
+ */
+#include "config.h"
+
+#include "sqfs/file_stream.h"
+#include "sqfs/io.h"
+#include "sqfs/super.h"
+
+#include "data_internal.h"
+#include "image_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef WITH_PTHREAD
+#include <pthread.h>
+#endif
+
+/* Pieces made ahead at most: sparse blocks and tails sharing a cached
+ * fragment block need no slot, so the slots alone do not bound them. */
+#define PIECE_MAX 4096
+
+typedef struct slot {
+	/* block_size bytes each, allocated on first use */
+	uint8_t *packed;
+	uint8_t *out;
+	size_t len;
+	size_t outsize;
+	/* the unpacked size or a negative error, set by whoever unpacks it
+	 * before it sets done */
+	ptrdiff_t result;
+
+	/* under the lock while there are workers */
+	bool done;
+	struct slot *next_job;
+
+	/* the calling thread's own */
+	unsigned int refs;
+	bool cached;
+	uint32_t frag_index;
+	uint64_t stamp;
+} slot_t;
+
+typedef struct file_rec {
+	struct file_rec *next;
+	void *user;
+	sqfs_inode_t *inode;
+	sqfs_data_file_t fi;
+	/* what sqfs_data_file_info said, handed back at the first piece */
+	int error;
+	/* how many pieces the file is handed back as */
+	size_t pieces;
+} file_rec_t;
+
+typedef struct {
+	file_rec_t *file;
+	/* NULL for a sparse block, an empty file or an error */
+	slot_t *slot;
+	size_t index;
+	uint64_t offset;
+	size_t size;
+	/* where the piece starts in the slot's unpacked block */
+	size_t skip;
+	int error;
+	bool sparse;
+	bool tail;
+} piece_t;
+
+struct sqfs_file_stream {
+	sqfs_image_t *img;
+	sqfs_file_t *file;
+	sqfs_compressor_t *cmp;
+	uint32_t block_size;
+	uint64_t region_start;
+	uint64_t region_end;
+	uint8_t *zeros;
+
+	slot_t *slots;
+	size_t slot_count;
+	uint64_t clock;
+
+	/* oldest first; sched is the first not yet fully scheduled */
+	file_rec_t *files;
+	file_rec_t *files_tail;
+	file_rec_t *sched;
+	size_t sched_index;
+	/* where block sched_index is stored, relative to blocks_start */
+	uint64_t sched_pos;
+	bool sched_stopped;
+
+	piece_t *pieces;
+	size_t piece_head;
+	size_t piece_count;
+	/* the head piece was handed out; released at the next call */
+	bool holding;
+
+	int error;
+	sqfs_file_block_t error_block;
+
+	slot_t *job_head;
+	slot_t *job_tail;
+
+	size_t worker_count;
+#ifdef WITH_PTHREAD
+	pthread_mutex_t lock;
+	/* workers wait for jobs, the caller for a job to be done */
+	pthread_cond_t work_cond;
+	pthread_cond_t done_cond;
+	bool quit;
+	pthread_t *threads;
+	sqfs_compressor_t **cmps;
+#endif
+};
+
+/* ---------------------------------------------------------------- jobs */
+
+static void lock(sqfs_file_stream_t *fs)
+{
+#ifdef WITH_PTHREAD
+	if (fs->worker_count > 0)
+		pthread_mutex_lock(&fs->lock);
+#else
+	(void)fs;
+#endif
+}
+
+static void unlock(sqfs_file_stream_t *fs)
+{
+#ifdef WITH_PTHREAD
+	if (fs->worker_count > 0)
+		pthread_mutex_unlock(&fs->lock);
+#else
+	(void)fs;
+#endif
+}
+
+/* With the lock held. */
+static slot_t *pop_job(sqfs_file_stream_t *fs)
+{
+	slot_t *s = fs->job_head;
+
+	if (s != NULL) {
+		fs->job_head = s->next_job;
+		if (fs->job_head == NULL)
+			fs->job_tail = NULL;
+		s->next_job = NULL;
+	}
+	return s;
+}
+
+static void push_job(sqfs_file_stream_t *fs, slot_t *s)
+{
+	lock(fs);
+	s->done = false;
+	s->next_job = NULL;
+	if (fs->job_tail != NULL)
+		fs->job_tail->next_job = s;
+	else
+		fs->job_head = s;
+	fs->job_tail = s;
+#ifdef WITH_PTHREAD
+	if (fs->worker_count > 0)
+		pthread_cond_signal(&fs->work_cond);
+#endif
+	unlock(fs);
+}
+
+static void run_job(sqfs_compressor_t *cmp, slot_t *s)
+{
+	s->result =
+	    sqfs_data_uncompress(cmp, s->packed, s->len, s->out, s->outsize);
+}
+
+#ifdef WITH_PTHREAD
+typedef struct {
+	sqfs_file_stream_t *fs;
+	sqfs_compressor_t *cmp;
+} worker_arg_t;
+
+static void *worker(void *arg)
+{
+	sqfs_file_stream_t *fs = ((worker_arg_t *)arg)->fs;
+	sqfs_compressor_t *cmp = ((worker_arg_t *)arg)->cmp;
+	slot_t *s;
+
+	free(arg);
+	pthread_mutex_lock(&fs->lock);
+	while (!fs->quit) {
+		s = pop_job(fs);
+		if (s == NULL) {
+			pthread_cond_wait(&fs->work_cond, &fs->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&fs->lock);
+		run_job(cmp, s);
+		pthread_mutex_lock(&fs->lock);
+		s->done = true;
+		pthread_cond_signal(&fs->done_cond);
+	}
+	pthread_mutex_unlock(&fs->lock);
+	return NULL;
+}
+#endif
+
+/* Wait until slot s is unpacked, unpacking queued jobs meanwhile. */
+static int wait_done(sqfs_file_stream_t *fs, slot_t *s)
+{
+	slot_t *job;
+	int ret = 0;
+
+	lock(fs);
+	while (!s->done) {
+		job = pop_job(fs);
+		if (job != NULL) {
+			unlock(fs);
+			run_job(fs->cmp, job);
+			lock(fs);
+			job->done = true;
+			continue;
+		}
+#ifdef WITH_PTHREAD
+		if (fs->worker_count > 0) {
+			pthread_cond_wait(&fs->done_cond, &fs->lock);
+			continue;
+		}
+#endif
+		/* nobody else could unpack it */
+		ret = SQFS_ERROR_INTERNAL;
+		break;
+	}
+	unlock(fs);
+	return ret;
+}
+
+/* ---------------------------------------------------------- scheduling */
+
+/* A slot no piece refers to: a free one, else the least recently used
+ * cached fragment block. */
+static slot_t *get_slot(sqfs_file_stream_t *fs)
+{
+	slot_t *best = NULL;
+
+	for (size_t i = 0; i < fs->slot_count; ++i) {
+		slot_t *s = &fs->slots[i];
+
+		if (s->refs != 0)
+			continue;
+		if (!s->cached) {
+			best = s;
+			break;
+		}
+		if (best == NULL || s->stamp < best->stamp)
+			best = s;
+	}
+	if (best != NULL)
+		best->cached = false;
+	return best;
+}
+
+static slot_t *find_fragment(sqfs_file_stream_t *fs, uint32_t index)
+{
+	for (size_t i = 0; i < fs->slot_count; ++i) {
+		slot_t *s = &fs->slots[i];
+
+		if (s->cached && s->frag_index == index)
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * Read the stored block of size word word at pos into slot s, to unpack
+ * to at most outsize bytes. A raw block is its own unpacked form and is
+ * done at once; any other becomes a job.
+ */
+static int load(sqfs_file_stream_t *fs, slot_t *s, uint64_t pos, uint32_t word,
+		size_t outsize)
+{
+	size_t len = word & SQFS_SIZE_WORD_LENGTH;
+	int ret;
+
+	if (s->out == NULL) {
+		s->packed = malloc(fs->block_size);
+		s->out = malloc(fs->block_size);
+		if (s->packed == NULL || s->out == NULL) {
+			free(s->packed);
+			free(s->out);
+			s->packed = s->out = NULL;
+			return SQFS_ERROR_ALLOC;
+		}
+	}
+
+	if (word & SQFS_SIZE_WORD_RAW) {
+		if (len > outsize)
+			return SQFS_ERROR_CORRUPTED;
+		ret = fs->file->read_at(fs->file, pos, s->out, len);
+		if (ret != 0)
+			return ret;
+		s->result = (ptrdiff_t)len;
+		s->done = true;
+		return 0;
+	}
+
+	ret = fs->file->read_at(fs->file, pos, s->packed, len);
+	if (ret != 0)
+		return ret;
+	s->len = len;
+	s->outsize = outsize;
+	push_job(fs, s);
+	return 0;
+}
+
+/* 0: piece p made, 1: no slot free now, < 0: an error for p. */
+static int schedule_block(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
+{
+	uint32_t word = f->fi.words[p->index];
+	uint64_t start = f->inode->data.file.blocks_start, pos;
+	slot_t *s;
+	int ret;
+
+	p->size = sqfs_data_block_expect(fs->block_size, &f->fi, p->index);
+	if (sqfs_data_check_word(fs->block_size, word) != 0)
+		return SQFS_ERROR_CORRUPTED;
+	if (word == 0) {
+		p->sparse = true;
+		return 0;
+	}
+
+	if (fs->sched_pos > UINT64_MAX - start)
+		return SQFS_ERROR_CORRUPTED;
+	pos = start + fs->sched_pos;
+	if (sqfs_data_check_place(fs->region_start, fs->region_end, pos,
+				  word & SQFS_SIZE_WORD_LENGTH) != 0)
+		return SQFS_ERROR_CORRUPTED;
+
+	s = get_slot(fs);
+	if (s == NULL)
+		return 1;
+	ret = load(fs, s, pos, word, p->size);
+	if (ret != 0)
+		return ret;
+	s->refs = 1;
+	p->slot = s;
+	/* at most 2^32 words of at most 2^24 each: no overflow */
+	fs->sched_pos += word & SQFS_SIZE_WORD_LENGTH;
+	return 0;
+}
+
+static int schedule_tail(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
+{
+	uint32_t index = f->inode->data.file.fragment_index;
+	sqfs_fragment_t frag;
+	slot_t *s;
+	int ret;
+
+	p->size = f->fi.tail;
+	p->skip = f->inode->data.file.fragment_offset;
+	p->tail = true;
+
+	s = find_fragment(fs, index);
+	if (s == NULL) {
+		ret = sqfs_image_get_fragment(fs->img, index, &frag);
+		if (ret < 0)
+			return ret;
+		if (sqfs_data_check_fragment(fs->block_size, fs->region_start,
+					     fs->region_end, &frag) != 0)
+			return SQFS_ERROR_CORRUPTED;
+		s = get_slot(fs);
+		if (s == NULL)
+			return 1;
+		ret = load(fs, s, frag.start, frag.size, fs->block_size);
+		if (ret != 0)
+			return ret;
+		s->cached = true;
+		s->frag_index = index;
+	}
+	s->refs += 1;
+	s->stamp = ++fs->clock;
+	p->slot = s;
+	return 0;
+}
+
+/* Make the next piece; false if none can be made now. */
+static bool schedule_one(sqfs_file_stream_t *fs)
+{
+	file_rec_t *f = fs->sched;
+	piece_t *p;
+	int ret = 0;
+
+	if (f == NULL || fs->sched_stopped || fs->piece_count == PIECE_MAX)
+		return false;
+
+	p = &fs->pieces[(fs->piece_head + fs->piece_count) % PIECE_MAX];
+	memset(p, 0, sizeof(*p));
+	p->file = f;
+	p->index = fs->sched_index;
+	p->offset = (uint64_t)p->index * fs->block_size;
+
+	if (f->error != 0)
+		ret = f->error;
+	else if (p->index < f->fi.count)
+		ret = schedule_block(fs, f, p);
+	else if (f->fi.tail > 0)
+		ret = schedule_tail(fs, f, p);
+	/* else an empty file: one piece of size 0 */
+
+	if (ret == 1)
+		return false;
+	fs->piece_count += 1;
+	if (ret != 0) {
+		/* nothing after an error is handed back */
+		p->error = ret;
+		fs->sched_stopped = true;
+		return false;
+	}
+
+	fs->sched_index += 1;
+	if (fs->sched_index == f->pieces) {
+		fs->sched = f->next;
+		fs->sched_index = 0;
+		fs->sched_pos = 0;
+	}
+	return true;
+}
+
+static void pump(sqfs_file_stream_t *fs)
+{
+	while (schedule_one(fs))
+		;
+}
+
+/* ---------------------------------------------------------- handing out */
+
+static void release(sqfs_file_stream_t *fs)
+{
+	piece_t *p = &fs->pieces[fs->piece_head];
+	file_rec_t *f = p->file;
+
+	if (!fs->holding)
+		return;
+	fs->holding = false;
+	if (p->slot != NULL)
+		p->slot->refs -= 1;
+	if (p->index + 1 == f->pieces) {
+		fs->files = f->next;
+		if (fs->files == NULL)
+			fs->files_tail = NULL;
+		free(f->inode);
+		free(f);
+	}
+	fs->piece_head = (fs->piece_head + 1) % PIECE_MAX;
+	fs->piece_count -= 1;
+}
+
+/* Whether the unpacked block of piece p has the size its place implies. */
+static int check_piece(const piece_t *p)
+{
+	ptrdiff_t result = p->slot->result;
+
+	if (result < 0)
+		return (int)result;
+	if (p->tail)
+		return sqfs_data_check_tail((size_t)result, (uint32_t)p->skip,
+					    p->size);
+	return (size_t)result == p->size ? 0 : SQFS_ERROR_CORRUPTED;
+}
+
+int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
+{
+	piece_t *p;
+	int ret;
+
+	if (fs == NULL || out == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+
+	release(fs);
+	if (fs->error != 0) {
+		*out = fs->error_block;
+		return fs->error;
+	}
+	pump(fs);
+	if (fs->piece_count == 0)
+		return fs->files == NULL ? 0 : SQFS_ERROR_INTERNAL;
+
+	p = &fs->pieces[fs->piece_head];
+	memset(out, 0, sizeof(*out));
+	out->user = p->file->user;
+	out->index = p->index;
+	out->offset = p->offset;
+
+	ret = p->error;
+	if (ret == 0 && p->slot != NULL) {
+		ret = wait_done(fs, p->slot);
+		if (ret == 0)
+			ret = check_piece(p);
+	}
+	if (ret != 0) {
+		fs->error = ret;
+		fs->error_block = *out;
+		return ret;
+	}
+
+	out->data = p->slot != NULL ? p->slot->out + p->skip : fs->zeros;
+	out->size = p->size;
+	if (p->sparse)
+		out->flags |= SQFS_FILE_BLOCK_SPARSE;
+	if (p->index + 1 == p->file->pieces)
+		out->flags |= SQFS_FILE_BLOCK_LAST;
+	fs->holding = true;
+	return 1;
+}
+
+int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
+			     void *user)
+{
+	size_t inode_size;
+	file_rec_t *f;
+
+	if (fs == NULL || inode == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	if (inode->type != SQFS_INODE_FILE &&
+	    inode->type != SQFS_INODE_EXT_FILE)
+		return SQFS_ERROR_NOT_FILE;
+	if (inode->payload_size > SIZE_MAX - sizeof(*inode))
+		return SQFS_ERROR_ALLOC;
+	inode_size = sizeof(*inode) + inode->payload_size;
+
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return SQFS_ERROR_ALLOC;
+	f->inode = malloc(inode_size);
+	if (f->inode == NULL) {
+		free(f);
+		return SQFS_ERROR_ALLOC;
+	}
+	memcpy(f->inode, inode, inode_size);
+	f->user = user;
+
+	f->error = sqfs_data_file_info(fs->block_size, f->inode, &f->fi);
+	f->pieces = 1;
+	if (f->error == 0 && f->fi.count + (f->fi.tail > 0 ? 1 : 0) > 0)
+		f->pieces = f->fi.count + (f->fi.tail > 0 ? 1 : 0);
+
+	if (fs->files_tail != NULL)
+		fs->files_tail->next = f;
+	else
+		fs->files = f;
+	fs->files_tail = f;
+	if (fs->sched == NULL && !fs->sched_stopped) {
+		fs->sched = f;
+		fs->sched_index = 0;
+		fs->sched_pos = 0;
+	}
+
+	pump(fs);
+	return 0;
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+#ifdef WITH_PTHREAD
+/* Start up to count workers; fewer if threads or memory run out. */
+static void start_workers(sqfs_file_stream_t *fs, size_t count)
+{
+	worker_arg_t *arg;
+
+	fs->threads = calloc(count, sizeof(fs->threads[0]));
+	fs->cmps = calloc(count, sizeof(fs->cmps[0]));
+	if (fs->threads == NULL || fs->cmps == NULL)
+		return;
+	if (pthread_mutex_init(&fs->lock, NULL) != 0)
+		return;
+	if (pthread_cond_init(&fs->work_cond, NULL) != 0) {
+		pthread_mutex_destroy(&fs->lock);
+		return;
+	}
+	if (pthread_cond_init(&fs->done_cond, NULL) != 0) {
+		pthread_cond_destroy(&fs->work_cond);
+		pthread_mutex_destroy(&fs->lock);
+		return;
+	}
+
+	/* worker_count > 0 makes lock() lock: set it before the first
+	 * thread can run, and count down what failed to start */
+	fs->worker_count = count;
+	for (size_t i = 0; i < count; ++i) {
+		arg = malloc(sizeof(*arg));
+		if (arg == NULL ||
+		    sqfs_compressor_copy(fs->cmp, &fs->cmps[i]) != 0) {
+			free(arg);
+			fs->worker_count = i;
+			break;
+		}
+		arg->fs = fs;
+		arg->cmp = fs->cmps[i];
+		if (pthread_create(&fs->threads[i], NULL, worker, arg) != 0) {
+			free(arg);
+			sqfs_compressor_destroy(fs->cmps[i]);
+			fs->cmps[i] = NULL;
+			fs->worker_count = i;
+			break;
+		}
+	}
+	if (fs->worker_count == 0) {
+		pthread_cond_destroy(&fs->done_cond);
+		pthread_cond_destroy(&fs->work_cond);
+		pthread_mutex_destroy(&fs->lock);
+	}
+}
+
+static void stop_workers(sqfs_file_stream_t *fs)
+{
+	if (fs->worker_count > 0) {
+		pthread_mutex_lock(&fs->lock);
+		fs->quit = true;
+		pthread_cond_broadcast(&fs->work_cond);
+		pthread_mutex_unlock(&fs->lock);
+		for (size_t i = 0; i < fs->worker_count; ++i)
+			pthread_join(fs->threads[i], NULL);
+		pthread_cond_destroy(&fs->done_cond);
+		pthread_cond_destroy(&fs->work_cond);
+		pthread_mutex_destroy(&fs->lock);
+		for (size_t i = 0; i < fs->worker_count; ++i)
+			sqfs_compressor_destroy(fs->cmps[i]);
+		fs->worker_count = 0;
+	}
+	free(fs->threads);
+	free(fs->cmps);
+	fs->threads = NULL;
+	fs->cmps = NULL;
+}
+#endif
+
+int sqfs_file_stream_create(sqfs_image_t *img, unsigned int num_jobs,
+			    sqfs_file_stream_t **out)
+{
+	sqfs_file_stream_t *fs;
+	uint32_t block_size;
+
+	if (img == NULL || out == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	*out = NULL;
+
+	block_size = sqfs_image_super(img)->block_size;
+	if (block_size < SQFS_MIN_BLOCK_SIZE ||
+	    block_size > SQFS_MAX_BLOCK_SIZE)
+		return SQFS_ERROR_CORRUPTED;
+	if (num_jobs == 0)
+		num_jobs = 1;
+	if (num_jobs > SQFS_FILE_STREAM_MAX_JOBS)
+		num_jobs = SQFS_FILE_STREAM_MAX_JOBS;
+
+	fs = calloc(1, sizeof(*fs));
+	if (fs == NULL)
+		return SQFS_ERROR_ALLOC;
+	fs->img = img;
+	fs->file = sqfs_image_file(img);
+	fs->cmp = sqfs_image_compressor(img);
+	fs->block_size = block_size;
+	sqfs_image_data_region(img, &fs->region_start, &fs->region_end);
+
+	fs->slot_count = SQFS_FILE_STREAM_BUFFERS(num_jobs);
+	fs->slots = calloc(fs->slot_count, sizeof(fs->slots[0]));
+	fs->pieces = calloc(PIECE_MAX, sizeof(fs->pieces[0]));
+	fs->zeros = calloc(1, block_size);
+	if (fs->slots == NULL || fs->pieces == NULL || fs->zeros == NULL) {
+		sqfs_file_stream_destroy(fs);
+		return SQFS_ERROR_ALLOC;
+	}
+
+#ifdef WITH_PTHREAD
+	/* the calling thread unpacks too while it waits: it is the last
+	 * job */
+	if (num_jobs > 1)
+		start_workers(fs, num_jobs - 1);
+#endif
+	*out = fs;
+	return 0;
+}
+
+void sqfs_file_stream_destroy(sqfs_file_stream_t *fs)
+{
+	file_rec_t *f;
+
+	if (fs == NULL)
+		return;
+#ifdef WITH_PTHREAD
+	stop_workers(fs);
+#endif
+	while (fs->files != NULL) {
+		f = fs->files;
+		fs->files = f->next;
+		free(f->inode);
+		free(f);
+	}
+	for (size_t i = 0; fs->slots != NULL && i < fs->slot_count; ++i) {
+		free(fs->slots[i].packed);
+		free(fs->slots[i].out);
+	}
+	free(fs->slots);
+	free(fs->pieces);
+	free(fs->zeros);
+	free(fs);
+}
