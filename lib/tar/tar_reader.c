@@ -49,6 +49,12 @@ typedef struct {
  * the tar stream it is fed by tee_read. In between, the last two blocks
  * are kept, so that the raw header behind an entry (or a damaged one) can
  * be looked at (tar/raw_header.h).
+ *
+ * Only headers are ever looked at, right after ar has read them, so a
+ * block needs copying only when ar moves past it while reading headers:
+ * a block it leaves while reading file data holds no header it will
+ * still ask about (the next one starts after the data). The newest block
+ * is used in place, as long as raw has not been read again.
  */
 struct tar_reader {
 	struct archive *raw;
@@ -56,7 +62,13 @@ struct tar_reader {
 	reader_state_t state;
 	bool raw_started;
 	bool raw_eof;
+	/* ar is inside archive_read_next_header */
+	bool in_header;
 	history_t hist[2];
+	/* the block raw returned last (cur_size 0: none) */
+	const uint8_t *cur;
+	size_t cur_size;
+	uint64_t cur_offset;
 
 	tar_entry_t ent;
 	char *path;
@@ -237,18 +249,20 @@ static bool peek_header(const tar_reader_t *rd, int64_t offset, uint8_t *out)
 	if (offset < 0)
 		return false;
 
-	for (i = 0; i < 2 && done < TAR_HEADER_SIZE; ++i) {
-		const history_t *h = rd->hist + i;
+	/* oldest first */
+	for (i = 0; i < 3 && done < TAR_HEADER_SIZE; ++i) {
+		const uint8_t *data = i < 2 ? rd->hist[i].data : rd->cur;
+		size_t size = i < 2 ? rd->hist[i].size : rd->cur_size;
+		uint64_t at = i < 2 ? rd->hist[i].offset : rd->cur_offset;
 		uint64_t want = (uint64_t)offset + done;
 		size_t n;
 
-		if (h->size == 0 || want < h->offset ||
-		    want - h->offset >= h->size)
+		if (size == 0 || want < at || want - at >= size)
 			continue;
-		n = h->size - (size_t)(want - h->offset);
+		n = size - (size_t)(want - at);
 		if (n > TAR_HEADER_SIZE - done)
 			n = TAR_HEADER_SIZE - done;
-		memcpy(out + done, h->data + (want - h->offset), n);
+		memcpy(out + done, data + (want - at), n);
 		done += n;
 	}
 	return done == TAR_HEADER_SIZE;
@@ -267,6 +281,14 @@ static la_ssize_t tee_read(struct archive *a, void *user, const void **buf)
 
 	if (rd->raw_eof)
 		return 0;
+
+	/* raw is about to reuse the buffer of cur */
+	if (rd->cur_size > 0 && rd->in_header &&
+	    remember(rd, rd->cur, rd->cur_size, rd->cur_offset)) {
+		archive_set_error(a, ENOMEM, "out of memory");
+		return -1;
+	}
+	rd->cur_size = 0;
 
 	if (!rd->raw_started) {
 		ret = archive_read_next_header(rd->raw, &e);
@@ -293,10 +315,10 @@ static la_ssize_t tee_read(struct archive *a, void *user, const void **buf)
 		archive_set_error(a, EIO, "no progress reading the input");
 		return -1;
 	}
-	if (remember(rd, data, size, offset < 0 ? 0 : (uint64_t)offset)) {
-		archive_set_error(a, ENOMEM, "out of memory");
-		return -1;
-	}
+	/* raw hands out its own buffer and keeps it until the next call */
+	rd->cur = data;
+	rd->cur_size = size;
+	rd->cur_offset = offset < 0 ? 0 : (uint64_t)offset;
 	*buf = data;
 	return (la_ssize_t)size;
 fail:
@@ -733,7 +755,9 @@ int tar_reader_next(tar_reader_t *rd, const tar_entry_t **out)
 	 * try consumes input.
 	 */
 	for (;;) {
+		rd->in_header = true;
 		ret = archive_read_next_header(rd->ar, &e);
+		rd->in_header = false;
 		/* where the header (chain) just read started */
 		at = archive_read_header_position(rd->ar);
 		if (ret != ARCHIVE_RETRY)

@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 enum {
 	S_NONE = 0,
@@ -411,6 +412,64 @@ static void test_strategy_choice(void **state)
 	free(best);
 }
 
+/*
+ * Whichever library makes and decodes the streams here (zlib, or
+ * libdeflate where configured), they are plain zlib streams: zlib itself,
+ * as the kernel and unsquashfs use it, must decode ours, and ours must
+ * decode zlib's, at every level and for every kind of data.
+ */
+static void test_zlib_interop(void **state)
+{
+	static const uint32_t levels[] = {1, 6, 9};
+	const size_t size = 131072;
+	uint8_t *packed = malloc(size), *back = malloc(size);
+
+	(void)state;
+	assert_non_null(packed);
+	assert_non_null(back);
+
+	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); ++l) {
+		sqfs_compressor_t *cmp = create(size, levels[l], 15, 0);
+
+		for (int kind = TEST_DATA_RANDOM; kind < TEST_DATA_KIND_COUNT;
+		     ++kind) {
+			uint8_t *in = test_make_data(
+			    size, (test_data_kind_t)kind, 11 + (uint32_t)l);
+			uLongf zlen = (uLongf)size;
+			ptrdiff_t csize;
+
+			csize = sqfs_compressor_compress(cmp, in, size, packed,
+							 size);
+			assert_true(csize >= 0);
+			if (csize > 0) {
+				memset(back, 0, size);
+				assert_int_equal(uncompress(back, &zlen, packed,
+							    (uLong)csize),
+						 Z_OK);
+				assert_int_equal(zlen, size);
+				assert_memory_equal(back, in, size);
+			} else {
+				assert_int_equal(kind, TEST_DATA_RANDOM);
+			}
+
+			zlen = (uLongf)size;
+			if (compress2(packed, &zlen, in, (uLong)size,
+				      (int)levels[l]) == Z_OK) {
+				memset(back, 0, size);
+				assert_int_equal(
+				    sqfs_compressor_uncompress(
+					cmp, packed, (size_t)zlen, back, size),
+				    (ptrdiff_t)size);
+				assert_memory_equal(back, in, size);
+			}
+			free(in);
+		}
+		sqfs_compressor_destroy(cmp);
+	}
+	free(packed);
+	free(back);
+}
+
 static void test_uncompress_only(void **state)
 {
 	sqfs_compressor_config_t cfg;
@@ -436,6 +495,7 @@ int main(void)
 	    cmocka_unit_test(test_output_bound),
 	    cmocka_unit_test(test_strategy_choice),
 	    cmocka_unit_test(test_uncompress_only),
+	    cmocka_unit_test(test_zlib_interop),
 	    ROUNDTRIP_CASES(LIST_ROUNDTRIP)};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -882,6 +883,74 @@ static void test_names_not_ascii(void **state)
 	tar_reader_destroy(rd);
 }
 
+/*
+ * Read from a file, the reader gets 64 KiB blocks and keeps copies only
+ * of blocks it left while reading headers. A volume label in the last 512
+ * bytes of the second block, after file data that runs from the first
+ * block into the second, is looked at only once the entry after it (in
+ * the third block) has been read: it must still be found and reported,
+ * whether the file data was read or skipped.
+ */
+static void test_headers_across_blocks(void **state)
+{
+	const size_t block = 65536, big = 2 * block - 1024;
+	uint8_t *buf = calloc(1, 3 * block);
+	const tar_entry_t *ent;
+	uint64_t holes;
+	tar_reader_t *rd;
+	size_t n = 0;
+	char size[16];
+	uint8_t *data;
+	FILE *fp;
+	(void)state;
+
+	assert_non_null(buf);
+	snprintf(size, sizeof(size), "%011zo", big);
+	n += raw_header(buf + n, "big", '0', size);
+	memset(buf + n, 'b', big);
+	n += big;
+	assert_int_equal(n, 2 * block - 512);
+
+	n += raw_header(buf + n, "MYVOLUME", 'V', "00000000000");
+	n += raw_header(buf + n, "after", '0', "00000000004");
+	n += raw_data(buf + n, "one\n");
+	n += 1024;
+
+	fp = tmpfile();
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, n, fp), n);
+	assert_int_equal(fflush(fp), 0);
+
+	for (int read_data = 0; read_data < 2; ++read_data) {
+		rewind(fp);
+		assert_int_equal(tar_reader_create(&rd), 0);
+		assert_int_equal(tar_reader_open_fd(rd, fileno(fp)), 0);
+		ent = next_ok(rd);
+		assert_string_equal(ent->path, "big");
+		if (read_data) {
+			data = read_all(rd, big, &holes);
+			assert_int_equal(holes, 0);
+			assert_int_equal(data[0], 'b');
+			assert_int_equal(data[big - 1], 'b');
+			free(data);
+		}
+		assert_int_equal(tar_reader_next(rd, &ent),
+				 SQFS_ERROR_CORRUPTED);
+		assert_false(tar_reader_is_fatal(rd));
+		assert_string_equal(tar_reader_error_entry(rd), "MYVOLUME");
+		assert_non_null(strstr(tar_reader_error(rd), "volume label"));
+		ent = next_ok(rd);
+		assert_string_equal(ent->path, "after");
+		data = read_all(rd, 4, &holes);
+		assert_memory_equal(data, "one\n", 4);
+		free(data);
+		assert_int_equal(tar_reader_next(rd, &ent), 1);
+		tar_reader_destroy(rd);
+	}
+	fclose(fp);
+	free(buf);
+}
+
 int main(void)
 {
 	tar_reader_use_utf8_locale();
@@ -905,6 +974,7 @@ int main(void)
 	    cmocka_unit_test(test_sparse_beyond_size),
 	    cmocka_unit_test(test_empty_compressed),
 	    cmocka_unit_test(test_names_not_ascii),
+	    cmocka_unit_test(test_headers_across_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
