@@ -60,10 +60,16 @@ struct pool {
 	/* Sorted by proc_seq. */
 	bp_block_t *done;
 	bool shutdown;
+	/* Signals are sent only to a thread that waits: a wake-up costs a
+	 * system call, and most blocks find a worker busy and the main
+	 * thread not waiting. */
+	unsigned int idle_workers;
+	bool main_waiting;
+	/* The block the main thread waits for (written under the lock). */
+	uint64_t next_done_seq;
 
 	/* Main thread only from here on. */
 	bp_block_t *io_queue;
-	uint64_t next_done_seq;
 	uint64_t next_write_seq;
 	size_t max_blocks;
 	bool completing;
@@ -94,8 +100,11 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&pool->lock);
 	for (;;) {
-		while (pool->work_head == NULL && !pool->shutdown)
+		while (pool->work_head == NULL && !pool->shutdown) {
+			pool->idle_workers += 1;
 			pthread_cond_wait(&pool->work_ready, &pool->lock);
+			pool->idle_workers -= 1;
+		}
 		if (pool->shutdown)
 			break;
 
@@ -109,7 +118,8 @@ static void *worker_main(void *arg)
 
 		pthread_mutex_lock(&pool->lock);
 		insert_sorted(&pool->done, blk, false);
-		pthread_cond_signal(&pool->done_ready);
+		if (pool->main_waiting && blk->proc_seq == pool->next_done_seq)
+			pthread_cond_signal(&pool->done_ready);
 	}
 	pthread_mutex_unlock(&pool->lock);
 	return NULL;
@@ -124,7 +134,8 @@ static void push_work(pool_t *pool, bp_block_t *blk)
 	else
 		pool->work_head = blk;
 	pool->work_tail = blk;
-	pthread_cond_signal(&pool->work_ready);
+	if (pool->idle_workers > 0)
+		pthread_cond_signal(&pool->work_ready);
 	pthread_mutex_unlock(&pool->lock);
 }
 
@@ -146,7 +157,9 @@ static bp_block_t *take_done(pool_t *pool, bool wait)
 		}
 		if (!wait)
 			break;
+		pool->main_waiting = true;
 		pthread_cond_wait(&pool->done_ready, &pool->lock);
+		pool->main_waiting = false;
 	}
 	pthread_mutex_unlock(&pool->lock);
 	return blk;
