@@ -30,6 +30,19 @@ typedef struct {
 	size_t tail;
 } sqfs_data_file_t;
 
+/* The image's block size, which every buffer of a reader is sized by:
+ * refused (SQFS_ERROR_CORRUPTED) outside what the format allows. */
+static inline int sqfs_data_block_size(const sqfs_image_t *img, uint32_t *out)
+{
+	uint32_t block_size = sqfs_image_super(img)->block_size;
+
+	if (block_size < SQFS_MIN_BLOCK_SIZE ||
+	    block_size > SQFS_MAX_BLOCK_SIZE)
+		return SQFS_ERROR_CORRUPTED;
+	*out = block_size;
+	return 0;
+}
+
 /* A block size word: no reserved bits, not "raw of length 0", at most a
  * block long. */
 static inline int sqfs_data_check_word(uint32_t block_size, uint32_t word)

@@ -78,9 +78,7 @@ int sqfs_data_reader_create(sqfs_image_t *img, sqfs_data_reader_t **out)
 		return SQFS_ERROR_ARG_INVALID;
 	*out = NULL;
 
-	block_size = sqfs_image_super(img)->block_size;
-	if (block_size < SQFS_MIN_BLOCK_SIZE ||
-	    block_size > SQFS_MAX_BLOCK_SIZE)
+	if (sqfs_data_block_size(img, &block_size) != 0)
 		return SQFS_ERROR_CORRUPTED;
 
 	dr = calloc(1, sizeof(*dr));

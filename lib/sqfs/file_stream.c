@@ -660,9 +660,7 @@ int sqfs_file_stream_create(sqfs_image_t *img, unsigned int num_jobs,
 		return SQFS_ERROR_ARG_INVALID;
 	*out = NULL;
 
-	block_size = sqfs_image_super(img)->block_size;
-	if (block_size < SQFS_MIN_BLOCK_SIZE ||
-	    block_size > SQFS_MAX_BLOCK_SIZE)
+	if (sqfs_data_block_size(img, &block_size) != 0)
 		return SQFS_ERROR_CORRUPTED;
 	if (num_jobs == 0)
 		num_jobs = 1;
