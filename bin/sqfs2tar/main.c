@@ -9,11 +9,11 @@
 #include "sqfs/error.h"
 #include "sqfs/io.h"
 #include "sqfs/super.h"
-#include "tar/tar_reader.h"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +65,21 @@ static void cleanup(sqfs2tar_t *s)
 	sqfs_image_destroy(s->img);
 }
 
+/* Switch LC_CTYPE to a UTF-8 locale if there is one. Names that are not
+ * valid UTF-8 fail the conversion, and libarchive writes them as raw
+ * bytes under hdrcharset=BINARY. */
+static void use_utf8_locale(void)
+{
+	static const char *const names[] = {"C.UTF-8", "C.utf8", "en_US.UTF-8",
+					    "en_US.utf8"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+		if (setlocale(LC_CTYPE, names[i]) != NULL)
+			return;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	sqfs2tar_options_t opt;
@@ -77,7 +92,7 @@ int main(int argc, char **argv)
 	hash_table_init(&s.links);
 	/* libarchive converts names from the locale's character set to the
 	 * UTF-8 of PAX records: under UTF-8 they pass unchanged */
-	tar_reader_use_utf8_locale();
+	use_utf8_locale();
 
 	ret = sqfs2tar_parse_options(argc, argv, &opt);
 	if (ret != 0)

@@ -56,8 +56,6 @@ int main(int argc, char **argv)
 
 	tool_set_name("tar2sqfs");
 	memset(&pk, 0, sizeof(pk));
-	/* names pass unchanged, whatever the caller's locale */
-	tar_reader_use_utf8_locale();
 
 	ret = tar2sqfs_parse_options(argc, argv, &opt);
 	if (ret != 0)

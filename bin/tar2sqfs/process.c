@@ -330,8 +330,6 @@ static int add_entry(tar2sqfs_packer_t *pk, const tar_entry_t *ent)
 		return ret < 0 ? -1 : 0;
 	}
 
-	if (ent->warning != NULL)
-		return bad_entry(pk, ent->raw_path, "%s", ent->warning);
 	if (ent->unsafe)
 		return bad_entry(pk, ent->raw_path,
 				 "name climbs out of the root ('..')");
@@ -454,8 +452,10 @@ int tar2sqfs_pack(tar2sqfs_packer_t *pk)
 
 			if (name == NULL)
 				name = pk->input_name;
-			if (tar_reader_is_fatal(pk->rd) ||
-			    ret != SQFS_ERROR_CORRUPTED) {
+			/* damage loses what the archive holds: never an
+			 * image without it, whatever --no-skip says */
+			if (ret != SQFS_ERROR_UNSUPPORTED ||
+			    tar_reader_is_fatal(pk->rd)) {
 				tool_error(name, "%s",
 					   tar_reader_error(pk->rd));
 				return -1;

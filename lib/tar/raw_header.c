@@ -61,16 +61,47 @@ char tar_header_type(const uint8_t *h)
 	return (char)h[HDR_TYPE];
 }
 
+/*
+ * A base-256 field (GNU): the top bit of the first byte set, the rest a
+ * two's complement big-endian number whose sign is the next bit. Well
+ * formed if the value fits 64 bits signed and, unless negative values are
+ * allowed, is not negative; libarchive would clamp or pass such values on.
+ */
+static bool base256_ok(const uint8_t *f, size_t len, bool negative_ok)
+{
+	bool negative = (f[0] & 0x40) != 0;
+	/* bits of the value beyond the lowest 63 must copy the sign */
+	uint8_t fill = negative ? 0xff : 0x00;
+	size_t i, extra;
+
+	if (negative && !negative_ok)
+		return false;
+	if (len <= 8) {
+		/* 62 bits of value at most: always fits */
+		return true;
+	}
+	extra = len - 8;
+	if ((uint8_t)(f[0] | 0x80) != (uint8_t)(fill | 0x80))
+		return false;
+	for (i = 1; i < extra; ++i) {
+		if (f[i] != fill)
+			return false;
+	}
+	/* the top bit of the first of the last 8 bytes is the sign bit */
+	return ((f[extra] & 0x80) != 0) == negative;
+}
+
 /* Parse an octal field; false if it is not well-formed. Base-256 fields
- * count as well-formed (libarchive judges their value). */
-static bool octal_field(const uint8_t *f, size_t len, uint64_t *out)
+ * are checked for range only (libarchive reads their value). */
+static bool octal_field(const uint8_t *f, size_t len, uint64_t *out,
+			bool negative_ok)
 {
 	size_t i = 0;
 	uint64_t value = 0;
 
 	*out = 0;
 	if (f[0] & 0x80)
-		return true;
+		return base256_ok(f, len, negative_ok);
 
 	while (i < len && f[i] == ' ')
 		++i;
@@ -86,13 +117,29 @@ static bool octal_field(const uint8_t *f, size_t len, uint64_t *out)
 	return i == len;
 }
 
+uint64_t tar_header_size(const uint8_t *h)
+{
+	const uint8_t *f = h + HDR_SIZE;
+	uint64_t value = 0;
+	size_t i;
+
+	if (!(f[0] & 0x80))
+		return octal_field(f, 12, &value, false) ? value : 0;
+	if (!base256_ok(f, 12, false))
+		return 0;
+	for (i = 4; i < 12; ++i)
+		value = value << 8 | f[i];
+	return value;
+}
+
 bool tar_header_checksum_ok(const uint8_t *h)
 {
 	uint64_t stored, usum = 0;
 	int64_t ssum = 0;
 	size_t i;
 
-	if (!octal_field(h + HDR_CHKSUM, 8, &stored) || (h[HDR_CHKSUM] & 0x80))
+	if (!octal_field(h + HDR_CHKSUM, 8, &stored, false) ||
+	    (h[HDR_CHKSUM] & 0x80))
 		return false;
 
 	for (i = 0; i < TAR_HEADER_SIZE; ++i) {
@@ -111,10 +158,12 @@ const char *tar_header_bad_field(const uint8_t *h)
 		const char *name;
 		size_t offset;
 		size_t len;
+		/* times before 1970 are times; nothing else is negative */
+		bool negative_ok;
 	} fields[] = {
-	    {"mode", HDR_MODE, 8},    {"uid", HDR_UID, 8},
-	    {"gid", HDR_GID, 8},      {"size", HDR_SIZE, 12},
-	    {"mtime", HDR_MTIME, 12},
+	    {"mode", HDR_MODE, 8, false},   {"uid", HDR_UID, 8, false},
+	    {"gid", HDR_GID, 8, false},	    {"size", HDR_SIZE, 12, false},
+	    {"mtime", HDR_MTIME, 12, true},
 	};
 	char type = tar_header_type(h);
 	uint64_t value;
@@ -125,13 +174,14 @@ const char *tar_header_bad_field(const uint8_t *h)
 		return NULL;
 
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); ++i) {
-		if (!octal_field(h + fields[i].offset, fields[i].len, &value))
+		if (!octal_field(h + fields[i].offset, fields[i].len, &value,
+				 fields[i].negative_ok))
 			return fields[i].name;
 	}
 	if (type == '3' || type == '4') {
-		if (!octal_field(h + HDR_DEVMAJOR, 8, &value))
+		if (!octal_field(h + HDR_DEVMAJOR, 8, &value, false))
 			return "devmajor";
-		if (!octal_field(h + HDR_DEVMINOR, 8, &value))
+		if (!octal_field(h + HDR_DEVMINOR, 8, &value, false))
 			return "devminor";
 	}
 	return NULL;

@@ -29,6 +29,9 @@ void tar_header_name(const uint8_t *h, char *buf, size_t size);
 /* The type flag (h[156]). */
 char tar_header_type(const uint8_t *h);
 
+/* The size field, octal or base-256; 0 if it is not well-formed. */
+uint64_t tar_header_size(const uint8_t *h);
+
 /* Whether the stored checksum matches the header (as an unsigned or, as
  * some old tars computed it, a signed byte sum). */
 bool tar_header_checksum_ok(const uint8_t *h);
@@ -36,7 +39,8 @@ bool tar_header_checksum_ok(const uint8_t *h);
 /*
  * Check the numeric fields an entry header has (mode, uid, gid, size,
  * mtime; device numbers for device entries): octal digits with optional
- * leading spaces, ended by a space or NUL, or base-256. Returns NULL if
+ * leading spaces, ended by a space or NUL, or base-256 with a value that
+ * fits 64 bits signed and is not negative (but for mtime). Returns NULL if
  * they are well-formed, else the name of the first bad field. Headers of
  * extension records (pax, GNU long names, ...) are not checked.
  */

@@ -1,6 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tar_reader.c - entries of a tar archive, read through libarchive.
+ *
+ * Names reach the caller as the bytes the archive holds. libarchive copies
+ * names of ustar, GNU and v7 headers (and of PAX headers marked
+ * hdrcharset=BINARY) unchanged, but converts the UTF-8 of PAX records to
+ * the charset of the calling thread's locale, and on the way normalizes
+ * them to Unicode NFC: under a UTF-8 locale "e" + U+0301 would come back as
+ * U+00E9, a different name. Where the conversion fails it keeps the
+ * original bytes and warns. So every call into libarchive runs under a C
+ * (ASCII) locale of the reader's own (uselocale, per thread, the caller's
+ * locale untouched): ASCII names convert to themselves, every other PAX
+ * name fails to convert and is kept as stored, and the warning that says
+ * so is recognised and dropped (is_conversion_warning).
  */
 #include "config.h"
 
@@ -84,16 +96,26 @@ struct tar_reader {
 	/* a good header found after damaged ones, returned next time */
 	bool have_pending_entry;
 
-	/* a report due before the next entry (see check_entry_header) */
+	/* a report due before the next entry (see check_entry_header),
+	 * and the error it is returned with */
 	bool have_report;
+	int report_code;
 	char *report_entry;
-	char report[256];
+	char report[512];
 
 	/* a file opened by tar_reader_open_path, or -1 */
 	int own_fd;
 
-	/* the last entry read well, to say where damage is */
+	/* the locale libarchive runs under (see the top) */
+	locale_t c_locale;
+
+	/* the last entry read well, and where the headers of the entry after
+	 * it start (-1: unknown), to say where damage is */
 	char *last_path;
+	int64_t next_at;
+
+	/* the data the current entry's sparse map holds, in all */
+	uint64_t sparse_total;
 
 	char *err_entry;
 	char err[512];
@@ -124,6 +146,20 @@ static void set_error(tar_reader_t *rd, const char *entry, const char *why)
 	snprintf(rd->err, sizeof(rd->err), "%s", why);
 }
 
+/* Append src to the string in dst, cutting it to fit. Messages are
+ * better cut than lost. */
+static void append_text(char *dst, size_t size, const char *src)
+{
+	size_t len = strlen(dst), n = strlen(src);
+
+	if (len + 1 >= size)
+		return;
+	if (n > size - len - 1)
+		n = size - len - 1;
+	memcpy(dst + len, src, n);
+	dst[len + n] = '\0';
+}
+
 static int archive_failure(tar_reader_t *rd, int ret, const char *entry)
 {
 	const char *why = archive_error_string(rd->ar);
@@ -147,19 +183,6 @@ static int archive_failure(tar_reader_t *rd, int ret, const char *entry)
 	return SQFS_ERROR_CORRUPTED;
 }
 
-bool tar_reader_use_utf8_locale(void)
-{
-	static const char *const names[] = {"C.UTF-8", "C.utf8", "en_US.UTF-8",
-					    "en_US.utf8"};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
-		if (setlocale(LC_CTYPE, names[i]) != NULL)
-			return true;
-	}
-	return false;
-}
-
 int tar_reader_create(tar_reader_t **out)
 {
 	tar_reader_t *rd = calloc(1, sizeof(*rd));
@@ -168,6 +191,13 @@ int tar_reader_create(tar_reader_t **out)
 		return SQFS_ERROR_ALLOC;
 
 	rd->own_fd = -1;
+	/* the first header is at the start */
+	rd->next_at = 0;
+	rd->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (rd->c_locale == (locale_t)0) {
+		free(rd);
+		return SQFS_ERROR_ALLOC;
+	}
 	rd->raw = archive_read_new();
 	rd->ar = archive_read_new();
 	if (rd->raw == NULL || rd->ar == NULL) {
@@ -210,6 +240,8 @@ void tar_reader_destroy(tar_reader_t *rd)
 		archive_read_free(rd->raw);
 	if (rd->own_fd >= 0)
 		close(rd->own_fd);
+	if (rd->c_locale != (locale_t)0)
+		freelocale(rd->c_locale);
 	clear_entry(rd);
 	free(rd->hist[0].data);
 	free(rd->hist[1].data);
@@ -329,19 +361,40 @@ fail:
 	return -1;
 }
 
+/* Run libarchive under the reader's locale (see the top); leave()
+ * gives the caller's back. */
+static locale_t enter(tar_reader_t *rd)
+{
+	return uselocale(rd->c_locale);
+}
+
+static void leave(locale_t prev)
+{
+	uselocale(prev);
+}
+
 /* The raw reader has been opened (ret): open the tar parser on it. */
 static int open_result(tar_reader_t *rd, int ret)
 {
+	locale_t prev;
+
 	if (ret != ARCHIVE_OK) {
 		const char *why = archive_error_string(rd->raw);
 
 		set_error(rd, NULL, why != NULL ? why : "cannot open");
+		append_text(rd->err, sizeof(rd->err),
+			    " at offset 0, before any entry");
 		rd->state = STATE_FATAL;
 		return SQFS_ERROR_IO;
 	}
+	prev = enter(rd);
 	ret = archive_read_open(rd->ar, rd, NULL, tee_read, NULL);
+	leave(prev);
 	if (ret != ARCHIVE_OK) {
+		/* opening reads the first header, to tell the format */
 		archive_failure(rd, ARCHIVE_FATAL, NULL);
+		append_text(rd->err, sizeof(rd->err),
+			    " at offset 0, before any entry");
 		return SQFS_ERROR_IO;
 	}
 	rd->state = STATE_HEADER;
@@ -426,6 +479,106 @@ static void free_xattr(tar_xattr_t *x)
 }
 
 /*
+ * GNU tar writes '=' and '%' in the key of a SCHILY.xattr record as "%3D"
+ * and "%25" (a raw '=' would end the key), and reads them back so;
+ * libarchive passes the key on as written. Decode both in place, and
+ * nothing else, as GNU tar does. Keys libarchive took from its own
+ * LIBARCHIVE.xattr records are already decoded, but it writes every
+ * xattr in both records, so reading the SCHILY form as GNU tar would
+ * keeps the two in step.
+ */
+static void decode_schily_key(char *key)
+{
+	char *in = key, *out = key;
+
+	while (*in != '\0') {
+		if (in[0] == '%' && in[1] == '3' && in[2] == 'D') {
+			*out++ = '=';
+			in += 3;
+		} else if (in[0] == '%' && in[1] == '2' && in[2] == '5') {
+			*out++ = '%';
+			in += 3;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = '\0';
+}
+
+/*
+ * libarchive writes every xattr twice: a LIBARCHIVE.xattr record with the
+ * key URL-encoded (every byte outside '!'..'~', and '%' and '=', as %XX),
+ * which its reader decodes, and a SCHILY.xattr record with the same
+ * encoded key, which no reader decodes. The second is a copy under a
+ * mangled key: for each key, find a key that is its encoding (after the
+ * SCHILY decoding above) with the same value, and mark it for dropping.
+ */
+static char *libarchive_schily_twin(const char *key)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t len = strlen(key), i, o = 0;
+	bool changed = false;
+	char *out;
+
+	if (len > SIZE_MAX / 3 - 1)
+		return NULL;
+	out = malloc(3 * len + 1);
+	if (out == NULL)
+		return NULL;
+	for (i = 0; i < len; ++i) {
+		unsigned char c = (unsigned char)key[i];
+
+		/* %25 and %3D read back as '%' and '=' */
+		if (c < 33 || c > 126) {
+			out[o++] = '%';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+			changed = true;
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+	if (!changed) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static int cmp_xattr_key(const void *key, const void *elem)
+{
+	return strcmp(key, ((const tar_xattr_t *)elem)->key);
+}
+
+static void drop_libarchive_twins(tar_reader_t *rd)
+{
+	size_t i, out;
+
+	for (i = 0; i < rd->xattr_count; ++i) {
+		tar_xattr_t *x = rd->xattrs + i, *twin;
+		char *enc = libarchive_schily_twin(x->key);
+
+		if (enc == NULL)
+			continue;
+		twin = bsearch(enc, rd->xattrs, rd->xattr_count,
+			       sizeof(rd->xattrs[0]), cmp_xattr_key);
+		if (twin != NULL && twin != x && twin->size == x->size &&
+		    memcmp(twin->value, x->value, x->size) == 0)
+			twin->order = SIZE_MAX;
+		free(enc);
+	}
+	for (i = 0, out = 0; i < rd->xattr_count; ++i) {
+		if (rd->xattrs[i].order == SIZE_MAX) {
+			free_xattr(rd->xattrs + i);
+			continue;
+		}
+		rd->xattrs[out++] = rd->xattrs[i];
+	}
+	rd->xattr_count = out;
+}
+
+/*
  * Copy the xattrs of e. An archive may carry the same key twice (libarchive
  * writes both a LIBARCHIVE.xattr and a SCHILY.xattr record); as with other
  * pax records the later one wins. Sorting keeps this O(n log n) for
@@ -460,6 +613,7 @@ static int copy_xattrs(tar_reader_t *rd, struct archive_entry *e)
 		rd->xattr_count = count + 1;
 		if (x->key == NULL || x->value == NULL)
 			return SQFS_ERROR_ALLOC;
+		decode_schily_key(x->key);
 		if (size > 0)
 			memcpy(x->value, value, size);
 		x->size = size;
@@ -475,21 +629,26 @@ static int copy_xattrs(tar_reader_t *rd, struct archive_entry *e)
 		rd->xattrs[out++] = rd->xattrs[i];
 	}
 	rd->xattr_count = out;
+	drop_libarchive_twins(rd);
 	return 0;
 }
 
 /* Whether every data run of a sparse file lies within its size; caught
- * here, the entry can be skipped before any of it is stored. */
-static bool sparse_map_ok(struct archive_entry *e, uint64_t size)
+ * here, the entry can be skipped before any of it is stored. The runs'
+ * total goes to *total (see check_entry_header). */
+static bool sparse_map_ok(struct archive_entry *e, uint64_t size,
+			  uint64_t *total)
 {
 	la_int64_t offset, length;
 	int count = archive_entry_sparse_reset(e);
 
+	*total = 0;
 	while (count-- > 0 &&
 	       archive_entry_sparse_next(e, &offset, &length) == ARCHIVE_OK) {
 		if (offset < 0 || length < 0 || (uint64_t)offset > size ||
 		    (uint64_t)length > size - (uint64_t)offset)
 			return false;
+		*total += (uint64_t)length;
 	}
 	return true;
 }
@@ -527,7 +686,7 @@ static int fill_entry(tar_reader_t *rd, struct archive_entry *e)
 		}
 		ent->size = size > 0 ? (uint64_t)size : 0;
 
-		if (!sparse_map_ok(e, ent->size)) {
+		if (!sparse_map_ok(e, ent->size, &rd->sparse_total)) {
 			set_error(
 			    rd, name,
 			    "the sparse map reaches beyond the file size");
@@ -562,34 +721,26 @@ static int fill_entry(tar_reader_t *rd, struct archive_entry *e)
 	return 0;
 }
 
-/* Append src to the string in dst, cutting it to fit. Messages are
- * better cut than lost. */
-static void append_text(char *dst, size_t size, const char *src)
-{
-	size_t len = strlen(dst), n = strlen(src);
-
-	if (len + 1 >= size)
-		return;
-	if (n > size - len - 1)
-		n = size - len - 1;
-	memcpy(dst + len, src, n);
-	dst[len + n] = '\0';
-}
-
-/* " at offset N, after 'PREV'": where in the archive a header lies. */
+/* " at offset N, after 'PREV'": where in the archive a header lies. After
+ * a fatal error libarchive knows no header position: then N is where the
+ * headers after the last good entry start, or, if that is unknown, how
+ * far the tar parser got. */
 static void describe_place(const tar_reader_t *rd, int64_t at, char *buf,
 			   size_t size)
 {
-	/* after a fatal error libarchive knows no position */
-	if (at < 0 && rd->last_path != NULL)
-		snprintf(buf, size, " after '%s'", rd->last_path);
-	else if (at < 0)
-		buf[0] = '\0';
-	else if (rd->last_path != NULL)
+	if (at < 0 && rd->next_at >= 0) {
+		at = rd->next_at;
+	} else if (at < 0) {
+		la_int64_t n = archive_filter_bytes(rd->ar, 0);
+
+		at = n > 0 ? n : 0;
+	}
+	if (rd->last_path != NULL)
 		snprintf(buf, size, " at offset %lld, after '%s'",
 			 (long long)at, rd->last_path);
 	else
-		snprintf(buf, size, " at offset %lld", (long long)at);
+		snprintf(buf, size, " at offset %lld, before any entry",
+			 (long long)at);
 }
 
 /* The name in the raw header at offset, if it is still at hand. */
@@ -602,6 +753,42 @@ static bool header_name_at(const tar_reader_t *rd, int64_t at, char *buf,
 		return false;
 	tar_header_name(h, buf, size);
 	return buf[0] != '\0';
+}
+
+static bool has_byte_above_ascii(const char *s)
+{
+	for (; s != NULL && *s != '\0'; ++s) {
+		if ((unsigned char)*s >= 0x80)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the warning libarchive gave for entry e says only that a name
+ * could not be converted to the (C) locale, in which case it kept the
+ * name as stored (see the top): the text says so, and one of the names
+ * has a byte outside ASCII, without which the conversion cannot fail.
+ */
+static bool is_conversion_warning(struct archive *ar, struct archive_entry *e)
+{
+	static const char *const fields[] = {"Pathname ", "Linkname ", "Uname ",
+					     "Gname "};
+	const char *w = archive_error_string(ar);
+	bool known = false;
+	size_t i;
+
+	if (w == NULL || strstr(w, " can't be converted from ") == NULL)
+		return false;
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); ++i) {
+		if (strncmp(w, fields[i], strlen(fields[i])) == 0)
+			known = true;
+	}
+	return known && (has_byte_above_ascii(archive_entry_pathname(e)) ||
+			 has_byte_above_ascii(archive_entry_symlink(e)) ||
+			 has_byte_above_ascii(archive_entry_hardlink(e)) ||
+			 has_byte_above_ascii(archive_entry_uname(e)) ||
+			 has_byte_above_ascii(archive_entry_gname(e)));
 }
 
 /* Turn what archive_read_next_header returned into the reader's state. */
@@ -619,19 +806,28 @@ static int header_result(tar_reader_t *rd, int ret, struct archive_entry *e,
 	case ARCHIVE_OK:
 	case ARCHIVE_WARN:
 		fret = fill_entry(rd, e);
+		if (fret == 0 && ret == ARCHIVE_WARN &&
+		    !is_conversion_warning(rd->ar, e)) {
+			/* libarchive read the entry but passed over
+			 * something it could not make sense of: what the
+			 * entry is meant to be is unknown */
+			const char *w = archive_error_string(rd->ar);
+
+			set_error(rd, rd->ent.raw_path,
+				  w != NULL ? w : "unknown warning");
+			fret = SQFS_ERROR_CORRUPTED;
+		}
 		if (fret == SQFS_ERROR_CORRUPTED) {
+			/* the data, if any, is skipped with the entry */
 			rd->state = STATE_HEADER;
+			describe_place(rd, at, place, sizeof(place));
+			append_text(rd->err, sizeof(rd->err), place);
 			return fret;
 		}
 		if (fret != 0) {
 			set_error(rd, NULL, sqfs_error_string(fret));
 			rd->state = STATE_FATAL;
 			return fret;
-		}
-		if (ret == ARCHIVE_WARN) {
-			const char *w = archive_error_string(rd->ar);
-
-			rd->ent.warning = w != NULL ? w : "unknown warning";
 		}
 		rd->state = STATE_DATA;
 		return 0;
@@ -652,8 +848,10 @@ static int header_result(tar_reader_t *rd, int ret, struct archive_entry *e,
 }
 
 /* Queue a report due before the next entry. */
-static void queue_report(tar_reader_t *rd, const char *entry, const char *why)
+static void queue_report(tar_reader_t *rd, int code, const char *entry,
+			 const char *why)
 {
+	rd->report_code = code;
 	free(rd->report_entry);
 	rd->report_entry = entry != NULL ? strdup(entry) : NULL;
 	snprintf(rd->report, sizeof(rd->report), "%s", why);
@@ -676,37 +874,81 @@ typedef enum {
 static header_verdict_t check_entry_header(tar_reader_t *rd, int64_t at)
 {
 	uint8_t h[TAR_HEADER_SIZE];
-	char name[256], why[128];
+	char name[256], why[512], place[384];
 	const char *bad;
+	uint64_t size;
+	int hops;
 
+	rd->next_at = -1;
 	if (!peek_header(rd, at, h))
 		return HEADER_KEEP;
 
 	if (tar_header_type(h) == 'V') {
 		tar_header_name(h, name, sizeof(name));
-		queue_report(rd, name[0] != '\0' ? name : NULL,
+		queue_report(rd, SQFS_ERROR_UNSUPPORTED,
+			     name[0] != '\0' ? name : NULL,
 			     "a volume label cannot be stored");
-		return HEADER_KEEP;
 	}
 
+	/* the entry's own header comes after its extension headers (pax,
+	 * GNU long names, volume label, ...): follow the chain while it is
+	 * still at hand */
+	for (hops = 0; hops < 32 && strchr("xXgLKAV", tar_header_type(h)) &&
+		       tar_header_type(h) != '\0';
+	     ++hops) {
+		size = tar_header_size(h);
+		if (size > (uint64_t)INT64_MAX - 1024 - (uint64_t)at)
+			return HEADER_KEEP;
+		at += TAR_HEADER_SIZE + (int64_t)((size + 511) / 512 * 512);
+		if (!peek_header(rd, at, h))
+			return HEADER_KEEP;
+	}
+
+	/* the data follows the entry's header; an old GNU sparse header
+	 * may have extension blocks in between (flag at 482) */
+	size = tar_header_size(h);
+	if ((tar_header_type(h) != 'S' || h[482] == 0) &&
+	    size <= (uint64_t)INT64_MAX - 1024 - (uint64_t)at)
+		rd->next_at =
+		    at + TAR_HEADER_SIZE + (int64_t)((size + 511) / 512 * 512);
+
 	bad = tar_header_bad_field(h);
+	if (bad == NULL && tar_header_type(h) == 'S' &&
+	    rd->sparse_total != size) {
+		/* an old GNU sparse header stores exactly the data its map
+		 * holds; libarchive drops runs beyond the file's size from
+		 * the map it reports, and the data they held would be lost */
+		describe_place(rd, at, place, sizeof(place));
+		snprintf(why, sizeof(why),
+			 "the sparse map does not add up (%llu bytes of data "
+			 "stored, %llu mapped)%s",
+			 (unsigned long long)size,
+			 (unsigned long long)rd->sparse_total, place);
+		queue_report(rd, SQFS_ERROR_CORRUPTED, rd->ent.raw_path, why);
+		rd->state = STATE_HEADER;
+		return HEADER_DROP;
+	}
 	if (bad == NULL)
 		return HEADER_KEEP;
 
+	describe_place(rd, at, place, sizeof(place));
 	if (strcmp(bad, "size") == 0) {
-		set_error(rd, rd->ent.raw_path,
-			  "the size field is not a number, so the rest of "
-			  "the archive cannot be found");
+		snprintf(why, sizeof(why),
+			 "the size field is not a valid number, so the rest "
+			 "of the archive cannot be found (header%s)",
+			 place);
+		set_error(rd, rd->ent.raw_path, why);
 		rd->state = STATE_FATAL;
 		return HEADER_FATAL;
 	}
-	snprintf(why, sizeof(why), "the %s field is not a number", bad);
-	queue_report(rd, rd->ent.raw_path, why);
+	snprintf(why, sizeof(why), "the %s field is not a valid number%s", bad,
+		 place);
+	queue_report(rd, SQFS_ERROR_CORRUPTED, rd->ent.raw_path, why);
 	rd->state = STATE_HEADER;
 	return HEADER_DROP;
 }
 
-int tar_reader_next(tar_reader_t *rd, const tar_entry_t **out)
+static int next_entry(tar_reader_t *rd, const tar_entry_t **out)
 {
 	char why[256] = "", name[256] = "", place[384];
 	char msg[sizeof(rd->err)];
@@ -734,7 +976,7 @@ int tar_reader_next(tar_reader_t *rd, const tar_entry_t **out)
 	if (rd->have_report) {
 		rd->have_report = false;
 		set_error(rd, rd->report_entry, rd->report);
-		return SQFS_ERROR_CORRUPTED;
+		return rd->report_code;
 	}
 	if (rd->have_pending_entry) {
 		rd->have_pending_entry = false;
@@ -743,6 +985,7 @@ int tar_reader_next(tar_reader_t *rd, const tar_entry_t **out)
 	}
 
 	clear_entry(rd);
+	rd->sparse_total = 0;
 	rd->pos = 0;
 	rd->pending = NULL;
 	rd->pending_size = 0;
@@ -799,8 +1042,10 @@ int tar_reader_next(tar_reader_t *rd, const tar_entry_t **out)
 		if (verdict == HEADER_FATAL)
 			return SQFS_ERROR_CORRUPTED;
 		keep = verdict == HEADER_KEEP;
-		free(rd->last_path);
-		rd->last_path = strdup(rd->ent.raw_path);
+		if (keep) {
+			free(rd->last_path);
+			rd->last_path = strdup(rd->ent.raw_path);
+		}
 	}
 
 	if (damaged > 0 && rd->state != STATE_FATAL) {
@@ -815,14 +1060,23 @@ int tar_reader_next(tar_reader_t *rd, const tar_entry_t **out)
 		rd->have_report = false;
 		rd->have_pending_entry = keep;
 		set_error(rd, rd->report_entry, rd->report);
-		return SQFS_ERROR_CORRUPTED;
+		return rd->report_code;
 	}
 	if (ret == 0)
 		*out = &rd->ent;
 	return ret;
 }
 
-int tar_reader_read_chunk(tar_reader_t *rd, tar_chunk_t *chunk)
+int tar_reader_next(tar_reader_t *rd, const tar_entry_t **out)
+{
+	locale_t prev = enter(rd);
+	int ret = next_entry(rd, out);
+
+	leave(prev);
+	return ret;
+}
+
+static int next_chunk(tar_reader_t *rd, tar_chunk_t *chunk)
 {
 	unsigned int empty = 0;
 	const void *buf;
@@ -862,8 +1116,16 @@ int tar_reader_read_chunk(tar_reader_t *rd, tar_chunk_t *chunk)
 			rd->pos = end;
 			return 0;
 		}
-		if (ret != ARCHIVE_OK && ret != ARCHIVE_WARN)
-			return archive_failure(rd, ret, rd->ent.raw_path);
+		if (ret != ARCHIVE_OK && ret != ARCHIVE_WARN) {
+			char place[64];
+
+			ret = archive_failure(rd, ret, rd->ent.raw_path);
+			snprintf(place, sizeof(place),
+				 " (in its data, archive offset %llu)",
+				 (unsigned long long)tar_reader_position(rd));
+			append_text(rd->err, sizeof(rd->err), place);
+			return ret;
+		}
 
 		if (off < 0 || (uint64_t)off < rd->pos) {
 			set_error(rd, rd->ent.raw_path,
@@ -901,6 +1163,15 @@ int tar_reader_read_chunk(tar_reader_t *rd, tar_chunk_t *chunk)
 	chunk->size = size;
 	rd->pos += size;
 	return 0;
+}
+
+int tar_reader_read_chunk(tar_reader_t *rd, tar_chunk_t *chunk)
+{
+	locale_t prev = enter(rd);
+	int ret = next_chunk(rd, chunk);
+
+	leave(prev);
+	return ret;
 }
 
 const char *tar_reader_error(const tar_reader_t *rd)

@@ -10,10 +10,17 @@
  * extended attributes, and the data as a sequence of chunks where holes of
  * sparse files are holes rather than zeros.
  *
+ * Names (paths, link targets, xattr keys) are the bytes the archive holds,
+ * in every format and whatever the caller's locale: nothing is converted
+ * between charsets or normalized (tar_reader.c says how).
+ *
  * The archive is untrusted: nothing here is assumed to be in range. Values
  * are passed on as read (uid may be negative, a device number huge) for
  * the caller to judge. Functions return 0 (or 1 where stated) or a
- * negative sqfs_error_t; tar_reader_error() then has libarchive's text.
+ * negative sqfs_error_t; tar_reader_error() then says what and where, with
+ * libarchive's text where it gave one.
+ *
+ * Not thread-safe: one reader is used by one thread at a time.
  */
 #ifndef TAR_READER_H
 #define TAR_READER_H
@@ -38,7 +45,9 @@ typedef enum {
 } tar_type_t;
 
 /* One extended attribute; key keeps its namespace ("user.x"). Each key
- * appears once per entry; they are sorted by key. */
+ * appears once per entry; they are sorted by key. "%3D" and "%25" in a
+ * key read from a SCHILY.xattr record stand for '=' and '%', as GNU tar
+ * writes them. */
 typedef struct {
 	char *key;
 	void *value;
@@ -74,8 +83,6 @@ typedef struct {
 	uint64_t rdev_minor;
 	const tar_xattr_t *xattrs;
 	size_t xattr_count;
-	/* Not NULL if libarchive warned about this header. */
-	const char *warning;
 } tar_entry_t;
 
 /* A piece of an entry's contents: size bytes at offset, taken from data,
@@ -85,16 +92,6 @@ typedef struct {
 	const void *data;
 	uint64_t size;
 } tar_chunk_t;
-
-/*
- * Switch LC_CTYPE to a UTF-8 locale (C.UTF-8 or the like), once, before
- * creating readers. libarchive converts PAX names, which are UTF-8, to the
- * character set of the current locale: in the C locale it cannot, and
- * warns about every non-ASCII name. Under UTF-8 the names pass unchanged,
- * and names of other records (raw bytes) are not converted anyway.
- * Returns false if no UTF-8 locale is available.
- */
-bool tar_reader_use_utf8_locale(void);
 
 /* Create a reader; open it with one of the tar_reader_open_* calls. */
 int tar_reader_create(tar_reader_t **out);
@@ -114,12 +111,19 @@ int tar_reader_open_memory(tar_reader_t *rd, const void *data, size_t size);
 /*
  * Read the next entry header into *out (valid until the next call).
  * Returns 0 for an entry, 1 at the end of the archive, or a negative
- * error. SQFS_ERROR_CORRUPTED reports one thing that cannot be stored,
- * named by tar_reader_error_entry() where possible: a damaged header
- * (skipped with the data up to the next good one), an entry libarchive
- * cannot represent or whose header holds garbage, a volume label.
- * Reading may go on after it, unless tar_reader_is_fatal() says
- * otherwise.
+ * error, with tar_reader_error() saying what, at which offset of the
+ * (uncompressed) archive and after which entry, and
+ * tar_reader_error_entry() naming the entry where possible:
+ * - SQFS_ERROR_CORRUPTED: damage; something the archive holds was lost.
+ *   A header with a bad checksum or garbage where a header should be
+ *   (passed over up to the next good header), a numeric field that is not
+ *   a valid number, an entry without a name or with a sparse map that
+ *   does not fit its size, extension records libarchive could not make
+ *   sense of. The damaged entry is dropped with its data.
+ * - SQFS_ERROR_UNSUPPORTED: an intact record that is not an entry and
+ *   cannot be stored (a volume label).
+ * Reading may go on after either, unless tar_reader_is_fatal() says
+ * otherwise (a truncated archive, garbage in a size field, a read error).
  */
 int tar_reader_next(tar_reader_t *rd, const tar_entry_t **out);
 

@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Damaged archives: a message naming the entry on stderr; by default the
-# entry is skipped with a warning and the rest packed (exit 0) where the
-# archive can still be read, else exit 1; with --no-skip always exit 1. A
-# failed run leaves no file (nor a temporary one) and does not touch an
-# existing output file, even with --force.
+# Bad archives. Damage that loses data (a bad checksum, a truncated member
+# or header, garbage in a numeric field, a sparse map that does not fit)
+# ends the run with exit status 1 and a message naming the entry or the
+# offset. Entries that are intact but cannot be stored (a volume label, a
+# name climbing out with '..', a hard link to nothing) are skipped with a
+# warning (exit 0), or end the run with --no-skip. A failed run leaves no
+# file (nor a temporary one) and does not touch an existing output file,
+# even with --force. damage.sh tries each kind of damage systematically.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 READERS="pf rd mount"
@@ -83,16 +86,16 @@ bad_case() {
 
 # Where the damaged header cannot be trusted for a name, a message that
 # places the damage (an offset, the entry before it) will do.
-bad_case bad_checksum skip 'badsum|checksum|damaged' "fatal"
+bad_case bad_checksum fatal 'badsum|checksum|damaged' "fatal"
 bad_case bad_truncated fatal 'truncated_file' "names no entry"
 bad_case bad_truncated_header fatal 'trunc|end of file|eof|cut_header' \
 	"exit 0, silent"
-bad_case bad_size_garbage 'skip|fatal' 'garbage_size' "names no entry"
-bad_case bad_size_huge 'skip|fatal' 'huge_size|good1|offset' \
+bad_case bad_size_garbage fatal 'garbage_size' "names no entry"
+bad_case bad_size_huge fatal 'huge_size|good1|offset' \
 	"names no entry"
-bad_case bad_size_negative 'skip|fatal' 'negative_size|good1|offset' \
+bad_case bad_size_negative fatal 'negative_size|good1|offset' \
 	"names no entry"
-bad_case bad_sparse_map 'skip|fatal' 'bad_sparse' "names no entry"
+bad_case bad_sparse_map fatal 'bad_sparse' "names no entry"
 bad_case bad_dotdot skip 'escape' "crashes (double free)"
 bad_case bad_hardlink_missing skip 'dangling_hl|no_such_target' "fatal"
 bad_case bad_not_tar fatal '.'

@@ -190,11 +190,15 @@ def tar_xattrs(ti):
     x = {}
     for k, v in ti.pax_headers.items():
         if k.startswith("SCHILY.xattr."):
-            name = k[len("SCHILY.xattr."):]
+            # GNU tar writes '=' and '%' in keys as %3D and %25
+            name = re.sub("%3D|%25", lambda m: "=" if m.group() == "%3D"
+                          else "%", k[len("SCHILY.xattr."):])
             val = v.encode("utf-8", "surrogateescape")
         elif k.startswith("LIBARCHIVE.xattr."):
-            name = urllib.parse.unquote(k[len("LIBARCHIVE.xattr."):])
-            val = base64.b64decode(v)
+            name = urllib.parse.unquote(k[len("LIBARCHIVE.xattr."):],
+                                        errors="surrogateescape")
+            # libarchive leaves out the base64 padding
+            val = base64.b64decode(v + "=" * (-len(v) % 4))
         else:
             continue
         if name.startswith(NAMESPACES):

@@ -127,8 +127,27 @@ static void test_fields(void **state)
 	h[124] = 0x80;
 	h[135] = 0x01;
 	assert_null(tar_header_bad_field(h));
+	/* a negative size, a size beyond 64 bits, a negative uid: bad;
+	 * a negative mtime (before 1970): fine */
 	memset(h + 124, 0xff, 12);
+	assert_string_equal(tar_header_bad_field(h), "size");
+	memset(h + 124, 0, 12);
+	h[124] = 0x80;
+	h[127] = 0x01;
+	assert_string_equal(tar_header_bad_field(h), "size");
+	memset(h + 124, 0, 12);
+	h[124] = 0x80;
+	h[128] = 0x80;
+	assert_string_equal(tar_header_bad_field(h), "size");
+	h[128] = 0x7f;
 	assert_null(tar_header_bad_field(h));
+	memcpy(h + 124, "00000000004", 12);
+	memset(h + 108, 0xff, 8);
+	assert_string_equal(tar_header_bad_field(h), "uid");
+	memcpy(h + 108, "0000000\0", 8);
+	memset(h + 136, 0xff, 12);
+	assert_null(tar_header_bad_field(h));
+	memcpy(h + 136, "00000000000\0", 12);
 
 	memcpy(h + 124, "zz9zz9zz9zz\0", 12);
 	assert_string_equal(tar_header_bad_field(h), "size");
