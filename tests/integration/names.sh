@@ -10,11 +10,12 @@
 # locale, and must make the same image under all of them. The image is
 # compared with GNU tar's extraction of the archive (kernel mount, or
 # unsquashfs's extraction where no loop mount can be made; bsdtar's with
-# the source tree), and the
-# names rdsquashfs -l lists with the names tar -t lists.
+# the source tree), and the names rdsquashfs -l lists, and those in what
+# sqfs2tar makes of the image, with the names tar -t lists.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 RDSQUASHFS_OURS=${RDSQUASHFS_OURS:-$abs_top_builddir/rdsquashfs}
+SQFS2TAR_OURS=${SQFS2TAR_OURS:-$abs_top_builddir/sqfs2tar}
 BSDTAR=/usr/bin/bsdtar
 [ "$IS_ROOT" = 1 ] || skip_all "needs root (xattrs in trusted trees, owners)"
 command -v setfattr >/dev/null || skip_all "setfattr (package attr) missing"
@@ -112,6 +113,24 @@ if ls != tar:
 PY
 }
 
+# and so must tar -t of what sqfs2tar makes of the image
+check_round_trip() { # NAME ARCHIVE
+	"$SQFS2TAR_OURS" "$WORK/img.sqfs" >"$WORK/back.tar" 2>"$WORK/s2t.err" ||
+		fail "$1: sqfs2tar failed: $(cat "$WORK/s2t.err")"
+	"$GNUTAR" -t --quoting-style=literal -f "$WORK/back.tar" \
+		>"$WORK/back-t.out" 2>/dev/null || fail "$1: tar -t of sqfs2tar's"
+	check "$1: sqfs2tar's archive holds the names of the original" \
+		"$PYTHON" - "$WORK/back-t.out" "$WORK/tar-t.out" <<'PY'
+import sys
+a, b = (set(n.rstrip(b"/") for n in open(f, "rb").read().split(b"\n"))
+        - {b"", b"."} for f in sys.argv[1:3])
+if a != b:
+    print("only in sqfs2tar's:", sorted(a - b))
+    print("only in the original:", sorted(b - a))
+    sys.exit(1)
+PY
+}
+
 # the image's tree against GNU tar's extraction of the archive, or with
 # a third argument against that directory
 check_tree() { # NAME ARCHIVE [DIR]
@@ -145,6 +164,7 @@ check_tree() { # NAME ARCHIVE [DIR]
 try_archive() { # NAME ARCHIVE [DIR]
 	pack_all "$1" "$2"
 	check_listing "$1" "$2"
+	check_round_trip "$1" "$2"
 	check_tree "$@"
 }
 
