@@ -32,7 +32,11 @@ SQFS_API int sqfs_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
  * by at most 8194 (a full block and its header), and the blocks must lie
  * back to back, the last one ending where the index begins; every block but
  * the last must unpack to exactly 8192 bytes and the total to size. On
- * success *out receives a malloc'd buffer the caller frees.
+ * success *out receives a malloc'd buffer of size bytes the caller frees.
+ * size is not trusted with an allocation: besides the index (which must be
+ * in the file), memory grows with the blocks as they decode, to at most
+ * twice what they hold, so a bad image fails before it costs more than it
+ * contains.
  */
 SQFS_API int sqfs_table_read(sqfs_file_t *file, sqfs_compressor_t *cmp,
 			     size_t size, uint64_t index_start,

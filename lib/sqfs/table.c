@@ -5,7 +5,8 @@
  * Reading trusts nothing in the index: every value is checked against the
  * limits and its neighbours before a block is touched, and the index must
  * describe the blocks exactly, so overlapping or aliased tables are
- * rejected rather than decoded twice.
+ * rejected rather than decoded twice. The output buffer grows as blocks
+ * decode instead of being sized from the declared table size up front.
  */
 #include "config.h"
 
@@ -156,13 +157,40 @@ static int read_block(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t pos,
 	return (size_t)ret == expected ? 0 : SQFS_ERROR_CORRUPTED;
 }
 
+/*
+ * Make room for the next chunk bytes after done in *data. The declared size
+ * is not trusted with an allocation: a few bytes of image can declare
+ * gigabytes of table, so the buffer only grows as blocks decode, doubling
+ * (linear copying overall) and never past size, where it ends exactly.
+ */
+static int grow(uint8_t **data, size_t *capacity, size_t done, size_t chunk,
+		size_t size)
+{
+	size_t want;
+	uint8_t *grown;
+
+	if (chunk <= *capacity - done)
+		return 0;
+
+	want = *capacity > size / 2 ? size : *capacity * 2;
+	if (want < done + chunk)
+		want = done + chunk;
+
+	grown = realloc(*data, want);
+	if (grown == NULL)
+		return SQFS_ERROR_ALLOC;
+	*data = grown;
+	*capacity = want;
+	return 0;
+}
+
 int sqfs_table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
 		    uint64_t index_start, uint64_t lower_limit,
 		    uint64_t upper_limit, void **out)
 {
-	uint8_t *raw_index = NULL, *scratch = NULL, *data = NULL;
+	uint8_t *scratch = NULL, *data = NULL;
+	size_t count, i, chunk, done = 0, capacity = 0;
 	uint64_t *index = NULL;
-	size_t count, i, chunk;
 	uint64_t index_size;
 	int ret;
 
@@ -180,45 +208,47 @@ int sqfs_table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
 	if (index_start - lower_limit < (uint64_t)count * MIN_BLOCK_DISK)
 		return SQFS_ERROR_OUT_OF_BOUNDS;
 
-	/* do not trust upper_limit alone with the size of an allocation */
+	/* the index is read whole, so the file must really hold it: that
+	 * bounds this allocation by the image, not by upper_limit */
 	if (index_start + index_size > file->get_size(file))
 		return SQFS_ERROR_TRUNCATED;
 
-	raw_index = malloc(count * sizeof(uint64_t));
-	index = calloc(count, sizeof(uint64_t));
-	if (raw_index == NULL || index == NULL) {
-		ret = SQFS_ERROR_ALLOC;
-		goto out;
-	}
+	index = malloc(count * sizeof(uint64_t));
+	if (index == NULL)
+		return SQFS_ERROR_ALLOC;
 
-	ret = read_file(file, index_start, raw_index, count * sizeof(uint64_t));
+	ret = read_file(file, index_start, index, count * sizeof(uint64_t));
 	if (ret != 0)
 		goto out;
+	/* in place: each entry's bytes are read before they are replaced */
 	for (i = 0; i < count; ++i)
-		index[i] = get_le64(raw_index + i * sizeof(uint64_t));
+		index[i] = get_le64((const uint8_t *)(index + i));
 
 	ret = check_index(index, count, index_start, lower_limit);
 	if (ret != 0)
 		goto out;
 
 	scratch = malloc(SQFS_META_BLOCK_SIZE);
-	data = malloc(size);
-	if (scratch == NULL || data == NULL) {
+	if (scratch == NULL) {
 		ret = SQFS_ERROR_ALLOC;
 		goto out;
 	}
 
 	for (i = 0; i < count; ++i) {
-		chunk = size - i * SQFS_META_BLOCK_SIZE;
+		chunk = size - done;
 		if (chunk > SQFS_META_BLOCK_SIZE)
 			chunk = SQFS_META_BLOCK_SIZE;
 
-		ret =
-		    read_block(file, cmp, index[i],
-			       i + 1 < count ? index[i + 1] : index_start,
-			       data + i * SQFS_META_BLOCK_SIZE, chunk, scratch);
+		ret = grow(&data, &capacity, done, chunk, size);
 		if (ret != 0)
 			goto out;
+
+		ret = read_block(file, cmp, index[i],
+				 i + 1 < count ? index[i + 1] : index_start,
+				 data + done, chunk, scratch);
+		if (ret != 0)
+			goto out;
+		done += chunk;
 	}
 
 	*out = data;
@@ -227,6 +257,5 @@ out:
 	free(data);
 	free(scratch);
 	free(index);
-	free(raw_index);
 	return ret;
 }

@@ -14,10 +14,70 @@
 #include "sqfs/table.h"
 #include "util/le.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PREFIX 100
+
+/*
+ * This program is linked with --wrap for malloc, calloc and realloc (see
+ * tests/meta/Makemodule.am), so every allocation the library makes passes
+ * here. While alloc_watch is set, the largest request is noted in
+ * alloc_max and requests over alloc_limit fail as on a machine with that
+ * little memory: what sqfs_table_read asks for becomes observable, whatever
+ * the machine (or its overcommit policy) would grant.
+ */
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t nmemb, size_t size);
+void *__real_realloc(void *ptr, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t nmemb, size_t size);
+void *__wrap_realloc(void *ptr, size_t size);
+
+static bool alloc_watch;
+static size_t alloc_limit;
+static size_t alloc_max;
+
+static bool alloc_refused(size_t size)
+{
+	if (!alloc_watch)
+		return false;
+	if (size > alloc_max)
+		alloc_max = size;
+	return size > alloc_limit;
+}
+
+void *__wrap_malloc(size_t size)
+{
+	return alloc_refused(size) ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t nmemb, size_t size)
+{
+	size_t total = SIZE_MAX;
+
+	if (size == 0 || nmemb <= SIZE_MAX / size)
+		total = nmemb * size;
+	return alloc_refused(total) ? NULL : __real_calloc(nmemb, size);
+}
+
+void *__wrap_realloc(void *ptr, size_t size)
+{
+	return alloc_refused(size) ? NULL : __real_realloc(ptr, size);
+}
+
+static void alloc_watch_start(size_t limit)
+{
+	alloc_limit = limit;
+	alloc_max = 0;
+	alloc_watch = true;
+}
+
+static void alloc_watch_stop(void)
+{
+	alloc_watch = false;
+}
 
 static void append_le64(sqfs_file_t *file, uint64_t v)
 {
@@ -477,6 +537,125 @@ static void test_bad_compressed(void **state)
 	free(zeros);
 }
 
+/*
+ * A table that declares blocks 3-byte blocks (a header and one byte each,
+ * raw) and an index that passes every check on its own: the blocks lie back
+ * to back from 10 on and the last one ends at the index. The first full
+ * blocks are real 8192-byte blocks. *index_start receives the index
+ * position.
+ */
+static sqfs_file_t *short_blocks_table(size_t blocks, size_t full,
+				       uint64_t *index_start)
+{
+	sqfs_file_t *file = test_memory_file_filled(10, 0xC3);
+	uint8_t *payload = calloc(1, SQFS_META_BLOCK_SIZE);
+	uint64_t pos = 10;
+	size_t i;
+
+	assert_non_null(payload);
+	for (i = 0; i < blocks; ++i) {
+		if (i < full) {
+			test_file_append_block(file,
+					       0x8000 | SQFS_META_BLOCK_SIZE,
+					       payload, SQFS_META_BLOCK_SIZE);
+		} else {
+			test_file_append_block(file, 0x8001, "x", 1);
+		}
+	}
+	*index_start = file->get_size(file);
+	for (i = 0; i < blocks; ++i) {
+		append_le64(file, pos);
+		pos += i < full ? 2 + SQFS_META_BLOCK_SIZE : 3;
+	}
+	assert_int_equal(pos, *index_start);
+	free(payload);
+	return file;
+}
+
+#define HUGE_BLOCKS 65536u
+/* Less than the declared 512 MiB, more than anything the image holds. */
+#define ALLOC_LIMIT (16u * 1024 * 1024)
+
+/*
+ * A table of 512 MiB declared by 704 KiB of image, whose first block is
+ * already short: the read must fail as corrupt, having asked for no more
+ * than the index (which the file really holds), not for the declared size.
+ */
+static void test_huge_declared_size(void **state)
+{
+	uint64_t index_start;
+	sqfs_file_t *file = short_blocks_table(HUGE_BLOCKS, 0, &index_start);
+	int ret;
+
+	(void)state;
+	alloc_watch_start(ALLOC_LIMIT);
+	ret = read_table(file, NULL, (size_t)HUGE_BLOCKS * SQFS_META_BLOCK_SIZE,
+			 index_start);
+	alloc_watch_stop();
+
+	assert_int_equal(ret, SQFS_ERROR_CORRUPTED);
+	/* the largest request was the index */
+	assert_int_equal(alloc_max, HUGE_BLOCKS * sizeof(uint64_t));
+	sqfs_file_destroy(file);
+}
+
+/*
+ * The same table with 100 real blocks before the short ones: the buffer
+ * grows with the blocks decoded, to at most twice what they hold.
+ */
+static void test_growth_follows_data(void **state)
+{
+	uint64_t index_start;
+	sqfs_file_t *file = short_blocks_table(HUGE_BLOCKS, 100, &index_start);
+	int ret;
+
+	(void)state;
+	alloc_watch_start(ALLOC_LIMIT);
+	ret = read_table(file, NULL, (size_t)HUGE_BLOCKS * SQFS_META_BLOCK_SIZE,
+			 index_start);
+	alloc_watch_stop();
+
+	assert_int_equal(ret, SQFS_ERROR_CORRUPTED);
+	assert_true(alloc_max >= HUGE_BLOCKS * sizeof(uint64_t));
+	assert_true(alloc_max <= 2 * 100 * SQFS_META_BLOCK_SIZE);
+	sqfs_file_destroy(file);
+}
+
+/* Valid tables read the same under a tight limit, and a limit too tight
+ * for the table gives SQFS_ERROR_ALLOC (the growing buffer is freed). */
+static void test_alloc_limit(void **state)
+{
+	uint8_t *data = make_entries(100000, 8);
+	sqfs_file_t *file = test_memory_file_filled(PREFIX, 0xC3);
+	uint64_t index_start = 0;
+	void *out = NULL;
+	int ret;
+
+	(void)state;
+	assert_int_equal(
+	    sqfs_table_write(file, NULL, data, 100000, &index_start), 0);
+
+	alloc_watch_start(100000);
+	ret = sqfs_table_read(file, NULL, 100000, index_start, PREFIX,
+			      file->get_size(file), &out);
+	alloc_watch_stop();
+	assert_int_equal(ret, 0);
+	assert_int_equal(alloc_max, 100000);
+	assert_memory_equal(out, data, 100000);
+	free(out);
+	out = NULL;
+
+	alloc_watch_start(99999);
+	ret = sqfs_table_read(file, NULL, 100000, index_start, PREFIX,
+			      file->get_size(file), &out);
+	alloc_watch_stop();
+	assert_int_equal(ret, SQFS_ERROR_ALLOC);
+	assert_null(out);
+
+	sqfs_file_destroy(file);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +674,9 @@ int main(void)
 					    setup_fixture, teardown_fixture),
 	    cmocka_unit_test(test_bad_blocks),
 	    cmocka_unit_test(test_bad_compressed),
+	    cmocka_unit_test(test_huge_declared_size),
+	    cmocka_unit_test(test_growth_follows_data),
+	    cmocka_unit_test(test_alloc_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
