@@ -51,7 +51,11 @@ SQFS_API int sqfs_dir_reader_next(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent);
 
 /*
  * Find name in the directory dir, using its directory index to skip ahead
- * where it has one. SQFS_ERROR_NO_ENTRY if it is not there.
+ * where it has one, and otherwise what the reader noted about the listing
+ * when it last read it (a fixed number of places, for the one listing
+ * longer than a metadata block read last), so that many lookups in a long
+ * listing do not each read it from the top. SQFS_ERROR_NO_ENTRY if it is
+ * not there.
  */
 SQFS_API int sqfs_dir_reader_find(sqfs_dir_reader_t *dr,
 				  const sqfs_inode_t *dir, const char *name,

@@ -7,6 +7,10 @@
  * the directory table, so a listing can never lead the reader into another
  * table. The byte count of the listing is tracked exactly: a run whose
  * header or entries would cross the end is corruption, not the end.
+ *
+ * A lookup starts at the directory index where the listing has one, and
+ * otherwise at a checkpoint the reader noted while reading the listing
+ * before (see note_checkpoint), never at the top of a long listing again.
  */
 #include "config.h"
 
@@ -34,6 +38,20 @@
 /* Smallest metadata block on disk: a header and one byte. */
 #define MIN_DISK_BLOCK 3u
 #define MAX_DISK_BLOCK (SQFS_META_BLOCK_SIZE + 2u)
+/* Checkpoints kept for one listing (about 17 KiB). */
+#define MAX_CHECKPOINTS 64u
+
+/* A run of a listing read before: what a directory index entry gives. */
+typedef struct {
+	/* Metadata reader position of the run's header. */
+	uint64_t block;
+	/* Listing bytes from the header on. */
+	uint64_t remaining;
+	uint16_t offset;
+	/* The run's first name. */
+	uint16_t name_len;
+	char name[SQFS_DIR_MAX_NAME];
+} checkpoint_t;
 
 struct sqfs_dir_reader {
 	sqfs_image_t *img;
@@ -49,6 +67,16 @@ struct sqfs_dir_reader {
 	uint64_t ent_block;
 	size_t ent_offset;
 	char name[SQFS_DIR_MAX_NAME + 1];
+
+	/* Checkpoints of the listing named by cp_block, cp_offset and
+	 * cp_size (as in sqfs_dir_state_t), in listing order and at least
+	 * cp_spacing listing bytes apart. */
+	uint64_t cp_block;
+	uint32_t cp_size;
+	uint16_t cp_offset;
+	size_t cp_count;
+	uint64_t cp_spacing;
+	checkpoint_t cp[MAX_CHECKPOINTS];
 };
 
 /* Unsigned byte order; a prefix sorts first. */
@@ -114,6 +142,18 @@ static void close_listing(sqfs_dir_reader_t *dr, int err)
 	dr->err = err;
 }
 
+/* Mark the listing of dir open, with remaining bytes still to read from
+ * the metadata reader's position. */
+static void begin_listing(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
+			  uint64_t remaining)
+{
+	dr->st.start_block = dr->table_start + dir->data.dir.start_block;
+	dr->st.start_offset = (uint16_t)dir->data.dir.offset;
+	dr->st.size = dir->data.dir.size;
+	dr->st.remaining = remaining;
+	dr->st.open = true;
+}
+
 int sqfs_dir_reader_open(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir)
 {
 	uint32_t size;
@@ -139,8 +179,7 @@ int sqfs_dir_reader_open(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir)
 		if (ret != 0)
 			return ret;
 	}
-	dr->st.remaining = size - DIR_SIZE_EMPTY;
-	dr->st.open = true;
+	begin_listing(dr, dir, size - DIR_SIZE_EMPTY);
 	return 0;
 }
 
@@ -173,21 +212,88 @@ static int read_header(sqfs_dir_reader_t *dr)
 	return 0;
 }
 
+/*
+ * A lookup in a listing without a usable index reads from the top to its
+ * name, and once the listing is longer than the metadata reader's cache,
+ * every such lookup decodes all the blocks before its name again: no
+ * cache of fixed size helps a scan that always restarts at the top. So
+ * while a listing is read, the first run that starts in each new block is
+ * noted (position, bytes left, first name: what a directory index entry
+ * gives) for lookups to start from. Listings within one block get none,
+ * so a short listing read in between (the parent's, on a path) leaves the
+ * checkpoints of a long one alone. Only one listing's are kept; when
+ * MAX_CHECKPOINTS are taken, every second one is dropped and the spacing
+ * doubles, so memory is fixed and a lookup reads a few blocks at most.
+ */
+static void note_checkpoint(sqfs_dir_reader_t *dr, uint64_t block,
+			    size_t offset, uint64_t remaining, const char *name,
+			    size_t len)
+{
+	const sqfs_dir_state_t *st = &dr->st;
+	checkpoint_t *cp;
+	size_t i;
+
+	if (block == st->start_block)
+		return;
+	if (dr->cp_block != st->start_block ||
+	    dr->cp_offset != st->start_offset || dr->cp_size != st->size) {
+		dr->cp_block = st->start_block;
+		dr->cp_offset = st->start_offset;
+		dr->cp_size = st->size;
+		dr->cp_count = 0;
+		dr->cp_spacing = 0;
+	}
+
+	/*
+	 * A listing is read forwards: only past the last one is new. Names
+	 * must increase too, which a read that began at a hostile directory
+	 * index need not have checked; the search relies on it.
+	 */
+	if (dr->cp_count > 0) {
+		cp = &dr->cp[dr->cp_count - 1];
+		if (remaining >= cp->remaining || block == cp->block ||
+		    cp->remaining - remaining < dr->cp_spacing ||
+		    name_cmp(cp->name, cp->name_len, name, len) >= 0)
+			return;
+	}
+	if (dr->cp_count == MAX_CHECKPOINTS) {
+		for (i = 1; i < MAX_CHECKPOINTS / 2; ++i)
+			dr->cp[i] = dr->cp[2 * i];
+		dr->cp_count = MAX_CHECKPOINTS / 2;
+		dr->cp_spacing = 2 * dr->cp_spacing + SQFS_META_BLOCK_SIZE;
+		cp = &dr->cp[dr->cp_count - 1];
+		if (cp->remaining - remaining < dr->cp_spacing)
+			return;
+	}
+
+	cp = &dr->cp[dr->cp_count++];
+	cp->block = block;
+	cp->offset = (uint16_t)offset;
+	cp->remaining = remaining;
+	cp->name_len = (uint16_t)len;
+	memcpy(cp->name, name, len);
+}
+
 static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 {
 	sqfs_dir_state_t *st = &dr->st;
+	uint64_t hdr_block = 0, hdr_remaining = 0;
+	size_t len, hdr_offset = 0;
 	uint8_t raw[ENTRY_SIZE];
 	uint16_t offset, type;
-	size_t len;
+	bool new_run = false;
 	int64_t number;
 	int ret;
 
 	if (st->run_left == 0) {
 		if (st->remaining == 0)
 			return 1;
+		sqfs_meta_reader_get_position(dr->mr, &hdr_block, &hdr_offset);
+		hdr_remaining = st->remaining;
 		ret = read_header(dr);
 		if (ret != 0)
 			return ret;
+		new_run = true;
 	}
 	if (st->remaining < ENTRY_SIZE + 1)
 		return SQFS_ERROR_CORRUPTED;
@@ -227,6 +333,11 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 	memcpy(st->prev, dr->name, len);
 	st->prev_len = (uint16_t)len;
 	st->run_left -= 1;
+
+	/* only now that its first entry passed every check */
+	if (new_run)
+		note_checkpoint(dr, hdr_block, hdr_offset, hdr_remaining,
+				dr->name, len);
 
 	ent->name = dr->name;
 	ent->name_len = len;
@@ -322,11 +433,65 @@ static bool seek_index(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 		return false;
 
 	close_listing(dr, 0);
-	dr->st.remaining = listing - best_index;
-	dr->st.open = true;
+	begin_listing(dr, dir, listing - best_index);
 	*iname = best;
 	*ilen = best_size;
 	return true;
+}
+
+/*
+ * Position the listing at the last checkpoint of dir's listing whose name
+ * is <= the target. Returns false (and leaves the listing alone) when
+ * there is none.
+ */
+static bool seek_checkpoint(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
+			    const char *name, size_t len, const uint8_t **cname,
+			    size_t *clen)
+{
+	size_t lo = 0, hi = dr->cp_count, mid;
+	const checkpoint_t *cp;
+
+	if (dr->cp_count == 0 ||
+	    dr->cp_block != dr->table_start + dir->data.dir.start_block ||
+	    dr->cp_offset != dir->data.dir.offset ||
+	    dr->cp_size != dir->data.dir.size)
+		return false;
+
+	/* checkpoint names increase, as the listing's do */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (name_cmp(dr->cp[mid].name, dr->cp[mid].name_len, name,
+			     len) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	cp = &dr->cp[lo - 1];
+	if (sqfs_meta_reader_seek(dr->mr, cp->block, cp->offset) != 0) {
+		/* it worked before: the file changed, start over */
+		dr->cp_count = 0;
+		return false;
+	}
+
+	close_listing(dr, 0);
+	begin_listing(dr, dir, cp->remaining);
+	/* reading the run at cp again adds no checkpoint, so this stays */
+	*cname = (const uint8_t *)cp->name;
+	*clen = cp->name_len;
+	return true;
+}
+
+/* Read the entry that opens the run the listing was positioned at, and
+ * check it is the one named (as an index or checkpoint said). */
+static bool run_starts_with(sqfs_dir_reader_t *dr, const uint8_t *name,
+			    size_t len, sqfs_dir_entry_t *ent)
+{
+	int ret = sqfs_dir_reader_next(dr, ent);
+
+	return ret == 0 &&
+	       name_cmp(ent->name, ent->name_len, (const char *)name, len) == 0;
 }
 
 static int find_name(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
@@ -342,11 +507,14 @@ static int find_name(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 	if (!name_valid(name, len))
 		return SQFS_ERROR_NO_ENTRY;
 
-	if (seek_index(dr, dir, name, len, &iname, &ilen)) {
-		/* the index must lead to a run opened by the name it gives */
-		ret = sqfs_dir_reader_next(dr, ent);
-		have = ret == 0 && name_cmp(ent->name, ent->name_len,
-					    (const char *)iname, ilen) == 0;
+	if (seek_index(dr, dir, name, len, &iname, &ilen))
+		have = run_starts_with(dr, iname, ilen, ent);
+	if (!have && seek_checkpoint(dr, dir, name, len, &iname, &ilen)) {
+		have = run_starts_with(dr, iname, ilen, ent);
+		/* only a file changed underneath (or a failed read) can
+		 * do this: start over */
+		if (!have)
+			dr->cp_count = 0;
 	}
 	if (!have) {
 		ret = sqfs_dir_reader_open(dr, dir);

@@ -25,6 +25,11 @@ typedef struct {
 	size_t offset;
 	/* Listing bytes not yet read. */
 	uint64_t remaining;
+	/* The listing: its first block (absolute), the offset there and its
+	 * size, which together name it for the reader's checkpoints. */
+	uint64_t start_block;
+	uint32_t size;
+	uint16_t start_offset;
 	/* Entries left in the current run, its inode block and base. */
 	uint32_t run_left;
 	uint32_t run_block;

@@ -7,12 +7,14 @@
 
 #include <cmocka.h>
 
+#include "common/test_util.h"
 #include "reader/dir_image.h"
 
 #include "sqfs/dir_reader.h"
 #include "sqfs/error.h"
 #include "sqfs/image.h"
 #include "sqfs/inode.h"
+#include "sqfs/meta_reader.h"
 #include "sqfs/super.h"
 #include "util/le.h"
 
@@ -1099,6 +1101,203 @@ static void test_hostile_index(void **state)
 	sqfs_file_destroy(f);
 }
 
+/* ---- how often lookups decode a block ------------------------------------ */
+
+/*
+ * A file that counts the metadata blocks decoded from position from on:
+ * the metadata reader reads a block's 2-byte header on its own, once each
+ * time it decodes the block. Once the image is open, the calls made here
+ * read nothing at or past the directory table but directory blocks.
+ */
+typedef struct {
+	sqfs_file_t base;
+	sqfs_file_t *inner;
+	uint64_t from;
+	size_t decodes;
+	/* the distinct blocks decoded, to tell a second decode from a first */
+	uint64_t seen[1024];
+	size_t seen_count;
+} counting_file_t;
+
+static int counting_read_at(sqfs_file_t *base, uint64_t offset, void *buf,
+			    size_t size)
+{
+	counting_file_t *f = (counting_file_t *)base;
+	size_t i;
+
+	if (size == 2 && offset >= f->from) {
+		f->decodes += 1;
+		for (i = 0; i < f->seen_count && f->seen[i] != offset; ++i)
+			;
+		if (i == f->seen_count) {
+			assert_true(f->seen_count < 1024);
+			f->seen[f->seen_count++] = offset;
+		}
+	}
+	return f->inner->read_at(f->inner, offset, buf, size);
+}
+
+static int counting_write_at(sqfs_file_t *base, uint64_t offset,
+			     const void *buf, size_t size)
+{
+	counting_file_t *f = (counting_file_t *)base;
+
+	return f->inner->write_at(f->inner, offset, buf, size);
+}
+
+static uint64_t counting_get_size(const sqfs_file_t *base)
+{
+	const counting_file_t *f = (const counting_file_t *)base;
+
+	return f->inner->get_size(f->inner);
+}
+
+static int counting_truncate(sqfs_file_t *base, uint64_t size)
+{
+	counting_file_t *f = (counting_file_t *)base;
+
+	return f->inner->truncate(f->inner, size);
+}
+
+static void counting_destroy(sqfs_file_t *base)
+{
+	counting_file_t *f = (counting_file_t *)base;
+
+	sqfs_file_destroy(f->inner);
+	free(f);
+}
+
+static void count_reset(counting_file_t *f)
+{
+	f->decodes = 0;
+	f->seen_count = 0;
+}
+
+/* Lookups of n names from list (sorted), in order, spread over all of it. */
+static void find_spread(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
+			char **list, size_t count, size_t n)
+{
+	sqfs_dir_entry_t ent;
+	size_t i;
+
+	for (i = 0; i < n; ++i) {
+		const char *name = list[i * (count - 1) / (n - 1)];
+
+		assert_int_equal(sqfs_dir_reader_find(dr, dir, name, &ent), 0);
+		assert_string_equal(ent.name, name);
+	}
+}
+
+/*
+ * count FIFOs named by fmt in d/, packed by the library's writer, looked up
+ * in d's listing without its index (as in an image whose writer made
+ * none). The listing is longer than the metadata reader's cache, which a
+ * lookup that reads the listing from the top for each name decodes again
+ * and again.
+ */
+static void check_lookup_decodes(const char *fmt, size_t count)
+{
+	counting_file_t *cf = calloc(1, sizeof(*cf));
+	sqfs_dir_reader_t *dr = NULL, *fresh = NULL;
+	sqfs_inode_t *dir, *plain, *inode;
+	char **names = malloc(count * sizeof(char *));
+	char path[320], name[300];
+	sqfs_dir_entry_t ent;
+	sqfs_writer_t *wr;
+	sqfs_image_t *img;
+	uint32_t seed = 7;
+	size_t i, k, blocks;
+	listing_t l;
+
+	assert_non_null(cf);
+	assert_non_null(names);
+	wr = di_writer(&cf->inner);
+	for (i = 0; i < count; ++i) {
+		snprintf(name, sizeof(name), fmt, i);
+		names[i] = strdup(name);
+		assert_non_null(names[i]);
+		snprintf(path, sizeof(path), "d/%s", name);
+		di_add_fifo(wr, path);
+	}
+	qsort(names, count, sizeof(char *), cmp_names);
+	assert_int_equal(sqfs_writer_finish(wr), 0);
+	sqfs_writer_destroy(wr);
+
+	cf->base.read_at = counting_read_at;
+	cf->base.write_at = counting_write_at;
+	cf->base.get_size = counting_get_size;
+	cf->base.truncate = counting_truncate;
+	cf->base.destroy = counting_destroy;
+	assert_int_equal(sqfs_image_open(&cf->base, &img), 0);
+	cf->from = sqfs_image_super(img)->directory_table_start;
+
+	assert_int_equal(sqfs_dir_reader_create(img, &dr), 0);
+	assert_int_equal(sqfs_dir_reader_create(img, &fresh), 0);
+	dir = resolve(dr, "d");
+	plain = strip_index(dir);
+
+	/* names in order: every block is decoded once */
+	count_reset(cf);
+	find_spread(fresh, plain, names, count, 1000);
+	blocks = cf->seen_count;
+	assert_true(blocks > SQFS_META_READER_CACHE_SIZE);
+	assert_int_equal(cf->decodes, blocks);
+
+	/* a whole listing: the same, and lookups after it decode no block
+	 * twice */
+	count_reset(cf);
+	assert_int_equal(list_dir(dr, plain, &l), 1);
+	assert_int_equal(l.count, count);
+	assert_int_equal(cf->decodes, blocks);
+	assert_int_equal(cf->seen_count, blocks);
+	listing_free(&l);
+	count_reset(cf);
+	find_spread(dr, plain, names, count, 1000);
+	assert_int_equal(cf->decodes, cf->seen_count);
+
+	/* in any order, hits and misses: a few blocks a lookup at most */
+	count_reset(cf);
+	for (i = 0; i < 1000; ++i) {
+		k = test_rand(&seed) % count;
+		assert_int_equal(
+		    sqfs_dir_reader_find(dr, plain, names[k], &ent), 0);
+		assert_string_equal(ent.name, names[k]);
+		snprintf(name, sizeof(name), "%s\x01", names[k]);
+		assert_int_equal(sqfs_dir_reader_find(dr, plain, name, &ent),
+				 SQFS_ERROR_NO_ENTRY);
+	}
+	assert_true(cf->decodes <= 3 * 2000);
+
+	/* paths: reading the root's listing in between loses nothing */
+	count_reset(cf);
+	for (i = 0; i < 1000; ++i) {
+		k = test_rand(&seed) % count;
+		snprintf(path, sizeof(path), "d/%s", names[k]);
+		inode = resolve(dr, path);
+		free(inode);
+	}
+	assert_true(cf->decodes <= 3 * 1000 + 1);
+
+	free(plain);
+	free(dir);
+	for (i = 0; i < count; ++i)
+		free(names[i]);
+	free(names);
+	sqfs_dir_reader_destroy(fresh);
+	sqfs_dir_reader_destroy(dr);
+	sqfs_image_destroy(img);
+	sqfs_file_destroy(&cf->base);
+}
+
+static void test_lookup_decodes(void **state)
+{
+	(void)state;
+	/* about 35 blocks */
+	check_lookup_decodes("f%zu", 20000);
+	/* about 110 blocks: more than the reader keeps places for */
+	check_lookup_decodes("a_longer_name_for_more_blocks_%06zu", 20000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1111,6 +1310,7 @@ int main(void)
 	    cmocka_unit_test(test_empty_root),
 	    cmocka_unit_test(test_number_mismatch),
 	    cmocka_unit_test(test_hostile_index),
+	    cmocka_unit_test(test_lookup_decodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
