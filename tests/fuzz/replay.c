@@ -2,10 +2,12 @@
 /*
  * replay.c - run the fuzz target over files, without libFuzzer.
  *
- * Usage: fuzz_replay [FILE|DIR...]; without arguments, every file of the
- * seed corpus (tests/fuzz/corpus). Built by make check with the normal
- * compiler, so the target keeps compiling and every input ever committed
- * to the corpus (seeds and fixed crashers) stays a regression test.
+ * Usage: PROGRAM [FILE|DIR...]; without arguments, every file of the seed
+ * corpus FUZZ_CORPUS_DIR. Linked with one target: fuzz_replay with the
+ * image reader's (corpus tests/fuzz/corpus), fuzz_tar_replay with the tar
+ * reader's (tests/fuzz/corpus-tar). Built by make check with the normal
+ * compiler, so the targets keep compiling and every input ever committed
+ * to a corpus (seeds and fixed crashers) stays a regression test.
  */
 #include "config.h"
 
@@ -85,6 +87,6 @@ int main(int argc, char **argv)
 		if (run_path(argv[i], &count) != 0)
 			ret = -1;
 	}
-	printf("fuzz_replay: %u inputs\n", count);
+	printf("%s: %u inputs\n", argv[0], count);
 	return ret == 0 && count > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
