@@ -1,36 +1,66 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# Build the image-reader fuzz target with clang's libFuzzer, ASan and UBSan
-# and run it for a while on the seed corpus.
+# Build a fuzz target with clang's libFuzzer, ASan and UBSan and run it
+# for a while on its seed corpus.
 #
-# Usage: tests/fuzz/run-fuzz.sh [SECONDS]     (default 60)
+# Usage: tests/fuzz/run-fuzz.sh [SECONDS [TARGET]]   (default 60 image)
 #
-# The library is configured in a separate build directory with CC=clang
-# and the fuzzer's instrumentation (only libsqfs.la is built), then
-# fuzz_image.c and the hostile-image exerciser are linked against it. The
-# corpus starts from tests/fuzz/corpus, tests/fixtures/*.sqfs and a few
-# images made here with mksquashfs.
+# TARGET is image (fuzz_image.c: the image reader) or tar (fuzz_tar.c: the
+# tar entry reader of lib/tar). The libraries are configured in a
+# separate build directory with CC=clang and the fuzzer's instrumentation
+# (only libsqfs.la, and libtar.la for tar, are built), then the target is
+# linked against them; libarchive is the system's, not instrumented. The
+# image corpus starts from tests/fuzz/corpus, tests/fixtures/*.sqfs and a
+# few images made here with mksquashfs; the tar corpus from
+# tests/fuzz/corpus-tar.
 #
-# Environment: FUZZ_WORK=DIR keeps the build, corpus and findings there
+# Environment: FUZZ_WORK=DIR keeps the build, corpora and findings there
 # (default: a temporary directory, kept only if something was found);
 # CC (default clang); FUZZ_ARGS: more libFuzzer options.
 #
 # Needs clang and its runtime (Debian 12: packages clang and
 # libclang-rt-14-dev) and the library's build dependencies. Prints
-# "fuzz: N executions in S s, C crashes" and exits 1 if anything was found,
-# 77 if clang or libFuzzer is missing, 99 on a build failure.
+# "fuzz: N executions in S s, C crashes (...)" and exits 1 if anything
+# was found, 77 if clang or libFuzzer is missing, 99 on a build failure.
 set -u
 
 SECS=${1:-60}
+TARGET=${2:-image}
 CC=${CC:-clang}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 case $SECS in
 '' | *[!0-9]*)
-	echo "usage: $0 [SECONDS]" >&2
+	echo "usage: $0 [SECONDS [image|tar]]" >&2
 	exit 2
 	;;
 esac
+# what each target is made of, and where its files go in the work
+# directory (the image target's names are those from before there were
+# two, so that an existing FUZZ_WORK goes on being used)
+case $TARGET in
+image)
+	libs="libsqfs.la"
+	sources=("$src/tests/fuzz/fuzz_image.c" "$src/tests/hostile/exercise.c")
+	seeds=corpus
+	findings=findings
+	log=fuzz.log
+	dict=()
+	;;
+tar)
+	libs="libtar.la libsqfs.la"
+	sources=("$src/tests/fuzz/fuzz_tar.c")
+	seeds="corpus-tar"
+	findings="findings-tar"
+	log="fuzz-tar.log"
+	dict=(-dict="$src/tests/fuzz/tar.dict")
+	;;
+*)
+	echo "usage: $0 [SECONDS [image|tar]]" >&2
+	exit 2
+	;;
+esac
+prog=fuzz_$TARGET
 
 if [ -n "${FUZZ_WORK:-}" ]; then
 	work=$FUZZ_WORK
@@ -75,29 +105,39 @@ if [ ! -f "$bld/libsqfs.la" ] || [ "$src/configure" -nt "$bld/Makefile" ]; then
 		exit 99
 	}
 fi
-make -C "$bld" -j2 libsqfs.la >>"$work/build.log" 2>&1 || {
-	echo "fuzz: building the library failed:"
+# shellcheck disable=SC2086
+make -C "$bld" -j2 $libs >>"$work/build.log" 2>&1 || {
+	echo "fuzz: building the libraries failed:"
 	tail -n 30 "$work/build.log"
 	exit 99
 }
-# the libraries libsqfs.la needs (zlib, liblzma, ...), from libtool
-deps=$(sed -n "s/^dependency_libs='\(.*\)'/\1/p" "$bld/libsqfs.la")
+# the static archives, then what they need (zlib, liblzma, libarchive,
+# ...), from libtool
+archives=
+deps=
+for la in $libs; do
+	archives="$archives $bld/.libs/${la%.la}.a"
+	deps="$deps $(sed -n "s/^dependency_libs='\(.*\)'/\1/p" "$bld/$la")"
+done
 # shellcheck disable=SC2086
 "$CC" $cflags -fsanitize=fuzzer -I"$src/include" -I"$src/lib" \
-	-I"$src/tests" -I"$bld" -o "$work/fuzz_image" \
-	"$src/tests/fuzz/fuzz_image.c" "$src/tests/hostile/exercise.c" \
-	"$bld/.libs/libsqfs.a" $deps -lpthread >>"$work/build.log" 2>&1 || {
-	echo "fuzz: linking fuzz_image failed:"
+	-I"$src/tests" -I"$bld" -o "$work/$prog" \
+	"${sources[@]}" $archives $deps -lpthread \
+	>>"$work/build.log" 2>&1 || {
+	echo "fuzz: linking $prog failed:"
 	tail -n 30 "$work/build.log"
 	exit 99
 }
 
 # the corpus: seeds, fixtures, and what earlier runs kept (FUZZ_WORK)
-corpus=$work/corpus
-mkdir -p "$corpus" "$work/findings"
-cp "$src"/tests/fuzz/corpus/* "$src"/tests/fixtures/*.sqfs "$corpus/" ||
-	exit 99
-if [ -x /usr/bin/mksquashfs ]; then
+corpus=$work/$seeds
+found_dir=$work/$findings
+mkdir -p "$corpus" "$found_dir"
+cp "$src/tests/fuzz/$seeds"/* "$corpus/" || exit 99
+if [ "$TARGET" = image ]; then
+	cp "$src"/tests/fixtures/*.sqfs "$corpus/" || exit 99
+fi
+if [ "$TARGET" = image ] && [ -x /usr/bin/mksquashfs ]; then
 	mkdir -p "$work/tree/sub"
 	seq 1 700 >"$work/tree/sub/lines"
 	echo tiny >"$work/tree/tiny"
@@ -111,27 +151,30 @@ fi
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1"
+log=$work/$log
 start=$(date +%s)
 # shellcheck disable=SC2086
-(cd "$work" && ./fuzz_image -max_total_time="$SECS" -max_len=65536 \
+(cd "$work" && "./$prog" -max_total_time="$SECS" -max_len=65536 \
 	-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 \
-	-print_final_stats=1 -artifact_prefix="$work/findings/" \
-	${FUZZ_ARGS:-} "$corpus") >"$work/fuzz.log" 2>&1
+	-print_final_stats=1 -artifact_prefix="$found_dir/" "${dict[@]}" \
+	${FUZZ_ARGS:-} "$corpus") >"$log" 2>&1
 rc=$?
 secs=$(($(date +%s) - start))
 
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/fuzz.log" |
-	tail -n 1)
-found=$(find "$work/findings" -type f | wc -l)
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+# the coverage libFuzzer reported last: "cov: EDGES ft: FEATURES"
+cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
+found=$(find "$found_dir" -type f | wc -l)
 echo "fuzz: ${execs:-0} executions in ${secs} s, $found crashes" \
-	"(corpus $(find "$corpus" -type f | wc -l) inputs)"
+	"($TARGET, ${cov:-cov: ?}, corpus $(find "$corpus" -type f | wc -l)" \
+	"inputs)"
 if [ "$rc" != 0 ] || [ "$found" != 0 ]; then
 	keep=1
 	echo "fuzz: libFuzzer exit status $rc; findings and the log are in" \
 		"$work"
 	grep -m 1 -A 30 -E '==ERROR|runtime error|inconsistency|deadly signal' \
-		"$work/fuzz.log"
-	find "$work/findings" -type f
+		"$log"
+	find "$found_dir" -type f
 	exit 1
 fi
 exit 0
