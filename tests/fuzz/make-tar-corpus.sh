@@ -69,6 +69,11 @@ for i in 1 2 3 4 5 6; do
 	at "$src/sparse/many" $((i * 10000)) "run$i"
 done
 printf 'attrs\n' >"$src/attrs"
+# 200 KiB that compress to almost nothing (see the compressed seeds)
+mkdir "$src/big"
+awk 'BEGIN { for (i = 0; i < 8000; i++) print "squashforge tar fuzz seed" }' \
+	>"$src/big/text"
+truncate -s 200K "$src/big/text"
 xattrs=0
 if setfattr -n user.k -v value "$src/attrs" 2>/dev/null; then
 	setfattr -n user.empty "$src/attrs"
@@ -184,12 +189,20 @@ bsd ustar small d "$deep"
 bsd gnutar small dev long
 bsd v7 small d
 
-# the compressions the reader recognises, around the pax archive
-gzip -n -9 <"$out/gnu-posix.tar" >"$out/gnu-posix.tar.gz"
-xz -9 --check=crc64 <"$out/gnu-posix.tar" >"$out/gnu-posix.tar.xz"
-zstd -q -19 <"$out/gnu-posix.tar" >"$out/gnu-posix.tar.zst"
-bzip2 -9 <"$out/gnu-posix.tar" >"$out/gnu-posix.tar.bz2"
-lz4 -q -9 <"$out/gnu-posix.tar" >"$out/gnu-posix.tar.lz4"
+# The compressions the reader recognises, around the pax archive, and
+# around one of 200 KiB: the decompressors hand out 64 KiB or more at a
+# time, so only a stream longer than that can go bad after the reader has
+# started on the tar data (the small ones fail when opened).
+gtar "$work/big.tar" --format=gnu small big
+for t in gnu-posix big; do
+	in=$out/$t.tar
+	[ "$t" = gnu-posix ] || in=$work/$t.tar
+	gzip -n -9 <"$in" >"$out/$t.tar.gz"
+	xz -9 --check=crc64 <"$in" >"$out/$t.tar.xz"
+	zstd -q -19 <"$in" >"$out/$t.tar.zst"
+	bzip2 -9 <"$in" >"$out/$t.tar.bz2"
+	lz4 -q -9 <"$in" >"$out/$t.tar.lz4"
+done
 
 # Damaged and unusual archives built header by header, with the padding
 # after the two end blocks taken off.
