@@ -62,9 +62,10 @@ typedef struct {
 	 * calling thread (also what a build without pthreads does). The
 	 * image is the same byte for byte whatever the number. */
 	unsigned int num_jobs;
-	/* Most blocks in flight before adding data waits; 0: 10 per job.
-	 * Their buffers are also held under 64 MiB, whatever the block
-	 * size. */
+	/* Most blocks of data in flight (being compressed or waiting to be
+	 * written) before adding data waits; 0: 10 per job. Their buffers
+	 * are also held under 64 MiB, whatever the block size. The tails of
+	 * small files and empty files take none. */
 	unsigned int max_backlog;
 	/* sqfs_writer_flags_t bits. */
 	uint32_t flags;

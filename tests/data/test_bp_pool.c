@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- a generated mix of files -------------------------------------------- */
 
@@ -249,8 +250,7 @@ static void test_backlog_bounded(void **state)
 	for (i = 0; i < sizeof(backlogs) / sizeof(backlogs[0]); ++i) {
 		pack(&s, 8, backlogs[i], &p);
 		/* beyond the limit: the block the front end holds while
-		 * it asks for the next, and the fragment block the packer
-		 * opens while a completion runs */
+		 * it asks for the next, and the open fragment block */
 		assert_true(p.blocks_allocated <= backlogs[i] + 2);
 		free_packed(&s, &p);
 	}
@@ -297,6 +297,11 @@ static void test_backlog_bounded_in_bytes(void **state)
 typedef struct {
 	atomic_uint calls;
 	unsigned int fail_at;
+	/* each call takes this long, and the most calls running at once
+	 * are counted */
+	unsigned int sleep_us;
+	atomic_uint running;
+	atomic_uint most_running;
 } fail_plan_t;
 
 typedef struct {
@@ -345,10 +350,22 @@ static ptrdiff_t fail_compress(sqfs_compressor_t *base, const uint8_t *in,
 			       size_t size, uint8_t *out, size_t outsize)
 {
 	fail_cmp_t *f = (fail_cmp_t *)base;
+	fail_plan_t *plan = f->plan;
+	unsigned int now, most;
+	ptrdiff_t ret;
 
-	if (atomic_fetch_add(&f->plan->calls, 1) >= f->plan->fail_at)
+	if (atomic_fetch_add(&plan->calls, 1) >= plan->fail_at)
 		return SQFS_ERROR_COMPRESSOR;
-	return sqfs_compressor_compress(f->inner, in, size, out, outsize);
+	now = atomic_fetch_add(&plan->running, 1) + 1;
+	most = atomic_load(&plan->most_running);
+	while (now > most &&
+	       !atomic_compare_exchange_weak(&plan->most_running, &most, now))
+		;
+	if (plan->sleep_us > 0)
+		usleep(plan->sleep_us);
+	ret = sqfs_compressor_compress(f->inner, in, size, out, outsize);
+	atomic_fetch_sub(&plan->running, 1);
+	return ret;
 }
 
 static ptrdiff_t fail_uncompress(sqfs_compressor_t *base, const uint8_t *in,
@@ -380,6 +397,7 @@ static void failing_run(const scenario_t *s, unsigned int workers,
 	int ret = 0;
 	size_t i;
 
+	memset(&plan, 0, sizeof(plan));
 	atomic_init(&plan.calls, 0);
 	plan.fail_at = fail_at;
 	cmp = fail_cmp_wrap(bp_test_compressor(s->block_size, false), &plan);
@@ -435,6 +453,67 @@ static void test_compressor_fails(void **state)
 	free_scenario(&s);
 }
 
+/*
+ * Many small files: their tails are packed by the front end and their end
+ * markers hold no buffers, so fragment blocks go to the workers as fast as
+ * they fill, several at once, even with a backlog of two blocks. (When
+ * tails were packed at completion, in order behind the fragment block
+ * being compressed, one fragment block was in flight at a time.)
+ */
+static void test_small_files_keep_workers_busy(void **state)
+{
+	static uint8_t tail[700];
+	sqfs_block_processor_desc_t desc;
+	sqfs_block_processor_t *bp;
+	sqfs_file_data_t *fd;
+	sqfs_file_t *file;
+	fail_plan_t plan;
+	size_t i, j;
+
+	(void)state;
+	memset(&plan, 0, sizeof(plan));
+	plan.fail_at = UINT32_MAX;
+	plan.sleep_us = 2000;
+	file = test_memory_file_filled(BP_TEST_PREFIX, 0);
+	memset(&desc, 0, sizeof(desc));
+	desc.file = file;
+	desc.cmp = fail_cmp_wrap(bp_test_compressor(4096, false), &plan);
+	desc.block_size = 4096;
+	desc.num_workers = 4;
+	desc.max_backlog = 2;
+	assert_int_equal(sqfs_block_processor_create(&desc, &bp), 0);
+
+	fd = calloc(800, sizeof(*fd));
+	assert_non_null(fd);
+	for (i = 0; i < 400; ++i) {
+		/* no two tails alike: every one is packed */
+		for (j = 0; j < sizeof(tail); ++j)
+			tail[j] = (uint8_t)(i * 31 + j * (i % 7 + 1));
+		assert_int_equal(sqfs_block_processor_begin(bp, fd + i, 0), 0);
+		assert_int_equal(
+		    sqfs_block_processor_append(bp, tail, sizeof(tail)), 0);
+		assert_int_equal(sqfs_block_processor_end(bp), 0);
+		/* and empty files: a marker each, no buffers */
+		assert_int_equal(
+		    sqfs_block_processor_begin(bp, fd + 400 + i, 0), 0);
+		assert_int_equal(sqfs_block_processor_end(bp), 0);
+	}
+	assert_int_equal(sqfs_block_processor_finish(bp), 0);
+	/* 400 tails of 700 bytes: 5 to a 4 KiB block, 80 fragment blocks */
+	assert_true(atomic_load(&plan.calls) >= 80);
+	assert_true(atomic_load(&plan.most_running) >= 2);
+	/* buffers: the backlog, the block the front end fills, the open
+	 * fragment block */
+	assert_true(bp->block_count <= 2 + 2);
+
+	sqfs_block_processor_destroy(bp);
+	for (i = 0; i < 800; ++i)
+		sqfs_file_data_cleanup(fd + i);
+	free(fd);
+	sqfs_compressor_destroy(desc.cmp);
+	sqfs_file_destroy(file);
+}
+
 /* Workers stop at once: destroy right after many blocks were queued. */
 static void test_destroy_mid_stream(void **state)
 {
@@ -466,6 +545,7 @@ int main(void)
 	    cmocka_unit_test(test_backlog_bounded_in_bytes),
 	    cmocka_unit_test(test_compressor_fails),
 	    cmocka_unit_test(test_destroy_mid_stream),
+	    cmocka_unit_test(test_small_files_keep_workers_busy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

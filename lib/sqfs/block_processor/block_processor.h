@@ -75,8 +75,10 @@ typedef struct {
 	uint32_t devblk_size;
 	/* 0: serial; more: that many worker threads (if built). */
 	unsigned int num_workers;
-	/* Most blocks in flight before append waits (thread pool; 0: 10 per
-	 * worker); never more than 64 MiB of buffers. */
+	/* Most data and fragment blocks in flight (handed to the workers,
+	 * not yet written) before append waits (thread pool; 0: 10 per
+	 * worker); never more than 64 MiB of buffers. Tails and end-of-file
+	 * markers do not count. */
 	unsigned int max_backlog;
 	/* Files larger than a block keep their tail as a short block. */
 	bool no_tail_packing;

@@ -316,7 +316,7 @@ int bp_flush_fragments(sqfs_block_processor_t *bp)
 		bp_block_release(bp, blk);
 		return ret;
 	}
-	return bp->ops->submit_fragments(bp, blk);
+	return bp->ops->submit(bp, blk);
 }
 
 int bp_pack_tail(sqfs_block_processor_t *bp, const bp_block_t *tail)

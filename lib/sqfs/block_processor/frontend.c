@@ -319,7 +319,7 @@ static int submit_file_end(sqfs_block_processor_t *bp)
 	bp_block_t *blk;
 	int ret;
 
-	ret = bp->ops->get_block(bp, &blk);
+	ret = bp->ops->get_marker(bp, &blk);
 	if (ret != 0)
 		return ret;
 	blk->kind = BP_BLOCK_FILE_END;
@@ -356,10 +356,20 @@ static int submit_tail(sqfs_block_processor_t *bp, bp_block_t *tail)
 			bp_block_release(bp, tail);
 			return ret;
 		}
+		/* packed here, on the main thread, in file order: hashing
+		 * a tail costs little next to compressing, and completion
+		 * then never has to feed blocks back into the pipeline */
 		tail->kind = BP_BLOCK_TAIL;
 		tail->fd = bp->in.fd;
 		tail->flags = bp->in.flags;
-		return bp->ops->submit(bp, tail);
+		tail->hash = bp->hash_fn(tail->data, tail->size);
+		/* still the front end's while it is packed: the back end
+		 * does not count it against the blocks in flight */
+		bp->in.blk = tail;
+		ret = bp_pack_tail(bp, tail);
+		bp->in.blk = NULL;
+		bp_block_release(bp, tail);
+		return ret;
 	} else {
 		tail->kind = BP_BLOCK_DATA;
 	}
@@ -403,11 +413,7 @@ int sqfs_block_processor_finish(sqfs_block_processor_t *bp)
 	if (bp->state != BP_STATE_IDLE)
 		return bp_fail(bp, SQFS_ERROR_SEQUENCE);
 
-	/* Tails still in flight may open a new fragment block when they
-	 * complete, so wait for them before the last flush. */
-	ret = bp->ops->sync(bp);
-	if (ret == 0)
-		ret = bp_flush_fragments(bp);
+	ret = bp_flush_fragments(bp);
 	if (ret == 0)
 		ret = bp->ops->sync(bp);
 	if (ret != 0)

@@ -8,8 +8,11 @@
  *     begin / append / append_hole / end cut the data into blocks and give
  *     them to the back end with submit. At end the tail is decided: an
  *     all-zero tail is a sparse short block; a tail allowed into a fragment
- *     becomes a BP_BLOCK_TAIL after a BP_BLOCK_FILE_END marker; any other
- *     tail is a short BP_BLOCK_DATA block, followed by the marker.
+ *     is hashed and handed to the fragment packer (fragments.c) right
+ *     there, after the file's BP_BLOCK_FILE_END marker has been submitted;
+ *     any other tail is a short BP_BLOCK_DATA block, followed by the
+ *     marker. The packer deduplicates tails and packs them into the open
+ *     fragment block; a full fragment block is submitted like any block.
  *
  *   processing (bp_process_block in process.c, any thread)
  *     Pure: zero check, compression, hashing of one block with the
@@ -17,23 +20,24 @@
  *
  *   completion (bp_handle_completed in process.c, main thread, in
  *   submission order)
- *     Tails go to the fragment packer (fragments.c), which deduplicates
- *     them and packs them into the open fragment block; a full fragment
- *     block goes back to the back end (submit_fragments) to be processed
- *     like a data block and written. Every other block is queued for I/O
- *     (queue_io) and eventually reaches the block writer
- *     (bp_write_block, block_writer.c), which writes blocks strictly in
- *     I/O order and deduplicates whole files at their FILE_END marker.
+ *     Gives each block the next I/O number (queue_io); the block writer
+ *     (bp_write_block, block_writer.c) then writes blocks strictly in I/O
+ *     order and deduplicates whole files at their FILE_END marker.
+ *     Completion never submits anything: the pipeline runs one way.
  *
  * Ordering rules a back end must keep:
  *   - bp_handle_completed sees blocks in the order they were submitted
- *     (the processing sequence number, proc_seq);
- *   - bp_write_block sees blocks in the order queue_io / submit_fragments
- *     gave them I/O sequence numbers (io_seq). A file's blocks and its
- *     FILE_END marker therefore reach the writer back to back, and the
+ *     (the processing sequence number, proc_seq), so I/O order is
+ *     submission order;
+ *   - bp_write_block sees blocks in I/O order (io_seq). A file's blocks and
+ *     its FILE_END marker therefore reach the writer back to back, and the
  *     fragment block that a file's tail fills up is written after that
- *     file's FILE_END (its deduplication and truncation), because the tail
- *     is submitted after the marker.
+ *     file's FILE_END (its deduplication and truncation), because the
+ *     front end submits the marker before it packs the tail.
+ *
+ * Only blocks that carry data hold buffers: FILE_END markers are bare
+ * structures (bp_marker_alloc), and tails never become blocks of their
+ * own, so small files cost the pipeline no buffers and no backlog.
  *
  * The serial back end (serial.c) runs the three stages inside submit, one
  * block at a time. The thread-pool back end (pool.c) gives workers their
@@ -43,10 +47,11 @@
  * packer then reads them from the block in memory (frag.pending) instead
  * of from the output.
  *
- * Memory: a handful of block structures (two block_size buffers each), the
- * open fragment block, the writer's two verification buffers and the
- * packer's cache, plus per stored block one bp_index_entry_t and per
- * fragment one bp_fragment_t and per fragment block one table entry.
+ * Memory: a bounded number of block structures (two block_size buffers
+ * each) and markers, the open fragment block, the writer's two
+ * verification buffers and the packer's cache, plus per stored block one
+ * bp_index_entry_t and per fragment one bp_fragment_t and per fragment
+ * block one table entry.
  */
 #ifndef SQFS_BLOCK_PROCESSOR_INTERNAL_H
 #define SQFS_BLOCK_PROCESSOR_INTERNAL_H
@@ -71,7 +76,8 @@ typedef enum {
 	BP_BLOCK_DATA,
 	/* A whole block of zeros that has no data (a hole, or a zero tail). */
 	BP_BLOCK_SPARSE,
-	/* The tail of a file, for the fragment packer; hashed only. */
+	/* The tail of a file, for the fragment packer (front end only;
+	 * never submitted). */
 	BP_BLOCK_TAIL,
 	/* A fragment block ready to be compressed and written. */
 	BP_BLOCK_FRAGMENTS,
@@ -84,6 +90,8 @@ typedef struct bp_block {
 	struct bp_block *next;
 	/* Every block structure ever allocated, for destroy. */
 	struct bp_block *all_next;
+	/* A FILE_END marker without buffers (data and out are NULL). */
+	bool marker;
 
 	bp_block_kind_t kind;
 	/* The file's sqfs_blk_flags_t (for fragment blocks: DONT_COMPRESS
@@ -142,15 +150,14 @@ typedef uint64_t (*bp_hash_fn_t)(const void *data, size_t size);
 typedef struct {
 	/* A free block structure with its buffers (the front end fills it). */
 	int (*get_block)(sqfs_block_processor_t *bp, bp_block_t **out);
+	/* A free FILE_END marker (no buffers). */
+	int (*get_marker)(sqfs_block_processor_t *bp, bp_block_t **out);
 	/* Process and complete a block from the front end. Takes ownership
 	 * of blk, also on failure. */
 	int (*submit)(sqfs_block_processor_t *bp, bp_block_t *blk);
 	/* From bp_handle_completed: give blk the next I/O number and write
 	 * it in that order. Takes ownership. */
 	int (*queue_io)(sqfs_block_processor_t *bp, bp_block_t *blk);
-	/* From the fragment packer: process a full fragment block, give it
-	 * the next I/O number and write it. Takes ownership. */
-	int (*submit_fragments)(sqfs_block_processor_t *bp, bp_block_t *blk);
 	/* Wait until everything submitted has been written. */
 	int (*sync)(sqfs_block_processor_t *bp);
 	/* Free the back end's own state (blocks are freed by the caller). */
@@ -177,10 +184,13 @@ struct sqfs_block_processor {
 
 	bp_block_t *all_blocks;
 	bp_block_t *free_blocks;
-	/* Block structures allocated (on all_blocks), and those of them
-	 * not on the free list. */
+	bp_block_t *free_markers;
+	/* Block structures with buffers allocated (on all_blocks, as are
+	 * markers), and those of them not on the free list; markers not on
+	 * theirs. */
 	size_t block_count;
 	size_t blocks_in_use;
+	size_t markers_in_use;
 	uint64_t next_proc_seq;
 	uint64_t next_io_seq;
 
@@ -251,7 +261,10 @@ struct sqfs_block_processor {
 /* A block structure from the free list, or a new one. */
 int bp_block_alloc(sqfs_block_processor_t *bp, bp_block_t **out);
 
-/* Put a block back on the free list. */
+/* A FILE_END marker (no buffers) from its free list, or a new one. */
+int bp_marker_alloc(sqfs_block_processor_t *bp, bp_block_t **out);
+
+/* Put a block or marker back on its free list. */
 void bp_block_release(sqfs_block_processor_t *bp, bp_block_t *blk);
 
 /* Zero check, compression and hashing of one block (see above). */
@@ -278,8 +291,8 @@ void bp_writer_cleanup(sqfs_block_processor_t *bp);
 
 /* ---- fragments.c --------------------------------------------------------- */
 
-/* Deduplicate a processed tail or pack it into the open fragment block.
- * Does not take ownership. */
+/* Deduplicate a hashed tail (front end) or pack it into the open fragment
+ * block, submitting the block when it is full. Does not take ownership. */
 int bp_pack_tail(sqfs_block_processor_t *bp, const bp_block_t *tail);
 
 /* Submit the open fragment block, if it holds anything. */

@@ -7,10 +7,10 @@
  *               number (proc_seq); workers take from the front.
  *   done queue  processed blocks, sorted by proc_seq. The main thread takes
  *               them strictly in proc_seq order and completes them
- *               (bp_handle_completed): data, sparse and end-of-file blocks
- *               get the next I/O number there, tails go to the fragment
- *               packer. A full fragment block is submitted to the work
- *               queue already holding its I/O number and skips completion.
+ *               (bp_handle_completed), which gives each the next I/O
+ *               number. Fragment blocks come from the front end like
+ *               data blocks (it packs tails itself), so nothing is fed
+ *               back into the pipeline from here.
  *   I/O queue   blocks with an I/O number, sorted by it (main thread only);
  *               written strictly in io_seq order.
  *
@@ -18,11 +18,12 @@
  * state outside the block happen on the main thread, so the output is the
  * serial back end's, byte for byte, for any number of workers.
  *
- * The main thread waits only when it needs a block structure and the
- * number in use has reached the backlog limit (in blocks and in bytes):
- * it then completes blocks until fewer are in use. The fragment packer may ask
- * for a block while a completion is running; that request is served
- * without waiting (one block over the limit) so completion never recurses.
+ * The main thread waits only when it needs a block structure with buffers
+ * and the number in use has reached the backlog limit (in blocks and in
+ * bytes), or a FILE_END marker and very many are in flight: it then
+ * completes blocks until fewer are in use. Markers carry no data, so many
+ * small files cost the backlog nothing and several fragment blocks can be
+ * compressed at once.
  */
 #include "config.h"
 
@@ -36,6 +37,10 @@
 /* Whatever the block size and --queue-backlog, blocks in flight hold at
  * most this many bytes of buffers. */
 #define POOL_MAX_BACKLOG_BYTES (64u * 1024u * 1024u)
+
+/* FILE_END markers in flight (about 100 bytes each): empty files queued
+ * behind one slow block wait here rather than fill memory. */
+#define POOL_MAX_MARKERS 65536u
 
 typedef struct pool pool_t;
 
@@ -72,7 +77,6 @@ struct pool {
 	bp_block_t *io_queue;
 	uint64_t next_write_seq;
 	size_t max_blocks;
-	bool completing;
 
 	unsigned int num_workers;
 	pool_worker_t *workers;
@@ -185,7 +189,7 @@ static int drain_io(sqfs_block_processor_t *bp, pool_t *pool)
 }
 
 /* Complete one block taken off the done queue. Takes ownership. */
-static int complete(sqfs_block_processor_t *bp, pool_t *pool, bp_block_t *blk)
+static int complete(sqfs_block_processor_t *bp, bp_block_t *blk)
 {
 	int ret;
 
@@ -194,15 +198,7 @@ static int complete(sqfs_block_processor_t *bp, pool_t *pool, bp_block_t *blk)
 		bp_block_release(bp, blk);
 		return ret;
 	}
-	if (blk->kind == BP_BLOCK_FRAGMENTS) {
-		insert_sorted(&pool->io_queue, blk, true);
-		return drain_io(bp, pool);
-	}
-
-	pool->completing = true;
-	ret = bp_handle_completed(bp, blk);
-	pool->completing = false;
-	return ret;
+	return bp_handle_completed(bp, blk);
 }
 
 /* Blocks submitted and not yet taken off the done queue. */
@@ -221,11 +217,16 @@ static int complete_ready(sqfs_block_processor_t *bp, pool_t *pool)
 		blk = take_done(pool, false);
 		if (blk == NULL)
 			break;
-		ret = complete(bp, pool, blk);
+		ret = complete(bp, blk);
 		if (ret != 0)
 			return ret;
 	}
 	return 0;
+}
+
+static size_t held_by_front_end(const sqfs_block_processor_t *bp)
+{
+	return (bp->in.blk != NULL ? 1 : 0) + (bp->frag.blk != NULL ? 1 : 0);
 }
 
 static int pool_get_block(sqfs_block_processor_t *bp, bp_block_t **out)
@@ -234,20 +235,32 @@ static int pool_get_block(sqfs_block_processor_t *bp, bp_block_t **out)
 	int ret;
 
 	/*
-	 * At the limit, complete blocks (each may free some) until below it.
-	 * Blocks in use include the one the front end fills and the open
-	 * fragment block, which only the front end can hand on; when the
-	 * pipeline is empty nothing else is held (the I/O queue only waits
-	 * for a fragment block, which would be in the pipeline), so then
-	 * there is nothing to wait for.
+	 * The backlog counts blocks in flight: in use, less the ones the
+	 * front end holds (the block it fills and the open fragment block).
+	 * At the limit, complete blocks (each may free some) until below it;
+	 * when the pipeline is empty there is nothing to wait for.
 	 */
-	while (!pool->completing && bp->blocks_in_use >= pool->max_blocks &&
+	while (bp->blocks_in_use - held_by_front_end(bp) >= pool->max_blocks &&
 	       pipeline_busy(bp, pool)) {
-		ret = complete(bp, pool, take_done(pool, true));
+		ret = complete(bp, take_done(pool, true));
 		if (ret != 0)
 			return ret;
 	}
 	return bp_block_alloc(bp, out);
+}
+
+static int pool_get_marker(sqfs_block_processor_t *bp, bp_block_t **out)
+{
+	pool_t *pool = bp->backend;
+	int ret;
+
+	while (bp->markers_in_use >= POOL_MAX_MARKERS &&
+	       pipeline_busy(bp, pool)) {
+		ret = complete(bp, take_done(pool, true));
+		if (ret != 0)
+			return ret;
+	}
+	return bp_marker_alloc(bp, out);
 }
 
 static int pool_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
@@ -269,25 +282,13 @@ static int pool_queue_io(sqfs_block_processor_t *bp, bp_block_t *blk)
 	return drain_io(bp, pool);
 }
 
-static int pool_submit_fragments(sqfs_block_processor_t *bp, bp_block_t *blk)
-{
-	pool_t *pool = bp->backend;
-
-	blk->io_seq = bp->next_io_seq++;
-	blk->proc_seq = bp->next_proc_seq++;
-	/* Called from a completion: only queue it; the caller's loop will
-	 * take it off the done queue in its turn. */
-	push_work(pool, blk);
-	return 0;
-}
-
 static int pool_sync(sqfs_block_processor_t *bp)
 {
 	pool_t *pool = bp->backend;
 	int ret;
 
 	while (pipeline_busy(bp, pool)) {
-		ret = complete(bp, pool, take_done(pool, true));
+		ret = complete(bp, take_done(pool, true));
 		if (ret != 0)
 			return ret;
 	}
@@ -329,9 +330,9 @@ static void pool_destroy(sqfs_block_processor_t *bp)
 
 static const bp_backend_t bp_pool_backend = {
     .get_block = pool_get_block,
+    .get_marker = pool_get_marker,
     .submit = pool_submit,
     .queue_io = pool_queue_io,
-    .submit_fragments = pool_submit_fragments,
     .sync = pool_sync,
     .destroy = pool_destroy,
 };

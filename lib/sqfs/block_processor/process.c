@@ -2,7 +2,7 @@
 /*
  * process.c - what happens to one block: its structure, the processing a
  * worker may do (zero check, compression, hash) and the completion the
- * main thread does in submission order.
+ * main thread does in submission order (an I/O number; nothing else).
  */
 #include "config.h"
 
@@ -13,6 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+
+static void block_reset(bp_block_t *blk)
+{
+	blk->next = NULL;
+	blk->kind = BP_BLOCK_DATA;
+	blk->flags = 0;
+	blk->fd = NULL;
+	blk->index = 0;
+	blk->size = 0;
+	blk->proc_seq = 0;
+	blk->io_seq = 0;
+	blk->error = 0;
+	blk->size_word = 0;
+	blk->stored = NULL;
+	blk->hash = 0;
+}
 
 int bp_block_alloc(sqfs_block_processor_t *bp, bp_block_t **out)
 {
@@ -28,30 +44,50 @@ int bp_block_alloc(sqfs_block_processor_t *bp, bp_block_t **out)
 			return SQFS_ERROR_ALLOC;
 		blk->data = (uint8_t *)(blk + 1);
 		blk->out = blk->data + bs;
+		blk->marker = false;
 		blk->all_next = bp->all_blocks;
 		bp->all_blocks = blk;
 		bp->block_count += 1;
 	}
 
 	bp->blocks_in_use += 1;
-	blk->next = NULL;
-	blk->kind = BP_BLOCK_DATA;
-	blk->flags = 0;
-	blk->fd = NULL;
-	blk->index = 0;
-	blk->size = 0;
-	blk->proc_seq = 0;
-	blk->io_seq = 0;
-	blk->error = 0;
-	blk->size_word = 0;
-	blk->stored = NULL;
-	blk->hash = 0;
+	block_reset(blk);
+	*out = blk;
+	return 0;
+}
+
+int bp_marker_alloc(sqfs_block_processor_t *bp, bp_block_t **out)
+{
+	bp_block_t *blk = bp->free_markers;
+
+	if (blk != NULL) {
+		bp->free_markers = blk->next;
+	} else {
+		blk = malloc(sizeof(*blk));
+		if (blk == NULL)
+			return SQFS_ERROR_ALLOC;
+		blk->data = NULL;
+		blk->out = NULL;
+		blk->marker = true;
+		blk->all_next = bp->all_blocks;
+		bp->all_blocks = blk;
+	}
+
+	bp->markers_in_use += 1;
+	block_reset(blk);
+	blk->kind = BP_BLOCK_FILE_END;
 	*out = blk;
 	return 0;
 }
 
 void bp_block_release(sqfs_block_processor_t *bp, bp_block_t *blk)
 {
+	if (blk->marker) {
+		blk->next = bp->free_markers;
+		bp->free_markers = blk;
+		bp->markers_in_use -= 1;
+		return;
+	}
 	blk->next = bp->free_blocks;
 	bp->free_blocks = blk;
 	bp->blocks_in_use -= 1;
@@ -127,32 +163,25 @@ int bp_process_block(const sqfs_block_processor_t *bp, sqfs_compressor_t *cmp,
 		if (blk->size == 0)
 			return SQFS_ERROR_INTERNAL;
 		return bp_compress(bp, cmp, blk);
-	case BP_BLOCK_TAIL:
-		blk->hash = bp->hash_fn(blk->data, blk->size);
-		return 0;
 	case BP_BLOCK_SPARSE:
 	case BP_BLOCK_FILE_END:
 		return 0;
+	case BP_BLOCK_TAIL:
+		/* packed by the front end, never submitted */
+		break;
 	}
 	return SQFS_ERROR_INTERNAL;
 }
 
 int bp_handle_completed(sqfs_block_processor_t *bp, bp_block_t *blk)
 {
-	int ret;
-
 	switch (blk->kind) {
-	case BP_BLOCK_TAIL:
-		ret = bp_pack_tail(bp, blk);
-		bp_block_release(bp, blk);
-		return ret;
 	case BP_BLOCK_DATA:
 	case BP_BLOCK_SPARSE:
 	case BP_BLOCK_FILE_END:
-		return bp->ops->queue_io(bp, blk);
 	case BP_BLOCK_FRAGMENTS:
-		/* fragment blocks already hold their I/O number and go
-		 * through submit_fragments, never through here */
+		return bp->ops->queue_io(bp, blk);
+	case BP_BLOCK_TAIL:
 		break;
 	}
 	bp_block_release(bp, blk);

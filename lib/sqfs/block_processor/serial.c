@@ -14,6 +14,11 @@ static int serial_get_block(sqfs_block_processor_t *bp, bp_block_t **out)
 	return bp_block_alloc(bp, out);
 }
 
+static int serial_get_marker(sqfs_block_processor_t *bp, bp_block_t **out)
+{
+	return bp_marker_alloc(bp, out);
+}
+
 static int serial_queue_io(sqfs_block_processor_t *bp, bp_block_t *blk)
 {
 	int ret;
@@ -37,19 +42,6 @@ static int serial_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 	return bp_handle_completed(bp, blk);
 }
 
-static int serial_submit_fragments(sqfs_block_processor_t *bp, bp_block_t *blk)
-{
-	int ret;
-
-	blk->proc_seq = bp->next_proc_seq++;
-	ret = bp_process_block(bp, bp->desc.cmp, blk);
-	if (ret != 0) {
-		bp_block_release(bp, blk);
-		return ret;
-	}
-	return serial_queue_io(bp, blk);
-}
-
 static int serial_sync(sqfs_block_processor_t *bp)
 {
 	(void)bp;
@@ -63,9 +55,9 @@ static void serial_destroy(sqfs_block_processor_t *bp)
 
 const bp_backend_t bp_serial_backend = {
     .get_block = serial_get_block,
+    .get_marker = serial_get_marker,
     .submit = serial_submit,
     .queue_io = serial_queue_io,
-    .submit_fragments = serial_submit_fragments,
     .sync = serial_sync,
     .destroy = serial_destroy,
 };
