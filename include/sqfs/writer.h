@@ -173,10 +173,40 @@ SQFS_API int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
  * Start a regular file at path. Its data follows through
  * sqfs_writer_append and sqfs_writer_append_hole, and sqfs_writer_end_file
  * completes it; no other entry may be added in between
- * (SQFS_ERROR_SEQUENCE).
+ * (SQFS_ERROR_SEQUENCE). The same as sqfs_writer_begin_file_flags with no
+ * flags.
  */
 SQFS_API int sqfs_writer_begin_file(sqfs_writer_t *wr, const char *path,
 				    const sqfs_entry_attr_t *attr);
+
+/* How one file's data is stored (sqfs_writer_begin_file_flags). */
+typedef enum {
+	/* Store every block, and the tail, uncompressed. A tail packed into
+	 * a fragment makes its whole fragment block uncompressed. */
+	SQFS_FILE_DONT_COMPRESS = 0x01,
+	/* Store the tail as a short last block, never in a fragment block. */
+	SQFS_FILE_DONT_FRAGMENT = 0x02,
+	/* Neither look for an earlier copy of the file's blocks or tail nor
+	 * offer them to later files. */
+	SQFS_FILE_DONT_DEDUPLICATE = 0x04,
+	/* Store blocks of zeros (and holes) as data, not as sparse blocks
+	 * that take no space. */
+	SQFS_FILE_NO_SPARSE = 0x08,
+	/* Start the file's first block at a multiple of the device block
+	 * size (sqfs_writer_options_t devblk_size), padding before it. */
+	SQFS_FILE_ALIGN = 0x10,
+} sqfs_file_flags_t;
+
+/*
+ * sqfs_writer_begin_file with per-file storage choices: flags is a set of
+ * sqfs_file_flags_t (0 for none). Other bits are refused with
+ * SQFS_ERROR_ARG_INVALID before anything is changed. The flags change only
+ * how the data is stored, never what a reader gets back; the output stays
+ * deterministic.
+ */
+SQFS_API int sqfs_writer_begin_file_flags(sqfs_writer_t *wr, const char *path,
+					  const sqfs_entry_attr_t *attr,
+					  unsigned int flags);
 
 /* Append size bytes of data to the current file. */
 SQFS_API int sqfs_writer_append(sqfs_writer_t *wr, const void *data,

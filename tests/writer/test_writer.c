@@ -532,6 +532,153 @@ static void test_flags(void **state)
 	wt_tmp_cleanup(&tmp);
 }
 
+/*
+ * Per-file flags, each seen by an independent reader (squashfs-tools-ng's
+ * rdsquashfs -s: block sizes, raw or compressed, fragment, start) and the
+ * contents by unsquashfs, against files written without them.
+ */
+static char *rd_field(const wt_tmp_t *tmp, const char *path, const char *f)
+{
+	char *v = wt_rd_stat(tmp->image, path, f);
+
+	if (v == NULL)
+		fail_msg("rdsquashfs -s %s: no \"%s\"", path, f);
+	return v;
+}
+
+static bool rd_field_is(const wt_tmp_t *tmp, const char *path, const char *f,
+			const char *expect)
+{
+	char *v = rd_field(tmp, path, f);
+	bool same = strncmp(v, expect, strlen(expect)) == 0;
+
+	free(v);
+	return same;
+}
+
+static uint64_t rd_number(const wt_tmp_t *tmp, const char *path, const char *f)
+{
+	char *v = rd_field(tmp, path, f);
+	uint64_t n = strtoull(v, NULL, 0);
+
+	free(v);
+	return n;
+}
+
+static void test_file_flags(void **state)
+{
+	static const struct {
+		const char *name;
+		unsigned int flags;
+		int kind;
+		uint64_t size;
+		uint64_t hole;
+	} files[] = {
+	    /* 3 blocks and a tail of text; the same data again */
+	    {"plain", 0, TEST_DATA_TEXT, 3 * 4096 + 1000, 0},
+	    {"same", 0, TEST_DATA_TEXT, 3 * 4096 + 1000, 0},
+	    {"nocomp", SQFS_FILE_DONT_COMPRESS, TEST_DATA_TEXT, 3 * 4096 + 999,
+	     0},
+	    {"nofrag", SQFS_FILE_DONT_FRAGMENT, TEST_DATA_TEXT, 3 * 4096 + 998,
+	     0},
+	    {"nodedup", SQFS_FILE_DONT_DEDUPLICATE, TEST_DATA_TEXT,
+	     3 * 4096 + 1000, 0},
+	    {"odd", 0, TEST_DATA_TEXT, 777, 0},
+	    {"align", SQFS_FILE_ALIGN, TEST_DATA_TEXT, 2 * 4096 + 10, 0},
+	    {"sparse", 0, TEST_DATA_TEXT, 3 * 4096, 2 * 4096},
+	    {"nosparse", SQFS_FILE_NO_SPARSE, TEST_DATA_TEXT, 3 * 4096 + 1,
+	     2 * 4096},
+	};
+	sqfs_entry_attr_t attr = wt_attr(S_IFREG | 0644, 0, 0, 0);
+	sqfs_writer_options_t opt;
+	sqfs_writer_t *wr;
+	sqfs_file_t *file;
+	wt_model_t model;
+	wt_entry_t *e;
+	wt_tmp_t tmp;
+	size_t i;
+
+	(void)state;
+	if (!wt_have(UNSQUASHFS) || !wt_have(RDSQUASHFS))
+		skip();
+	wt_tmp_init(&tmp);
+	wt_options(&opt);
+	opt.block_size = 4096;
+	opt.compressor.block_size = 4096;
+	opt.devblk_size = 4096;
+	wr = wt_create(tmp.image, &opt, &file);
+
+	/* unknown bits are refused before anything changes */
+	assert_int_equal(sqfs_writer_begin_file_flags(wr, "x", &attr, 0x20),
+			 SQFS_ERROR_ARG_INVALID);
+
+	wt_model_init(&model);
+	wt_model_set(&model, "", S_IFDIR | 0755, 0, 0, 0);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); ++i) {
+		e = wt_model_set(&model, files[i].name, S_IFREG | 0644, 0, 0,
+				 0);
+		e->size = files[i].size;
+		e->hole_size = files[i].hole;
+		e->kind = files[i].kind;
+		/* same seed: same data where the sizes agree */
+		e->seed = 7;
+		e->file_flags = files[i].flags;
+		wt_write_file(wr, e, NULL, 0);
+	}
+	assert_int_equal(sqfs_writer_finish(wr), 0);
+	sqfs_writer_destroy(wr);
+	sqfs_file_destroy(file);
+	wt_check_image(&tmp, &model);
+
+	/* without flags: compressed blocks, a fragment, deduplicated */
+	assert_true(rd_field_is(&tmp, "/plain", "\tBlock #0 size: ", ""));
+	assert_true(rd_field_is(&tmp, "/plain", "Block count: ", "3"));
+	assert_false(
+	    rd_field_is(&tmp, "/plain", "Fragment index: ", "0xFFFFFFFF"));
+	assert_int_equal(rd_number(&tmp, "/same", "Blocks start: "),
+			 rd_number(&tmp, "/plain", "Blocks start: "));
+	assert_int_equal(rd_number(&tmp, "/same", "Fragment index: "),
+			 rd_number(&tmp, "/plain", "Fragment index: "));
+
+	/* SQFS_FILE_DONT_COMPRESS: every block raw, 4096 bytes */
+	for (i = 0; i < 3; ++i) {
+		char f[32];
+
+		snprintf(f, sizeof(f), "\tBlock #%zu size: ", i);
+		assert_true(
+		    rd_field_is(&tmp, "/nocomp", f, "4096 (uncompressed)"));
+		assert_false(
+		    rd_field_is(&tmp, "/plain", f, "4096 (uncompressed)"));
+	}
+
+	/* SQFS_FILE_DONT_FRAGMENT: the tail is a fourth, short block */
+	assert_true(
+	    rd_field_is(&tmp, "/nofrag", "Fragment index: ", "0xFFFFFFFF"));
+	assert_true(rd_field_is(&tmp, "/nofrag", "Block count: ", "4"));
+
+	/* SQFS_FILE_DONT_DEDUPLICATE: its own copy of plain's data, and
+	 * its tail not shared either */
+	assert_true(rd_number(&tmp, "/nodedup", "Blocks start: ") !=
+		    rd_number(&tmp, "/plain", "Blocks start: "));
+	assert_true(rd_number(&tmp, "/nodedup", "Fragment offset: ") !=
+			rd_number(&tmp, "/plain", "Fragment offset: ") ||
+		    rd_number(&tmp, "/nodedup", "Fragment index: ") !=
+			rd_number(&tmp, "/plain", "Fragment index: "));
+
+	/* SQFS_FILE_ALIGN: starts at a multiple of the device block size
+	 * though the file before it ("odd") is a fragment only */
+	assert_int_equal(rd_number(&tmp, "/align", "Blocks start: ") % 4096, 0);
+
+	/* holes: sparse blocks (size 0) unless SQFS_FILE_NO_SPARSE */
+	assert_true(rd_field_is(&tmp, "/sparse", "\tBlock #0 size: ", "0 "));
+	assert_true(rd_field_is(&tmp, "/sparse", "\tBlock #1 size: ", "0 "));
+	assert_false(rd_field_is(&tmp, "/nosparse", "\tBlock #0 size: ", "0 "));
+	assert_false(rd_field_is(&tmp, "/nosparse", "\tBlock #1 size: ", "0 "));
+
+	wt_model_free(&model);
+	wt_tmp_cleanup(&tmp);
+}
+
 /* Data begins right after the superblock and the options block. */
 static void test_data_start(void **state)
 {
@@ -603,6 +750,7 @@ int main(void)
 	    cmocka_unit_test(test_full_tree),
 	    cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_file_flags),
 	    cmocka_unit_test(test_data_start),
 	    cmocka_unit_test(test_empty_image),
 	};

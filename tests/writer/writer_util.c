@@ -247,7 +247,8 @@ void wt_write_file(sqfs_writer_t *wr, const wt_entry_t *e,
 
 	attr.xattrs = xattrs;
 	attr.xattr_count = xattr_count;
-	assert_int_equal(sqfs_writer_begin_file(wr, e->path, &attr), 0);
+	assert_int_equal(
+	    sqfs_writer_begin_file_flags(wr, e->path, &attr, e->file_flags), 0);
 
 	if (e->hole_size > 0)
 		assert_int_equal(sqfs_writer_append_hole(wr, e->hole_size), 0);

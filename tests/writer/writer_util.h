@@ -68,6 +68,8 @@ typedef struct {
 	uint32_t major, minor;
 	/* Hard links: the path of the entry they share an inode with. */
 	char *link_of;
+	/* Regular files: sqfs_file_flags_t to write them with. */
+	unsigned int file_flags;
 	/* Expected xattrs: "key=value" pairs, NULL terminated (values are
 	 * plain text here). */
 	const char *const *xattrs;

@@ -567,9 +567,42 @@ int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
 
 /* ---- file data ----------------------------------------------------------- */
 
+/* The block processor's flags for the public per-file flags. */
+static unsigned int block_flags(unsigned int flags)
+{
+	static const struct {
+		unsigned int file;
+		unsigned int blk;
+	} map[] = {
+	    {SQFS_FILE_DONT_COMPRESS, SQFS_BLK_DONT_COMPRESS},
+	    {SQFS_FILE_DONT_FRAGMENT, SQFS_BLK_DONT_FRAGMENT},
+	    {SQFS_FILE_DONT_DEDUPLICATE, SQFS_BLK_DONT_DEDUPLICATE},
+	    {SQFS_FILE_NO_SPARSE, SQFS_BLK_NO_SPARSE},
+	    {SQFS_FILE_ALIGN, SQFS_BLK_ALIGN},
+	};
+	unsigned int out = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); ++i) {
+		if (flags & map[i].file)
+			out |= map[i].blk;
+	}
+	return out;
+}
+
 int sqfs_writer_begin_file(sqfs_writer_t *wr, const char *path,
 			   const sqfs_entry_attr_t *attr)
 {
+	return sqfs_writer_begin_file_flags(wr, path, attr, 0);
+}
+
+int sqfs_writer_begin_file_flags(sqfs_writer_t *wr, const char *path,
+				 const sqfs_entry_attr_t *attr,
+				 unsigned int flags)
+{
+	const unsigned int known =
+	    SQFS_FILE_DONT_COMPRESS | SQFS_FILE_DONT_FRAGMENT |
+	    SQFS_FILE_DONT_DEDUPLICATE | SQFS_FILE_NO_SPARSE | SQFS_FILE_ALIGN;
 	sqfs_file_data_t *fd;
 	const char *name;
 	node_attr_t a;
@@ -577,7 +610,7 @@ int sqfs_writer_begin_file(sqfs_writer_t *wr, const char *path,
 	size_t len;
 	int ret;
 
-	if (attr == NULL)
+	if (attr == NULL || (flags & ~known) != 0)
 		return SQFS_ERROR_ARG_INVALID;
 	ret = begin_add(wr, path, attr, S_IFREG, false, &parent, &name, &len);
 	if (ret != 0)
@@ -587,7 +620,8 @@ int sqfs_writer_begin_file(sqfs_writer_t *wr, const char *path,
 	if (ret == 0)
 		ret = wr_tree_new_file_data(&wr->tree, &fd);
 	if (ret == 0)
-		ret = sqfs_block_processor_begin(wr->bp, fd, 0);
+		ret =
+		    sqfs_block_processor_begin(wr->bp, fd, block_flags(flags));
 	if (ret != 0)
 		return ret;
 
