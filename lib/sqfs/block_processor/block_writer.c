@@ -25,7 +25,7 @@
 
 static uint64_t block_key(const bp_index_entry_t *e)
 {
-	return e->hash ^ ((uint64_t)e->size_word * 0x9e3779b97f4a7c15ull);
+	return bp_dedup_key(e->hash, e->size_word);
 }
 
 void bp_writer_cleanup(sqfs_block_processor_t *bp)
@@ -34,10 +34,7 @@ void bp_writer_cleanup(sqfs_block_processor_t *bp)
 	free(bp->wr.buf_b);
 	bp->wr.buf_a = NULL;
 	bp->wr.buf_b = NULL;
-	free(bp->index);
-	bp->index = NULL;
-	bp->index_count = 0;
-	bp->index_capacity = 0;
+	array_cleanup(&bp->index);
 	hash_table_cleanup(&bp->index_map);
 }
 
@@ -52,7 +49,7 @@ static int writer_file(sqfs_block_processor_t *bp, const bp_block_t *blk)
 		bp->wr.flags = blk->flags;
 		bp->wr.stored_any = false;
 		bp->wr.stored_bytes = 0;
-		bp->wr.first_entry = bp->index_count;
+		bp->wr.first_entry = bp->index.count;
 	} else if (bp->wr.fd != blk->fd) {
 		return SQFS_ERROR_INTERNAL;
 	}
@@ -68,28 +65,21 @@ static int index_append(sqfs_block_processor_t *bp, uint64_t pos,
 			const bp_block_t *blk)
 {
 	bp_index_entry_t *e;
+	int ret;
 
 	/* entries are linked by u32 numbers; past that, stop recording
 	 * (dedup is lost for later files, nothing else) */
-	if (bp->index_count >= BP_NONE - 1) {
+	if (bp->index.count >= BP_NONE - 1) {
 		bp->wr.flags |= SQFS_BLK_DONT_DEDUPLICATE;
-		bp->index_count = bp->wr.first_entry;
+		bp->index.count = bp->wr.first_entry;
 		return 0;
 	}
 
-	if (bp->index_count == bp->index_capacity) {
-		size_t cap = bp->index_capacity ? bp->index_capacity * 2 : 256;
+	ret = array_reserve(&bp->index, sizeof(*e), 1);
+	if (ret != 0)
+		return ret;
 
-		if (cap > SIZE_MAX / sizeof(*e))
-			return SQFS_ERROR_OVERFLOW;
-		e = realloc(bp->index, cap * sizeof(*e));
-		if (e == NULL)
-			return SQFS_ERROR_ALLOC;
-		bp->index = e;
-		bp->index_capacity = cap;
-	}
-
-	e = bp->index + bp->index_count++;
+	e = bp_index(bp) + bp->index.count++;
 	e->pos = pos;
 	e->hash = blk->hash;
 	e->size_word = blk->size_word;
@@ -141,7 +131,7 @@ static int write_file_block(sqfs_block_processor_t *bp, bp_block_t *blk)
 			}
 		}
 		fd->blocks_start = pos;
-		bp->wr.first_entry = bp->index_count;
+		bp->wr.first_entry = bp->index.count;
 		bp->wr.stored_any = true;
 	}
 
@@ -163,8 +153,8 @@ static int write_file_block(sqfs_block_processor_t *bp, bp_block_t *blk)
  * file's and lie back to back on disk. */
 static bool run_matches(const sqfs_block_processor_t *bp, size_t c, size_t n)
 {
-	const bp_index_entry_t *cand = bp->index + c;
-	const bp_index_entry_t *own = bp->index + bp->wr.first_entry;
+	const bp_index_entry_t *cand = bp_index(bp) + c;
+	const bp_index_entry_t *own = bp_index(bp) + bp->wr.first_entry;
 	size_t k;
 
 	if ((bp->wr.flags & SQFS_BLK_ALIGN) &&
@@ -228,18 +218,19 @@ static int same_bytes(sqfs_block_processor_t *bp, uint64_t a, uint64_t b,
 static int find_duplicate(sqfs_block_processor_t *bp, size_t *out)
 {
 	size_t first = bp->wr.first_entry;
-	size_t n = bp->index_count - first;
+	size_t n = bp->index.count - first;
 	unsigned int tried = 0;
 	uint64_t c;
 	int ret;
 
 	*out = BP_NONE;
-	if (!hash_table_get(&bp->index_map, block_key(bp->index + first), &c))
+	if (!hash_table_get(&bp->index_map, block_key(bp_index(bp) + first),
+			    &c))
 		return 0;
 
 	/* The chain runs backwards. Entries too late for a run of n (fewer
 	 * than n of them) are skipped without counting as a try. */
-	for (; c != BP_NONE; c = bp->index[c].prev) {
+	for (; c != BP_NONE; c = bp_index(bp)[c].prev) {
 		if (c >= first)
 			return SQFS_ERROR_INTERNAL;
 		if (c + n > first)
@@ -249,8 +240,8 @@ static int find_duplicate(sqfs_block_processor_t *bp, size_t *out)
 		if (!run_matches(bp, (size_t)c, n))
 			continue;
 
-		ret = same_bytes(bp, bp->index[c].pos, bp->index[first].pos,
-				 bp->wr.stored_bytes);
+		ret = same_bytes(bp, bp_index(bp)[c].pos,
+				 bp_index(bp)[first].pos, bp->wr.stored_bytes);
 		if (ret < 0)
 			return ret;
 		if (ret == 1) {
@@ -267,11 +258,11 @@ static int record_run(sqfs_block_processor_t *bp)
 	uint64_t prev;
 	int ret;
 
-	for (i = bp->wr.first_entry; i < bp->index_count; ++i) {
-		uint64_t key = block_key(bp->index + i);
+	for (i = bp->wr.first_entry; i < bp->index.count; ++i) {
+		uint64_t key = block_key(bp_index(bp) + i);
 
 		if (hash_table_get(&bp->index_map, key, &prev))
-			bp->index[i].prev = (uint32_t)prev;
+			bp_index(bp)[i].prev = (uint32_t)prev;
 		ret = hash_table_put(&bp->index_map, key, i);
 		if (ret != 0)
 			return ret;
@@ -290,7 +281,7 @@ static int finish_file(sqfs_block_processor_t *bp, const bp_block_t *blk)
 	if (ret != 0)
 		return ret;
 
-	n = bp->index_count - bp->wr.first_entry;
+	n = bp->index.count - bp->wr.first_entry;
 	if (bp->wr.stored_any && writer_dedup(bp) && n > 0) {
 		ret = find_duplicate(bp, &match);
 		if (ret != 0)
@@ -300,8 +291,8 @@ static int finish_file(sqfs_block_processor_t *bp, const bp_block_t *blk)
 			ret = file->truncate(file, bp->wr.cut_pos);
 			if (ret != 0)
 				return ret;
-			fd->blocks_start = bp->index[match].pos;
-			bp->index_count = bp->wr.first_entry;
+			fd->blocks_start = bp_index(bp)[match].pos;
+			bp->index.count = bp->wr.first_entry;
 			bp->stats.duplicate_blocks += n;
 			bp->stats.data_blocks -= n;
 			bp->stats.bytes_written -= bp->wr.stored_bytes;
@@ -324,7 +315,7 @@ static int write_fragment_block(sqfs_block_processor_t *bp, bp_block_t *blk)
 	int ret;
 
 	/* inside a file's run it would split the file's blocks */
-	if (bp->wr.fd != NULL || blk->index >= bp->frag.table_count)
+	if (bp->wr.fd != NULL || blk->index >= bp->frag.table.count)
 		return SQFS_ERROR_INTERNAL;
 	if (len == 0 || len > bp->desc.block_size)
 		return SQFS_ERROR_INTERNAL;
@@ -334,8 +325,8 @@ static int write_fragment_block(sqfs_block_processor_t *bp, bp_block_t *blk)
 	if (ret != 0)
 		return ret;
 
-	bp->frag.table[blk->index].start = pos;
-	bp->frag.table[blk->index].size_word = blk->size_word;
+	bp_frag_table(bp)[blk->index].start = pos;
+	bp_frag_table(bp)[blk->index].size_word = blk->size_word;
 	bp->stats.fragment_blocks += 1;
 	bp->stats.bytes_written += len;
 	return 0;

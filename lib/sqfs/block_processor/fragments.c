@@ -21,27 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t fragment_key(uint64_t hash, uint32_t size)
-{
-	return hash ^ ((uint64_t)size * 0x9e3779b97f4a7c15ull);
-}
-
 void bp_fragments_cleanup(sqfs_block_processor_t *bp)
 {
-	free(bp->frag.list);
-	free(bp->frag.table);
+	array_cleanup(&bp->frag.list);
+	array_cleanup(&bp->frag.table);
 	free(bp->frag.cache);
 	free(bp->frag.scratch);
-	free(bp->frag.pending);
+	array_cleanup(&bp->frag.pending);
 	hash_table_cleanup(&bp->frag.map);
-	bp->frag.list = NULL;
-	bp->frag.table = NULL;
 	bp->frag.cache = NULL;
 	bp->frag.scratch = NULL;
-	bp->frag.pending = NULL;
-	bp->frag.pending_count = bp->frag.pending_capacity = 0;
-	bp->frag.count = bp->frag.capacity = 0;
-	bp->frag.table_count = bp->frag.table_capacity = 0;
 	bp->frag.cache_index = BP_NONE;
 }
 
@@ -54,9 +43,9 @@ static int load_fragment_block(sqfs_block_processor_t *bp, uint32_t idx)
 	uint32_t len;
 	ptrdiff_t ret;
 
-	if (idx >= bp->frag.table_count)
+	if (idx >= bp->frag.table.count)
 		return SQFS_ERROR_INTERNAL;
-	e = bp->frag.table + idx;
+	e = bp_frag_table(bp) + idx;
 	len = e->size_word & BP_SIZE_MASK;
 	if (len == 0 || len > bs)
 		return SQFS_ERROR_INTERNAL;
@@ -100,38 +89,28 @@ static int load_fragment_block(sqfs_block_processor_t *bp, uint32_t idx)
  */
 static void prune_pending(sqfs_block_processor_t *bp)
 {
+	bp_pending_t *list = bp_frag_pending(bp);
 	size_t i, kept = 0;
 
-	for (i = 0; i < bp->frag.pending_count; ++i) {
-		uint32_t idx = bp->frag.pending[i].index;
-
-		if (bp->frag.table[idx].size_word == 0)
-			bp->frag.pending[kept++] = bp->frag.pending[i];
+	for (i = 0; i < bp->frag.pending.count; ++i) {
+		if (bp_frag_table(bp)[list[i].index].size_word == 0)
+			list[kept++] = list[i];
 	}
-	bp->frag.pending_count = kept;
+	bp->frag.pending.count = kept;
 }
 
 static int add_pending(sqfs_block_processor_t *bp, const bp_block_t *blk)
 {
-	prune_pending(bp);
-	if (bp->frag.pending_count == bp->frag.pending_capacity) {
-		size_t cap = bp->frag.pending_capacity
-				 ? bp->frag.pending_capacity * 2
-				 : 16;
-		void *list;
+	bp_pending_t *p;
+	int ret;
 
-		if (cap > SIZE_MAX / sizeof(*bp->frag.pending))
-			return SQFS_ERROR_OVERFLOW;
-		list =
-		    realloc(bp->frag.pending, cap * sizeof(*bp->frag.pending));
-		if (list == NULL)
-			return SQFS_ERROR_ALLOC;
-		bp->frag.pending = list;
-		bp->frag.pending_capacity = cap;
-	}
-	bp->frag.pending[bp->frag.pending_count].index = blk->index;
-	bp->frag.pending[bp->frag.pending_count].blk = blk;
-	bp->frag.pending_count += 1;
+	prune_pending(bp);
+	ret = array_reserve(&bp->frag.pending, sizeof(bp_pending_t), 1);
+	if (ret != 0)
+		return ret;
+	p = bp_frag_pending(bp) + bp->frag.pending.count++;
+	p->index = blk->index;
+	p->blk = blk;
 	return 0;
 }
 
@@ -140,13 +119,14 @@ static int add_pending(sqfs_block_processor_t *bp, const bp_block_t *blk)
  * may read it too. */
 static const bp_block_t *pending_block(sqfs_block_processor_t *bp, uint32_t idx)
 {
+	const bp_pending_t *list = bp_frag_pending(bp);
 	size_t i;
 
-	if (bp->frag.table[idx].size_word != 0)
+	if (bp_frag_table(bp)[idx].size_word != 0)
 		return NULL;
-	for (i = 0; i < bp->frag.pending_count; ++i) {
-		if (bp->frag.pending[i].index == idx)
-			return bp->frag.pending[i].blk;
+	for (i = 0; i < bp->frag.pending.count; ++i) {
+		if (list[i].index == idx)
+			return list[i].blk;
 	}
 	return NULL;
 }
@@ -159,7 +139,7 @@ static int fragment_bytes(sqfs_block_processor_t *bp, const bp_fragment_t *rec,
 	int ret;
 
 	if (blk == NULL || rec->block != blk->index) {
-		if (rec->block >= bp->frag.table_count)
+		if (rec->block >= bp->frag.table.count)
 			return SQFS_ERROR_INTERNAL;
 		blk = pending_block(bp, rec->block);
 	}
@@ -195,16 +175,16 @@ static int find_fragment(sqfs_block_processor_t *bp, const bp_block_t *tail,
 	int ret;
 
 	*out = BP_NONE;
-	if (!hash_table_get(&bp->frag.map, fragment_key(tail->hash, tail->size),
+	if (!hash_table_get(&bp->frag.map, bp_dedup_key(tail->hash, tail->size),
 			    &i))
 		return 0;
 
-	for (; i != BP_NONE; i = bp->frag.list[i].prev) {
+	for (; i != BP_NONE; i = bp_frag_list(bp)[i].prev) {
 		const bp_fragment_t *rec;
 
-		if (i >= bp->frag.count)
+		if (i >= bp->frag.list.count)
 			return SQFS_ERROR_INTERNAL;
-		rec = bp->frag.list + i;
+		rec = bp_frag_list(bp) + i;
 		if (rec->size != tail->size || rec->hash != tail->hash)
 			continue;
 		if (tried++ == BP_MAX_CANDIDATES)
@@ -224,27 +204,19 @@ static int find_fragment(sqfs_block_processor_t *bp, const bp_block_t *tail,
 static int record_fragment(sqfs_block_processor_t *bp, const bp_block_t *tail,
 			   uint32_t block, uint32_t offset)
 {
-	uint64_t key = fragment_key(tail->hash, tail->size), prev;
+	uint64_t key = bp_dedup_key(tail->hash, tail->size), prev;
 	bp_fragment_t *rec;
 	int ret;
 
 	/* records are linked by u32 numbers; past that, stop recording */
-	if (bp->frag.count >= BP_NONE - 1)
+	if (bp->frag.list.count >= BP_NONE - 1)
 		return 0;
 
-	if (bp->frag.count == bp->frag.capacity) {
-		size_t cap = bp->frag.capacity ? bp->frag.capacity * 2 : 256;
+	ret = array_reserve(&bp->frag.list, sizeof(*rec), 1);
+	if (ret != 0)
+		return ret;
 
-		if (cap > SIZE_MAX / sizeof(*rec))
-			return SQFS_ERROR_OVERFLOW;
-		rec = realloc(bp->frag.list, cap * sizeof(*rec));
-		if (rec == NULL)
-			return SQFS_ERROR_ALLOC;
-		bp->frag.list = rec;
-		bp->frag.capacity = cap;
-	}
-
-	rec = bp->frag.list + bp->frag.count;
+	rec = bp_frag_list(bp) + bp->frag.list.count;
 	rec->hash = tail->hash;
 	rec->size = tail->size;
 	rec->block = block;
@@ -253,10 +225,10 @@ static int record_fragment(sqfs_block_processor_t *bp, const bp_block_t *tail,
 	if (hash_table_get(&bp->frag.map, key, &prev))
 		rec->prev = (uint32_t)prev;
 
-	ret = hash_table_put(&bp->frag.map, key, bp->frag.count);
+	ret = hash_table_put(&bp->frag.map, key, bp->frag.list.count);
 	if (ret != 0)
 		return ret;
-	bp->frag.count += 1;
+	bp->frag.list.count += 1;
 	return 0;
 }
 
@@ -268,21 +240,12 @@ static int open_fragment_block(sqfs_block_processor_t *bp)
 	int ret;
 
 	/* 0xFFFFFFFF means "no fragment" in an inode */
-	if (bp->frag.table_count >= SQFS_NO_FRAGMENT)
+	if (bp->frag.table.count >= SQFS_NO_FRAGMENT)
 		return SQFS_ERROR_LIMIT;
 
-	if (bp->frag.table_count == bp->frag.table_capacity) {
-		size_t cap =
-		    bp->frag.table_capacity ? bp->frag.table_capacity * 2 : 64;
-
-		if (cap > SIZE_MAX / sizeof(*table))
-			return SQFS_ERROR_OVERFLOW;
-		table = realloc(bp->frag.table, cap * sizeof(*table));
-		if (table == NULL)
-			return SQFS_ERROR_ALLOC;
-		bp->frag.table = table;
-		bp->frag.table_capacity = cap;
-	}
+	ret = array_reserve(&bp->frag.table, sizeof(*table), 1);
+	if (ret != 0)
+		return ret;
 
 	ret = bp->ops->get_block(bp, &blk);
 	if (ret != 0)
@@ -291,11 +254,11 @@ static int open_fragment_block(sqfs_block_processor_t *bp)
 	blk->flags = 0;
 	blk->fd = NULL;
 	blk->size = 0;
-	blk->index = (uint32_t)bp->frag.table_count;
+	blk->index = (uint32_t)bp->frag.table.count;
 
-	bp->frag.table[bp->frag.table_count].start = 0;
-	bp->frag.table[bp->frag.table_count].size_word = 0;
-	bp->frag.table_count += 1;
+	table = bp_frag_table(bp) + bp->frag.table.count++;
+	table->start = 0;
+	table->size_word = 0;
 	bp->frag.blk = blk;
 	bp->frag.fill = 0;
 	return 0;
@@ -334,8 +297,8 @@ int bp_pack_tail(sqfs_block_processor_t *bp, const bp_block_t *tail)
 		if (ret != 0)
 			return ret;
 		if (match != BP_NONE) {
-			fd->fragment_index = bp->frag.list[match].block;
-			fd->fragment_offset = bp->frag.list[match].offset;
+			fd->fragment_index = bp_frag_list(bp)[match].block;
+			fd->fragment_offset = bp_frag_list(bp)[match].offset;
 			bp->stats.duplicate_fragments += 1;
 			return 0;
 		}

@@ -426,7 +426,7 @@ int sqfs_block_processor_finish(sqfs_block_processor_t *bp)
 int sqfs_block_processor_write_fragment_table(sqfs_block_processor_t *bp,
 					      sqfs_super_t *super)
 {
-	size_t count = bp->frag.table_count, i;
+	size_t count = bp->frag.table.count, i;
 	uint64_t start;
 	uint8_t *raw;
 	int ret;
@@ -452,8 +452,8 @@ int sqfs_block_processor_write_fragment_table(sqfs_block_processor_t *bp,
 	for (i = 0; i < count; ++i) {
 		uint8_t *p = raw + i * BP_FRAG_ENTRY_SIZE;
 
-		put_le64(p, bp->frag.table[i].start);
-		put_le32(p + 8, bp->frag.table[i].size_word);
+		put_le64(p, bp_frag_table(bp)[i].start);
+		put_le32(p + 8, bp_frag_table(bp)[i].size_word);
 		put_le32(p + 12, 0);
 	}
 	ret = sqfs_table_write(bp->desc.file, bp->desc.cmp, raw,

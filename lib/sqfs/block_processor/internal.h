@@ -57,6 +57,7 @@
 #define SQFS_BLOCK_PROCESSOR_INTERNAL_H
 
 #include "sqfs/block_processor/block_processor.h"
+#include "util/array.h"
 #include "util/hash_table.h"
 
 /* Bit 24 of a size word: the block is stored raw. */
@@ -145,6 +146,12 @@ typedef struct {
 	uint32_t size_word;
 } bp_frag_entry_t;
 
+/* A fragment block submitted but perhaps not yet written. */
+typedef struct {
+	uint32_t index;
+	const struct bp_block *blk;
+} bp_pending_t;
+
 typedef uint64_t (*bp_hash_fn_t)(const void *data, size_t size);
 
 typedef struct {
@@ -220,10 +227,9 @@ struct sqfs_block_processor {
 		uint8_t *buf_b;
 	} wr;
 
-	/* Stored data blocks, and key -> latest entry with that key. */
-	bp_index_entry_t *index;
-	size_t index_count;
-	size_t index_capacity;
+	/* Stored data blocks (bp_index_entry_t, see bp_index), and key ->
+	 * latest entry with that key. */
+	array_t index;
 	hash_table_t index_map;
 
 	/* Fragment packer. */
@@ -232,22 +238,16 @@ struct sqfs_block_processor {
 		 * table_count - 1 when open. */
 		bp_block_t *blk;
 		uint32_t fill;
-		bp_fragment_t *list;
-		size_t count;
-		size_t capacity;
+		/* Distinct fragments (bp_fragment_t), and key -> latest. */
+		array_t list;
 		hash_table_t map;
-		/* Fragment table, one entry per fragment block. */
-		bp_frag_entry_t *table;
-		size_t table_count;
-		size_t table_capacity;
+		/* Fragment table (bp_frag_entry_t), one entry per fragment
+		 * block. */
+		array_t table;
 		/* Fragment blocks submitted but perhaps not yet written
-		 * (table entry still 0): their data is read from memory. */
-		struct {
-			uint32_t index;
-			const bp_block_t *blk;
-		} * pending;
-		size_t pending_count;
-		size_t pending_capacity;
+		 * (table entry still 0; bp_pending_t): their data is read
+		 * from memory. */
+		array_t pending;
 		/* The last fragment block read back and decoded. */
 		uint8_t *cache;
 		uint32_t cache_index;
@@ -255,6 +255,37 @@ struct sqfs_block_processor {
 		uint8_t *scratch;
 	} frag;
 };
+
+/* The typed items of the processor's arrays. */
+static inline bp_index_entry_t *bp_index(const sqfs_block_processor_t *bp)
+{
+	return bp->index.data;
+}
+
+static inline bp_fragment_t *bp_frag_list(const sqfs_block_processor_t *bp)
+{
+	return bp->frag.list.data;
+}
+
+static inline bp_frag_entry_t *bp_frag_table(const sqfs_block_processor_t *bp)
+{
+	return bp->frag.table.data;
+}
+
+static inline bp_pending_t *bp_frag_pending(const sqfs_block_processor_t *bp)
+{
+	return bp->frag.pending.data;
+}
+
+/*
+ * The hash table key of a stored block or a fragment: its hash mixed with
+ * its size (a block's size word), so that equal hashes of different sizes
+ * land apart.
+ */
+static inline uint64_t bp_dedup_key(uint64_t hash, uint32_t size)
+{
+	return hash ^ ((uint64_t)size * 0x9e3779b97f4a7c15ull);
+}
 
 /* ---- process.c ----------------------------------------------------------- */
 
