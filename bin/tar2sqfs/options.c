@@ -43,6 +43,7 @@ static const struct option long_opts[] = {
     {"defaults", required_argument, NULL, 'd'},
     {"exportable", no_argument, NULL, 'e'},
     {"no-tail-packing", no_argument, NULL, 'T'},
+    {"no-probe", no_argument, NULL, 'P'},
     {"force", no_argument, NULL, 'f'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -50,7 +51,7 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char *short_opts = "r:SsxkE:i:u:g:c:X:j:Q:b:B:d:eTfqhV";
+static const char *short_opts = "r:SsxkE:i:u:g:c:X:j:Q:b:B:d:eTPfqhV";
 
 static const char *help_text =
     "Usage: tar2sqfs [OPTIONS...] SQFSFILE\n"
@@ -115,6 +116,10 @@ static const char *help_text =
     "  -e, --exportable            Write an NFS export table.\n"
     "  -T, --no-tail-packing       Files larger than a block get no\n"
     "                              fragment.\n"
+    "  -P, --no-probe              Run the compressor on every block. By\n"
+    "                              default a quick test first finds blocks\n"
+    "                              that would not shrink (already\n"
+    "                              compressed data) and stores them raw.\n"
     "  -f, --force                 Replace SQFSFILE if it exists.\n"
     "  -q, --quiet                 No progress line, no statistics.\n"
     "  -h, --help                  Print this help and exit.\n"
@@ -275,6 +280,9 @@ int tar2sqfs_parse_options(int argc, char **argv, tar2sqfs_options_t *opt)
 			break;
 		case 'e':
 			opt->wr.flags |= SQFS_WRITER_EXPORTABLE;
+			break;
+		case 'P':
+			opt->wr.flags |= SQFS_WRITER_NO_PROBE;
 			break;
 		case 'T':
 			opt->wr.flags |= SQFS_WRITER_NO_TAIL_PACKING;

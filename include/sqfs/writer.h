@@ -49,6 +49,10 @@ typedef enum {
 	SQFS_WRITER_NO_FRAGMENTS = 0x04,
 	/* Drop every extended attribute given. */
 	SQFS_WRITER_NO_XATTRS = 0x08,
+	/* Run the compressor on every block. By default a quick test first
+	 * finds blocks that would not shrink (high byte entropy and too few
+	 * repeats for LZ4 to save 1/128), which are stored raw at once. */
+	SQFS_WRITER_NO_PROBE = 0x10,
 } sqfs_writer_flags_t;
 
 typedef struct {

@@ -514,6 +514,94 @@ static void test_small_files_keep_workers_busy(void **state)
 	sqfs_file_destroy(file);
 }
 
+/*
+ * The incompressible-block probe: blocks of random bytes are stored raw
+ * without a compressor call, and the image is the same bytes as without
+ * the probe (the compressor would have given up on them too). Blocks the
+ * compressor can shrink still reach it: text, and random bytes that
+ * repeat within the block (high byte entropy, but LZ4 finds the repeats).
+ */
+/* Pack data as one file; returns the compressor calls made, the image
+ * in *image (malloc'd) and *image_size. */
+static unsigned int probe_run(const uint8_t *data, size_t size, bool no_probe,
+			      unsigned int workers, uint8_t **image,
+			      size_t *image_size)
+{
+	sqfs_block_processor_desc_t desc;
+	sqfs_block_processor_t *bp;
+	const uint8_t *img;
+	sqfs_file_data_t fd;
+	sqfs_file_t *file;
+	fail_plan_t plan;
+	size_t img_size;
+
+	memset(&plan, 0, sizeof(plan));
+	plan.fail_at = UINT32_MAX;
+	file = test_memory_file_filled(BP_TEST_PREFIX, 0);
+	memset(&desc, 0, sizeof(desc));
+	desc.file = file;
+	desc.cmp = fail_cmp_wrap(bp_test_compressor(65536, false), &plan);
+	desc.block_size = 65536;
+	desc.num_workers = workers;
+	desc.no_probe = no_probe;
+	assert_int_equal(sqfs_block_processor_create(&desc, &bp), 0);
+	assert_int_equal(sqfs_block_processor_begin(bp, &fd, 0), 0);
+	assert_int_equal(sqfs_block_processor_append(bp, data, size), 0);
+	assert_int_equal(sqfs_block_processor_end(bp), 0);
+	assert_int_equal(sqfs_block_processor_finish(bp), 0);
+
+	img = test_memory_file_data(file, &img_size);
+	*image = malloc(img_size);
+	assert_non_null(*image);
+	memcpy(*image, img, img_size);
+	*image_size = img_size;
+	assert_int_equal(fd.block_count, size / 65536);
+
+	sqfs_block_processor_destroy(bp);
+	sqfs_file_data_cleanup(&fd);
+	sqfs_compressor_destroy(desc.cmp);
+	sqfs_file_destroy(file);
+	return atomic_load(&plan.calls);
+}
+
+static void test_probe_skips_incompressible(void **state)
+{
+	const size_t bs = 65536;
+	uint8_t *data = malloc(8 * bs), *random, *text, *with, *without;
+	size_t i, with_size, without_size;
+	unsigned int w;
+
+	(void)state;
+	assert_non_null(data);
+	random = test_make_data(4 * bs, TEST_DATA_RANDOM, 3);
+	text = test_make_data(2 * bs, TEST_DATA_TEXT, 4);
+	/* blocks 0-3 random, 4-5 text, 6 one random 4 KiB piece 16 times,
+	 * 7 random again */
+	memcpy(data, random, 4 * bs);
+	memcpy(data + 4 * bs, text, 2 * bs);
+	for (i = 0; i < 16; ++i)
+		memcpy(data + 6 * bs + i * 4096, random, 4096);
+	memcpy(data + 7 * bs, random + bs, bs);
+
+	if (!bp_probe_available())
+		skip();
+	for (w = 0; w < 3; w += 2) {
+		/* calls: 3 (text, text, repeats) against all 8 */
+		assert_int_equal(
+		    probe_run(data, 8 * bs, false, w, &with, &with_size), 3);
+		assert_int_equal(
+		    probe_run(data, 8 * bs, true, w, &without, &without_size),
+		    8);
+		assert_int_equal(with_size, without_size);
+		assert_memory_equal(with, without, with_size);
+		free(with);
+		free(without);
+	}
+	free(random);
+	free(text);
+	free(data);
+}
+
 /* Workers stop at once: destroy right after many blocks were queued. */
 static void test_destroy_mid_stream(void **state)
 {
@@ -546,6 +634,7 @@ int main(void)
 	    cmocka_unit_test(test_compressor_fails),
 	    cmocka_unit_test(test_destroy_mid_stream),
 	    cmocka_unit_test(test_small_files_keep_workers_busy),
+	    cmocka_unit_test(test_probe_skips_incompressible),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

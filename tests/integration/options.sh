@@ -139,6 +139,24 @@ packed notail_long -q --no-tail-packing <"$TAR"
 check "--no-tail-packing = -T" \
 	cmp "$WORK/notail.sqfs" "$WORK/notail_long.sqfs"
 
+# -- -P / --no-probe --------------------------------------------------------
+# Random data: the probe stores it raw without the compressor, which would
+# have given up on it anyway, so the image is the same bytes either way;
+# text still goes through the compressor (smaller than raw either way).
+"$PYTHON" -c "import os, sys; sys.stdout.buffer.write(os.urandom(600000))" \
+	>"$WORK/probe-src.bin"
+mkdir -p "$WORK/probe-src"
+cp "$WORK/probe-src.bin" "$WORK/probe-src/random"
+seq 1 60000 >"$WORK/probe-src/text"
+"$GNUTAR" --format=gnu -cf "$WORK/probe.tar" -C "$WORK/probe-src" .
+packed probe -q -c zstd <"$WORK/probe.tar"
+packed noprobe -q -c zstd -P <"$WORK/probe.tar"
+check "-P: the same image as with the probe, for random data and text" \
+	cmp "$WORK/probe.sqfs" "$WORK/noprobe.sqfs"
+packed noprobe_long -q -c zstd --no-probe <"$WORK/probe.tar"
+check "--no-probe = -P" cmp "$WORK/noprobe.sqfs" "$WORK/noprobe_long.sqfs"
+check_image probe "$WORK/probe.sqfs" "$WORK/probe.tar" --implicit "$D0"
+
 # -- -f / --force -----------------------------------------------------------
 echo "not an image" >"$WORK/existing.sqfs"
 old=$(sum_of "$WORK/existing.sqfs")
@@ -289,7 +307,7 @@ done
 for o in --root-becomes --no-symlink-retarget --no-skip --no-xattr \
 	--no-keep-time --compressor --comp-extra --num-jobs --queue-backlog \
 	--block-size --dev-block-size --defaults --exportable \
-	--no-tail-packing --force --quiet --help --version \
+	--no-tail-packing --no-probe --force --quiet --help --version \
 	--exclude --input --set-uid --set-gid --all-root; do
 	case $o in
 	--exclude | --input | --set-uid | --set-gid | --all-root)

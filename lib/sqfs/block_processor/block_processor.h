@@ -84,6 +84,9 @@ typedef struct {
 	bool no_tail_packing;
 	/* No fragments at all. */
 	bool no_fragments;
+	/* Run the compressor on every block, also on those the quick test
+	 * (see process.c) finds incompressible. */
+	bool no_probe;
 } sqfs_block_processor_desc_t;
 
 typedef struct {

@@ -67,6 +67,9 @@ int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
 		return SQFS_ERROR_ALLOC;
 
 	bp->desc = *desc;
+	/* LZ4 itself is as quick as the probe */
+	bp->probe =
+	    !desc->no_probe && bp_probe_available() && cfg.id != SQFS_COMP_LZ4;
 	if (bp->desc.devblk_size == 0)
 		bp->desc.devblk_size = SQFS_DEFAULT_DEVBLK_SIZE;
 	bp->ops = &bp_serial_backend;

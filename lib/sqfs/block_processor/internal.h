@@ -187,6 +187,8 @@ struct sqfs_block_processor {
 	bp_state_t state;
 	/* Test hook: the hash of blocks and tails. */
 	bp_hash_fn_t hash_fn;
+	/* Test blocks before compressing them (see process.c). */
+	bool probe;
 	sqfs_block_stats_t stats;
 
 	bp_block_t *all_blocks;
@@ -304,6 +306,9 @@ int bp_process_block(const sqfs_block_processor_t *bp, sqfs_compressor_t *cmp,
 
 /* Main-thread completion of a processed block. Takes ownership. */
 int bp_handle_completed(sqfs_block_processor_t *bp, bp_block_t *blk);
+
+/* Whether the incompressible-block probe was built (it needs LZ4). */
+bool bp_probe_available(void);
 
 /* Whether size bytes at data are all zero. */
 bool bp_is_zero(const uint8_t *data, size_t size);

@@ -10,9 +10,13 @@
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+#ifdef WITH_LZ4
+#include <lz4.h>
+#endif
 
 static void block_reset(bp_block_t *blk)
 {
@@ -113,12 +117,69 @@ void sqfs_block_processor_set_hash_fn(sqfs_block_processor_t *bp,
 	bp->hash_fn = fn != NULL ? fn : bp_xxh3;
 }
 
+/*
+ * Whether a block would not shrink, so that it can be stored raw without
+ * running the configured compressor (xz or zstd spend a fifth of their
+ * time on rootfs.tar on blocks they then store raw: packages, images,
+ * archives). Two cheap tests, both needed, both looking at the block alone
+ * so that the decision, like the image, is the same at any thread count:
+ *   - order-0 entropy of at least PROBE_MIN_BITS bits per byte: an entropy
+ *     coder (gzip's Huffman, zstd's FSE, xz's range coder) could save at
+ *     most 8 - PROBE_MIN_BITS bits per byte;
+ *   - LZ4 at its fastest finds too few repeats to save PROBE_MIN_SAVING
+ *     of the block: no match finder would find much either.
+ * out (block_size bytes) is scratch space for LZ4.
+ */
+#define PROBE_MIN_BITS 7.97
+#define PROBE_MIN_SAVING 128 /* 1/128 of the block */
+
+bool bp_probe_available(void)
+{
+#ifdef WITH_LZ4
+	return true;
+#else
+	return false;
+#endif
+}
+
+static bool looks_incompressible(const uint8_t *data, size_t size, uint8_t *out)
+{
+#ifdef WITH_LZ4
+	uint32_t count[256] = {0};
+	double bits = 0.0;
+	size_t i;
+
+	if (size < 1024 || size > (size_t)INT32_MAX)
+		return false;
+	for (i = 0; i < size; ++i)
+		count[data[i]] += 1;
+	for (i = 0; i < 256; ++i) {
+		if (count[i] > 0) {
+			double p = (double)count[i] / (double)size;
+
+			bits -= p * log2(p);
+		}
+	}
+	if (bits < PROBE_MIN_BITS)
+		return false;
+	return LZ4_compress_fast((const char *)data, (char *)out, (int)size,
+				 (int)(size - size / PROBE_MIN_SAVING), 1) == 0;
+#else
+	(void)data;
+	(void)size;
+	(void)out;
+	return false;
+#endif
+}
+
 static int bp_compress(const sqfs_block_processor_t *bp, sqfs_compressor_t *cmp,
 		       bp_block_t *blk)
 {
 	ptrdiff_t ret = 0;
 
-	if (!(blk->flags & SQFS_BLK_DONT_COMPRESS)) {
+	if (!(blk->flags & SQFS_BLK_DONT_COMPRESS) &&
+	    !(bp->probe &&
+	      looks_incompressible(blk->data, blk->size, blk->out))) {
 		ret = sqfs_compressor_compress(cmp, blk->data, blk->size,
 					       blk->out, blk->size);
 		if (ret < 0)

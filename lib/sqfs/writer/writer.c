@@ -59,7 +59,8 @@ static int check_options(const sqfs_writer_options_t *opt)
 {
 	const uint32_t known = SQFS_WRITER_EXPORTABLE |
 			       SQFS_WRITER_NO_TAIL_PACKING |
-			       SQFS_WRITER_NO_FRAGMENTS | SQFS_WRITER_NO_XATTRS;
+			       SQFS_WRITER_NO_FRAGMENTS |
+			       SQFS_WRITER_NO_XATTRS | SQFS_WRITER_NO_PROBE;
 	uint32_t bs = opt->block_size;
 
 	if (bs < SQFS_MIN_BLOCK_SIZE || bs > SQFS_MAX_BLOCK_SIZE ||
@@ -149,6 +150,7 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	}
 	desc.no_tail_packing = (opt->flags & SQFS_WRITER_NO_TAIL_PACKING) != 0;
 	desc.no_fragments = (opt->flags & SQFS_WRITER_NO_FRAGMENTS) != 0;
+	desc.no_probe = (opt->flags & SQFS_WRITER_NO_PROBE) != 0;
 
 	ret = sqfs_block_processor_create(&desc, &wr->bp);
 	if (ret != 0)
