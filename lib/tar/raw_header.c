@@ -22,6 +22,8 @@
 #define HDR_DEVMAJOR 329
 #define HDR_DEVMINOR 337
 #define HDR_PREFIX 345
+/* old GNU sparse headers: extension blocks follow */
+#define HDR_GNU_ISEXTENDED 482
 #define HDR_PREFIX_LEN 155
 
 static size_t append_field(char *buf, size_t pos, size_t size,
@@ -130,6 +132,21 @@ uint64_t tar_header_size(const uint8_t *h)
 	for (i = 4; i < 12; ++i)
 		value = value << 8 | f[i];
 	return value;
+}
+
+bool tar_header_next(const uint8_t *h, int64_t at, int64_t *next)
+{
+	uint64_t span = tar_header_size(h);
+
+	if (tar_header_type(h) == 'S' && h[HDR_GNU_ISEXTENDED] != 0)
+		return false;
+	if (at < 0 || span > (uint64_t)INT64_MAX - TAR_HEADER_SIZE - 511)
+		return false;
+	span = TAR_HEADER_SIZE + (span + 511) / 512 * 512;
+	if (span > (uint64_t)(INT64_MAX - at))
+		return false;
+	*next = at + (int64_t)span;
+	return true;
 }
 
 bool tar_header_checksum_ok(const uint8_t *h)

@@ -32,6 +32,13 @@ char tar_header_type(const uint8_t *h);
 /* The size field, octal or base-256; 0 if it is not well-formed. */
 uint64_t tar_header_size(const uint8_t *h);
 
+/*
+ * Where the header after the one at offset at starts: after this header
+ * and its data, padded to 512 bytes. False if that is unknown: an old GNU
+ * sparse header followed by extension blocks, or an offset beyond 63 bits.
+ */
+bool tar_header_next(const uint8_t *h, int64_t at, int64_t *next);
+
 /* Whether the stored checksum matches the header (as an unsigned or, as
  * some old tars computed it, a signed byte sum). */
 bool tar_header_checksum_ok(const uint8_t *h);

@@ -546,6 +546,21 @@ static char *libarchive_schily_twin(const char *key)
 	return out;
 }
 
+/* Xattrs marked by an order of SIZE_MAX go; the others keep their order. */
+static void drop_marked_xattrs(tar_reader_t *rd)
+{
+	size_t i, out;
+
+	for (i = 0, out = 0; i < rd->xattr_count; ++i) {
+		if (rd->xattrs[i].order == SIZE_MAX) {
+			free_xattr(rd->xattrs + i);
+			continue;
+		}
+		rd->xattrs[out++] = rd->xattrs[i];
+	}
+	rd->xattr_count = out;
+}
+
 static int cmp_xattr_key(const void *key, const void *elem)
 {
 	return strcmp(key, ((const tar_xattr_t *)elem)->key);
@@ -553,7 +568,7 @@ static int cmp_xattr_key(const void *key, const void *elem)
 
 static void drop_libarchive_twins(tar_reader_t *rd)
 {
-	size_t i, out;
+	size_t i;
 
 	for (i = 0; i < rd->xattr_count; ++i) {
 		tar_xattr_t *x = rd->xattrs + i, *twin;
@@ -568,14 +583,7 @@ static void drop_libarchive_twins(tar_reader_t *rd)
 			twin->order = SIZE_MAX;
 		free(enc);
 	}
-	for (i = 0, out = 0; i < rd->xattr_count; ++i) {
-		if (rd->xattrs[i].order == SIZE_MAX) {
-			free_xattr(rd->xattrs + i);
-			continue;
-		}
-		rd->xattrs[out++] = rd->xattrs[i];
-	}
-	rd->xattr_count = out;
+	drop_marked_xattrs(rd);
 }
 
 /*
@@ -588,7 +596,7 @@ static int copy_xattrs(tar_reader_t *rd, struct archive_entry *e)
 {
 	const char *name;
 	const void *value;
-	size_t size, count, i, out;
+	size_t size, count, i;
 	int n;
 
 	n = archive_entry_xattr_reset(e);
@@ -619,16 +627,13 @@ static int copy_xattrs(tar_reader_t *rd, struct archive_entry *e)
 		x->size = size;
 	}
 
+	/* same keys are next to each other, the one to keep first */
 	qsort(rd->xattrs, rd->xattr_count, sizeof(rd->xattrs[0]), cmp_xattr);
-	for (i = 0, out = 0; i < rd->xattr_count; ++i) {
-		if (out > 0 &&
-		    strcmp(rd->xattrs[out - 1].key, rd->xattrs[i].key) == 0) {
-			free_xattr(rd->xattrs + i);
-			continue;
-		}
-		rd->xattrs[out++] = rd->xattrs[i];
+	for (i = 1; i < rd->xattr_count; ++i) {
+		if (strcmp(rd->xattrs[i - 1].key, rd->xattrs[i].key) == 0)
+			rd->xattrs[i].order = SIZE_MAX;
 	}
-	rd->xattr_count = out;
+	drop_marked_xattrs(rd);
 	drop_libarchive_twins(rd);
 	return 0;
 }
@@ -728,13 +733,9 @@ static int fill_entry(tar_reader_t *rd, struct archive_entry *e)
 static void describe_place(const tar_reader_t *rd, int64_t at, char *buf,
 			   size_t size)
 {
-	if (at < 0 && rd->next_at >= 0) {
-		at = rd->next_at;
-	} else if (at < 0) {
-		la_int64_t n = archive_filter_bytes(rd->ar, 0);
-
-		at = n > 0 ? n : 0;
-	}
+	if (at < 0)
+		at = rd->next_at >= 0 ? rd->next_at
+				      : (int64_t)tar_reader_position(rd);
 	if (rd->last_path != NULL)
 		snprintf(buf, size, " at offset %lld, after '%s'",
 			 (long long)at, rd->last_path);
@@ -896,21 +897,12 @@ static header_verdict_t check_entry_header(tar_reader_t *rd, int64_t at)
 	for (hops = 0; hops < 32 && strchr("xXgLKAV", tar_header_type(h)) &&
 		       tar_header_type(h) != '\0';
 	     ++hops) {
-		size = tar_header_size(h);
-		if (size > (uint64_t)INT64_MAX - 1024 - (uint64_t)at)
-			return HEADER_KEEP;
-		at += TAR_HEADER_SIZE + (int64_t)((size + 511) / 512 * 512);
-		if (!peek_header(rd, at, h))
+		if (!tar_header_next(h, at, &at) || !peek_header(rd, at, h))
 			return HEADER_KEEP;
 	}
-
-	/* the data follows the entry's header; an old GNU sparse header
-	 * may have extension blocks in between (flag at 482) */
+	if (!tar_header_next(h, at, &rd->next_at))
+		rd->next_at = -1;
 	size = tar_header_size(h);
-	if ((tar_header_type(h) != 'S' || h[482] == 0) &&
-	    size <= (uint64_t)INT64_MAX - 1024 - (uint64_t)at)
-		rd->next_at =
-		    at + TAR_HEADER_SIZE + (int64_t)((size + 511) / 512 * 512);
 
 	bad = tar_header_bad_field(h);
 	if (bad == NULL && tar_header_type(h) == 'S' &&
