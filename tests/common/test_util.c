@@ -678,6 +678,71 @@ sqfs_file_t *test_memory_file_filled(size_t size, uint8_t fill)
 	return file;
 }
 
+typedef struct {
+	sqfs_file_t base;
+	sqfs_file_t *inner;
+	void (*on_read)(void *user, uint64_t offset, size_t size);
+	void *user;
+} observed_file_t;
+
+static int observed_read_at(sqfs_file_t *base, uint64_t offset, void *buf,
+			    size_t size)
+{
+	observed_file_t *f = (observed_file_t *)base;
+
+	f->on_read(f->user, offset, size);
+	return f->inner->read_at(f->inner, offset, buf, size);
+}
+
+static int observed_write_at(sqfs_file_t *base, uint64_t offset,
+			     const void *buf, size_t size)
+{
+	observed_file_t *f = (observed_file_t *)base;
+
+	return f->inner->write_at(f->inner, offset, buf, size);
+}
+
+static uint64_t observed_get_size(const sqfs_file_t *base)
+{
+	const observed_file_t *f = (const observed_file_t *)base;
+
+	return f->inner->get_size(f->inner);
+}
+
+static int observed_truncate(sqfs_file_t *base, uint64_t size)
+{
+	observed_file_t *f = (observed_file_t *)base;
+
+	return f->inner->truncate(f->inner, size);
+}
+
+static void observed_destroy(sqfs_file_t *base)
+{
+	observed_file_t *f = (observed_file_t *)base;
+
+	sqfs_file_destroy(f->inner);
+	free(f);
+}
+
+sqfs_file_t *test_observed_file(sqfs_file_t *inner,
+				void (*on_read)(void *user, uint64_t offset,
+						size_t size),
+				void *user)
+{
+	observed_file_t *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->inner = inner;
+	f->on_read = on_read;
+	f->user = user;
+	f->base.read_at = observed_read_at;
+	f->base.write_at = observed_write_at;
+	f->base.get_size = observed_get_size;
+	f->base.truncate = observed_truncate;
+	f->base.destroy = observed_destroy;
+	return &f->base;
+}
+
 const uint8_t *test_memory_file_data(const sqfs_file_t *file, size_t *size)
 {
 	const uint8_t *data = sqfs_file_memory_data(file, size);

@@ -205,6 +205,16 @@ sqfs_file_t *test_memory_file(const void *data, size_t size);
 /* A writable in-memory file starting with size bytes of value fill. */
 sqfs_file_t *test_memory_file_filled(size_t size, uint8_t fill);
 
+/*
+ * A file that passes every call on to inner, which it takes over (destroyed
+ * with it), and tells on_read(user, offset, size) of each read first: for
+ * tests that count how often the library reads what.
+ */
+sqfs_file_t *test_observed_file(sqfs_file_t *inner,
+				void (*on_read)(void *user, uint64_t offset,
+						size_t size),
+				void *user);
+
 /* The contents of an in-memory file; asserts there are some to see. */
 const uint8_t *test_memory_file_data(const sqfs_file_t *file, size_t *size);
 

@@ -1104,25 +1104,24 @@ static void test_hostile_index(void **state)
 /* ---- how often lookups decode a block ------------------------------------ */
 
 /*
- * A file that counts the metadata blocks decoded from position from on:
- * the metadata reader reads a block's 2-byte header on its own, once each
- * time it decodes the block. Once the image is open, the calls made here
- * read nothing at or past the directory table but directory blocks.
+ * Counts the metadata blocks decoded from position from on (the hook of a
+ * test_observed_file): the metadata reader reads a block's 2-byte header
+ * on its own, once each time it decodes the block. Once the image is open, the
+ * calls made here read nothing at or past the directory table but directory
+ * blocks.
  */
 typedef struct {
-	sqfs_file_t base;
-	sqfs_file_t *inner;
 	uint64_t from;
 	size_t decodes;
 	/* the distinct blocks decoded, to tell a second decode from a first */
 	uint64_t seen[1024];
 	size_t seen_count;
-} counting_file_t;
+} decode_count_t;
 
-static int counting_read_at(sqfs_file_t *base, uint64_t offset, void *buf,
-			    size_t size)
+/* test_observed_file's hook */
+static void count_decode(void *user, uint64_t offset, size_t size)
 {
-	counting_file_t *f = (counting_file_t *)base;
+	decode_count_t *f = user;
 	size_t i;
 
 	if (size == 2 && offset >= f->from) {
@@ -1134,40 +1133,9 @@ static int counting_read_at(sqfs_file_t *base, uint64_t offset, void *buf,
 			f->seen[f->seen_count++] = offset;
 		}
 	}
-	return f->inner->read_at(f->inner, offset, buf, size);
 }
 
-static int counting_write_at(sqfs_file_t *base, uint64_t offset,
-			     const void *buf, size_t size)
-{
-	counting_file_t *f = (counting_file_t *)base;
-
-	return f->inner->write_at(f->inner, offset, buf, size);
-}
-
-static uint64_t counting_get_size(const sqfs_file_t *base)
-{
-	const counting_file_t *f = (const counting_file_t *)base;
-
-	return f->inner->get_size(f->inner);
-}
-
-static int counting_truncate(sqfs_file_t *base, uint64_t size)
-{
-	counting_file_t *f = (counting_file_t *)base;
-
-	return f->inner->truncate(f->inner, size);
-}
-
-static void counting_destroy(sqfs_file_t *base)
-{
-	counting_file_t *f = (counting_file_t *)base;
-
-	sqfs_file_destroy(f->inner);
-	free(f);
-}
-
-static void count_reset(counting_file_t *f)
+static void count_reset(decode_count_t *f)
 {
 	f->decodes = 0;
 	f->seen_count = 0;
@@ -1197,8 +1165,9 @@ static void find_spread(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
  */
 static void check_lookup_decodes(const char *fmt, size_t count)
 {
-	counting_file_t *cf = calloc(1, sizeof(*cf));
+	decode_count_t *cf = calloc(1, sizeof(*cf));
 	sqfs_dir_reader_t *dr = NULL, *fresh = NULL;
+	sqfs_file_t *inner, *file;
 	sqfs_inode_t *dir, *plain, *inode;
 	char **names = malloc(count * sizeof(char *));
 	char path[320], name[300];
@@ -1211,7 +1180,7 @@ static void check_lookup_decodes(const char *fmt, size_t count)
 
 	assert_non_null(cf);
 	assert_non_null(names);
-	wr = di_writer(&cf->inner);
+	wr = di_writer(&inner);
 	for (i = 0; i < count; ++i) {
 		snprintf(name, sizeof(name), fmt, i);
 		names[i] = strdup(name);
@@ -1223,12 +1192,8 @@ static void check_lookup_decodes(const char *fmt, size_t count)
 	assert_int_equal(sqfs_writer_finish(wr), 0);
 	sqfs_writer_destroy(wr);
 
-	cf->base.read_at = counting_read_at;
-	cf->base.write_at = counting_write_at;
-	cf->base.get_size = counting_get_size;
-	cf->base.truncate = counting_truncate;
-	cf->base.destroy = counting_destroy;
-	assert_int_equal(sqfs_image_open(&cf->base, &img), 0);
+	file = test_observed_file(inner, count_decode, cf);
+	assert_int_equal(sqfs_image_open(file, &img), 0);
 	cf->from = sqfs_image_super(img)->directory_table_start;
 
 	assert_int_equal(sqfs_dir_reader_create(img, &dr), 0);
@@ -1286,7 +1251,8 @@ static void check_lookup_decodes(const char *fmt, size_t count)
 	sqfs_dir_reader_destroy(fresh);
 	sqfs_dir_reader_destroy(dr);
 	sqfs_image_destroy(img);
-	sqfs_file_destroy(&cf->base);
+	sqfs_file_destroy(file);
+	free(cf);
 }
 
 static void test_lookup_decodes(void **state)

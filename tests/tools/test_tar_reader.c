@@ -977,22 +977,30 @@ static void test_pax_names_byte_exact(void **state)
 	setlocale(LC_ALL, "C");
 }
 
+/* A reader on an archive of one empty file "f" with the pax records
+ * given (the buffer is reused by the next call). */
+static tar_reader_t *open_pax_file(const char *pax, size_t len)
+{
+	static uint8_t buf[16 * 512];
+	size_t n;
+
+	memset(buf, 0, sizeof(buf));
+	n = pax_entry(buf, pax, len, "f", '0', NULL);
+	return open_raw(buf, n + 1024);
+}
+
 /* SCHILY.xattr keys: "%3D" and "%25" are '=' and '%' (GNU tar's way),
  * any other '%' stays. */
 static void test_schily_xattr_key_escapes(void **state)
 {
-	static uint8_t buf[16 * 512];
 	const tar_entry_t *ent;
 	tar_reader_t *rd;
 	char pax[512];
-	size_t n = 0, len;
+	size_t len;
 	(void)state;
 
 	len = pax_record(pax, "SCHILY.xattr.user.a%3Db%25c%41%3d%2", "1");
-	n += pax_entry(buf + n, pax, len, "f", '0', NULL);
-	n += 1024;
-
-	rd = open_raw(buf, n);
+	rd = open_pax_file(pax, len);
 	ent = next_ok(rd);
 	assert_int_equal(ent->xattr_count, 1);
 	assert_string_equal(ent->xattrs[0].key, "user.a=b%c%41%3d%2");
@@ -1005,11 +1013,10 @@ static void test_schily_xattr_key_escapes(void **state)
  * the decoded key. A SCHILY key that only looks encoded stays. */
 static void test_libarchive_xattr_twins(void **state)
 {
-	static uint8_t buf[16 * 512];
 	const tar_entry_t *ent;
 	tar_reader_t *rd;
 	char pax[512];
-	size_t n = 0, len;
+	size_t len;
 	(void)state;
 
 	/* "dg" is base64 for "v", "dw" for "w" */
@@ -1017,10 +1024,7 @@ static void test_libarchive_xattr_twins(void **state)
 	len += pax_record(pax + len, "SCHILY.xattr.user.e%CC%81%3D", "v");
 	len += pax_record(pax + len, "LIBARCHIVE.xattr.user.x%FF", "dg");
 	len += pax_record(pax + len, "SCHILY.xattr.user.x%FF", "w");
-	n += pax_entry(buf + n, pax, len, "f", '0', NULL);
-	n += 1024;
-
-	rd = open_raw(buf, n);
+	rd = open_pax_file(pax, len);
 	ent = next_ok(rd);
 	assert_int_equal(ent->xattr_count, 3);
 	assert_string_equal(ent->xattrs[0].key, "user.e\xcc\x81=");
