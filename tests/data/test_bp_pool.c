@@ -151,7 +151,7 @@ static void pack(const scenario_t *s, unsigned int workers,
 	}
 	bp_ctx_finish(&c);
 	sqfs_block_processor_get_stats(c.bp, &out->stats);
-	out->blocks_allocated = c.bp->block_count;
+	out->blocks_allocated = c.bp->blocks.block_count;
 
 	mem = test_memory_file_data(c.file, &out->size);
 	out->bytes = malloc(out->size);
@@ -284,7 +284,7 @@ static void test_backlog_bounded_in_bytes(void **state)
 	}
 	assert_int_equal(sqfs_block_processor_end(c.bp), 0);
 	bp_ctx_finish(&c);
-	assert_true(c.bp->block_count * 2 * (size_t)bs <=
+	assert_true(c.bp->blocks.block_count * 2 * (size_t)bs <=
 		    (64u << 20) + 3 * 2 * (size_t)bs);
 	sqfs_file_data_cleanup(&fd);
 	bp_ctx_close(&c);
@@ -504,7 +504,7 @@ static void test_small_files_keep_workers_busy(void **state)
 	assert_true(atomic_load(&plan.most_running) >= 2);
 	/* buffers: the backlog, the block the front end fills, the open
 	 * fragment block */
-	assert_true(bp->block_count <= 2 + 2);
+	assert_true(bp->blocks.block_count <= 2 + 2);
 
 	sqfs_block_processor_destroy(bp);
 	for (i = 0; i < 800; ++i)

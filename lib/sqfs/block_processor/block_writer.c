@@ -28,58 +28,73 @@ static uint64_t block_key(const bp_index_entry_t *e)
 	return bp_dedup_key(e->hash, e->size_word);
 }
 
-void bp_writer_cleanup(sqfs_block_processor_t *bp)
+static bp_index_entry_t *index_at(const bp_writer_t *wr, size_t i)
 {
-	free(bp->wr.buf_a);
-	free(bp->wr.buf_b);
-	bp->wr.buf_a = NULL;
-	bp->wr.buf_b = NULL;
-	array_cleanup(&bp->index);
-	hash_table_cleanup(&bp->index_map);
+	return (bp_index_entry_t *)wr->index.data + i;
+}
+
+void bp_writer_init(bp_writer_t *wr, sqfs_file_t *file, uint32_t block_size,
+		    uint32_t devblk_size, bp_frag_table_t *ftable)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->file = file;
+	wr->block_size = block_size;
+	wr->devblk_size = devblk_size;
+	wr->ftable = ftable;
+	hash_table_init(&wr->index_map);
+}
+
+void bp_writer_cleanup(bp_writer_t *wr)
+{
+	free(wr->buf_a);
+	free(wr->buf_b);
+	wr->buf_a = NULL;
+	wr->buf_b = NULL;
+	array_cleanup(&wr->index);
+	hash_table_cleanup(&wr->index_map);
 }
 
 /* Note which file the writer is on; a block of another file before the
  * current one's end marker means a back end broke the I/O order. */
-static int writer_file(sqfs_block_processor_t *bp, const bp_block_t *blk)
+static int writer_file(bp_writer_t *wr, const bp_block_t *blk)
 {
 	if (blk->fd == NULL)
 		return SQFS_ERROR_INTERNAL;
-	if (bp->wr.fd == NULL) {
-		bp->wr.fd = blk->fd;
-		bp->wr.flags = blk->flags;
-		bp->wr.stored_any = false;
-		bp->wr.stored_bytes = 0;
-		bp->wr.first_entry = bp->index.count;
-	} else if (bp->wr.fd != blk->fd) {
+	if (wr->fd == NULL) {
+		wr->fd = blk->fd;
+		wr->flags = blk->flags;
+		wr->stored_any = false;
+		wr->stored_bytes = 0;
+		wr->first_entry = wr->index.count;
+	} else if (wr->fd != blk->fd) {
 		return SQFS_ERROR_INTERNAL;
 	}
 	return 0;
 }
 
-static bool writer_dedup(const sqfs_block_processor_t *bp)
+static bool writer_dedup(const bp_writer_t *wr)
 {
-	return !(bp->wr.flags & SQFS_BLK_DONT_DEDUPLICATE);
+	return !(wr->flags & SQFS_BLK_DONT_DEDUPLICATE);
 }
 
-static int index_append(sqfs_block_processor_t *bp, uint64_t pos,
-			const bp_block_t *blk)
+static int index_append(bp_writer_t *wr, uint64_t pos, const bp_block_t *blk)
 {
 	bp_index_entry_t *e;
 	int ret;
 
 	/* entries are linked by u32 numbers; past that, stop recording
 	 * (dedup is lost for later files, nothing else) */
-	if (bp->index.count >= BP_NONE - 1) {
-		bp->wr.flags |= SQFS_BLK_DONT_DEDUPLICATE;
-		bp->index.count = bp->wr.first_entry;
+	if (wr->index.count >= BP_NONE - 1) {
+		wr->flags |= SQFS_BLK_DONT_DEDUPLICATE;
+		wr->index.count = wr->first_entry;
 		return 0;
 	}
 
-	ret = array_reserve(&bp->index, sizeof(*e), 1);
+	ret = array_reserve(&wr->index, sizeof(*e), 1);
 	if (ret != 0)
 		return ret;
 
-	e = bp_index(bp) + bp->index.count++;
+	e = index_at(wr, wr->index.count++);
 	e->pos = pos;
 	e->hash = blk->hash;
 	e->size_word = blk->size_word;
@@ -87,15 +102,15 @@ static int index_append(sqfs_block_processor_t *bp, uint64_t pos,
 	return 0;
 }
 
-static int write_file_block(sqfs_block_processor_t *bp, bp_block_t *blk)
+static int write_file_block(bp_writer_t *wr, const bp_block_t *blk)
 {
-	sqfs_file_t *file = bp->desc.file;
+	sqfs_file_t *file = wr->file;
 	sqfs_file_data_t *fd;
 	uint32_t len;
 	uint64_t pos;
 	int ret;
 
-	ret = writer_file(bp, blk);
+	ret = writer_file(wr, blk);
 	if (ret != 0)
 		return ret;
 	fd = blk->fd;
@@ -105,22 +120,22 @@ static int write_file_block(sqfs_block_processor_t *bp, bp_block_t *blk)
 	if (blk->kind == BP_BLOCK_SPARSE || blk->size_word == 0) {
 		fd->block_sizes[blk->index] = 0;
 		fd->sparse_bytes += blk->size;
-		bp->stats.sparse_blocks += 1;
+		wr->stats.sparse_blocks += 1;
 		return 0;
 	}
 
 	len = blk->size_word & BP_SIZE_MASK;
-	if (len == 0 || len > bp->desc.block_size)
+	if (len == 0 || len > wr->block_size)
 		return SQFS_ERROR_INTERNAL;
 
 	pos = file->get_size(file);
-	if (!bp->wr.stored_any) {
-		bp->wr.cut_pos = pos;
-		if (bp->wr.flags & SQFS_BLK_ALIGN) {
-			uint64_t rem = pos % bp->desc.devblk_size;
+	if (!wr->stored_any) {
+		wr->cut_pos = pos;
+		if (wr->flags & SQFS_BLK_ALIGN) {
+			uint64_t rem = pos % wr->devblk_size;
 
 			if (rem != 0) {
-				uint64_t pad = bp->desc.devblk_size - rem;
+				uint64_t pad = wr->devblk_size - rem;
 
 				if (pos > UINT64_MAX - pad)
 					return SQFS_ERROR_OVERFLOW;
@@ -131,8 +146,8 @@ static int write_file_block(sqfs_block_processor_t *bp, bp_block_t *blk)
 			}
 		}
 		fd->blocks_start = pos;
-		bp->wr.first_entry = bp->index.count;
-		bp->wr.stored_any = true;
+		wr->first_entry = wr->index.count;
+		wr->stored_any = true;
 	}
 
 	ret = file->write_at(file, pos, blk->stored, len);
@@ -140,25 +155,24 @@ static int write_file_block(sqfs_block_processor_t *bp, bp_block_t *blk)
 		return ret;
 
 	fd->block_sizes[blk->index] = blk->size_word;
-	bp->stats.data_blocks += 1;
-	bp->stats.bytes_written += len;
-	bp->wr.stored_bytes += len;
+	wr->stats.data_blocks += 1;
+	wr->stats.bytes_written += len;
+	wr->stored_bytes += len;
 
-	if (writer_dedup(bp))
-		return index_append(bp, pos, blk);
+	if (writer_dedup(wr))
+		return index_append(wr, pos, blk);
 	return 0;
 }
 
 /* Whether the n entries at c carry the same size words and hashes as the
  * file's and lie back to back on disk. */
-static bool run_matches(const sqfs_block_processor_t *bp, size_t c, size_t n)
+static bool run_matches(const bp_writer_t *wr, size_t c, size_t n)
 {
-	const bp_index_entry_t *cand = bp_index(bp) + c;
-	const bp_index_entry_t *own = bp_index(bp) + bp->wr.first_entry;
+	const bp_index_entry_t *cand = index_at(wr, c);
+	const bp_index_entry_t *own = index_at(wr, wr->first_entry);
 	size_t k;
 
-	if ((bp->wr.flags & SQFS_BLK_ALIGN) &&
-	    cand[0].pos % bp->desc.devblk_size != 0)
+	if ((wr->flags & SQFS_BLK_ALIGN) && cand[0].pos % wr->devblk_size != 0)
 		return false;
 
 	for (k = 0; k < n; ++k) {
@@ -174,36 +188,35 @@ static bool run_matches(const sqfs_block_processor_t *bp, size_t c, size_t n)
 }
 
 /* Compare size bytes on disk at a and b. Returns 1 if equal, 0 if not. */
-static int same_bytes(sqfs_block_processor_t *bp, uint64_t a, uint64_t b,
-		      uint64_t size)
+static int same_bytes(bp_writer_t *wr, uint64_t a, uint64_t b, uint64_t size)
 {
-	sqfs_file_t *file = bp->desc.file;
+	sqfs_file_t *file = wr->file;
 	size_t chunk;
 	int ret;
 
-	if (bp->wr.buf_a == NULL) {
-		bp->wr.buf_a = malloc(bp->desc.block_size);
-		if (bp->wr.buf_a == NULL)
+	if (wr->buf_a == NULL) {
+		wr->buf_a = malloc(wr->block_size);
+		if (wr->buf_a == NULL)
 			return SQFS_ERROR_ALLOC;
 	}
-	if (bp->wr.buf_b == NULL) {
-		bp->wr.buf_b = malloc(bp->desc.block_size);
-		if (bp->wr.buf_b == NULL)
+	if (wr->buf_b == NULL) {
+		wr->buf_b = malloc(wr->block_size);
+		if (wr->buf_b == NULL)
 			return SQFS_ERROR_ALLOC;
 	}
 
 	while (size > 0) {
-		chunk = bp->desc.block_size;
+		chunk = wr->block_size;
 		if (chunk > size)
 			chunk = (size_t)size;
 
-		ret = file->read_at(file, a, bp->wr.buf_a, chunk);
+		ret = file->read_at(file, a, wr->buf_a, chunk);
 		if (ret != 0)
 			return ret;
-		ret = file->read_at(file, b, bp->wr.buf_b, chunk);
+		ret = file->read_at(file, b, wr->buf_b, chunk);
 		if (ret != 0)
 			return ret;
-		if (memcmp(bp->wr.buf_a, bp->wr.buf_b, chunk) != 0)
+		if (memcmp(wr->buf_a, wr->buf_b, chunk) != 0)
 			return 0;
 
 		a += chunk;
@@ -215,33 +228,32 @@ static int same_bytes(sqfs_block_processor_t *bp, uint64_t a, uint64_t b,
 
 /* Look for an earlier run equal to the file's: *out receives the entry
  * starting it, or BP_NONE. */
-static int find_duplicate(sqfs_block_processor_t *bp, size_t *out)
+static int find_duplicate(bp_writer_t *wr, size_t *out)
 {
-	size_t first = bp->wr.first_entry;
-	size_t n = bp->index.count - first;
+	size_t first = wr->first_entry;
+	size_t n = wr->index.count - first;
 	unsigned int tried = 0;
 	uint64_t c;
 	int ret;
 
 	*out = BP_NONE;
-	if (!hash_table_get(&bp->index_map, block_key(bp_index(bp) + first),
-			    &c))
+	if (!hash_table_get(&wr->index_map, block_key(index_at(wr, first)), &c))
 		return 0;
 
 	/* The chain runs backwards. Entries too late for a run of n (fewer
 	 * than n of them) are skipped without counting as a try. */
-	for (; c != BP_NONE; c = bp_index(bp)[c].prev) {
+	for (; c != BP_NONE; c = index_at(wr, c)->prev) {
 		if (c >= first)
 			return SQFS_ERROR_INTERNAL;
 		if (c + n > first)
 			continue;
 		if (tried++ == BP_MAX_CANDIDATES)
 			break;
-		if (!run_matches(bp, (size_t)c, n))
+		if (!run_matches(wr, (size_t)c, n))
 			continue;
 
-		ret = same_bytes(bp, bp_index(bp)[c].pos,
-				 bp_index(bp)[first].pos, bp->wr.stored_bytes);
+		ret = same_bytes(wr, index_at(wr, c)->pos,
+				 index_at(wr, first)->pos, wr->stored_bytes);
 		if (ret < 0)
 			return ret;
 		if (ret == 1) {
@@ -252,72 +264,72 @@ static int find_duplicate(sqfs_block_processor_t *bp, size_t *out)
 	return 0;
 }
 
-static int record_run(sqfs_block_processor_t *bp)
+static int record_run(bp_writer_t *wr)
 {
 	size_t i;
 	uint64_t prev;
 	int ret;
 
-	for (i = bp->wr.first_entry; i < bp->index.count; ++i) {
-		uint64_t key = block_key(bp_index(bp) + i);
+	for (i = wr->first_entry; i < wr->index.count; ++i) {
+		uint64_t key = block_key(index_at(wr, i));
 
-		if (hash_table_get(&bp->index_map, key, &prev))
-			bp_index(bp)[i].prev = (uint32_t)prev;
-		ret = hash_table_put(&bp->index_map, key, i);
+		if (hash_table_get(&wr->index_map, key, &prev))
+			index_at(wr, i)->prev = (uint32_t)prev;
+		ret = hash_table_put(&wr->index_map, key, i);
 		if (ret != 0)
 			return ret;
 	}
 	return 0;
 }
 
-static int finish_file(sqfs_block_processor_t *bp, const bp_block_t *blk)
+static int finish_file(bp_writer_t *wr, const bp_block_t *blk)
 {
-	sqfs_file_t *file = bp->desc.file;
+	sqfs_file_t *file = wr->file;
 	sqfs_file_data_t *fd = blk->fd;
 	size_t match, n;
 	int ret;
 
-	ret = writer_file(bp, blk);
+	ret = writer_file(wr, blk);
 	if (ret != 0)
 		return ret;
 
-	n = bp->index.count - bp->wr.first_entry;
-	if (bp->wr.stored_any && writer_dedup(bp) && n > 0) {
-		ret = find_duplicate(bp, &match);
+	n = wr->index.count - wr->first_entry;
+	if (wr->stored_any && writer_dedup(wr) && n > 0) {
+		ret = find_duplicate(wr, &match);
 		if (ret != 0)
 			return ret;
 
 		if (match != BP_NONE) {
-			ret = file->truncate(file, bp->wr.cut_pos);
+			ret = file->truncate(file, wr->cut_pos);
 			if (ret != 0)
 				return ret;
-			fd->blocks_start = bp_index(bp)[match].pos;
-			bp->index.count = bp->wr.first_entry;
-			bp->stats.duplicate_blocks += n;
-			bp->stats.data_blocks -= n;
-			bp->stats.bytes_written -= bp->wr.stored_bytes;
+			fd->blocks_start = index_at(wr, match)->pos;
+			wr->index.count = wr->first_entry;
+			wr->stats.duplicate_blocks += n;
+			wr->stats.data_blocks -= n;
+			wr->stats.bytes_written -= wr->stored_bytes;
 		} else {
-			ret = record_run(bp);
+			ret = record_run(wr);
 			if (ret != 0)
 				return ret;
 		}
 	}
 
-	bp->wr.fd = NULL;
+	wr->fd = NULL;
 	return 0;
 }
 
-static int write_fragment_block(sqfs_block_processor_t *bp, bp_block_t *blk)
+static int write_fragment_block(bp_writer_t *wr, const bp_block_t *blk)
 {
-	sqfs_file_t *file = bp->desc.file;
+	sqfs_file_t *file = wr->file;
 	uint32_t len = blk->size_word & BP_SIZE_MASK;
 	uint64_t pos;
 	int ret;
 
 	/* inside a file's run it would split the file's blocks */
-	if (bp->wr.fd != NULL || blk->index >= bp->frag.table.count)
+	if (wr->fd != NULL || bp_frag_table_get(wr->ftable, blk->index) == NULL)
 		return SQFS_ERROR_INTERNAL;
-	if (len == 0 || len > bp->desc.block_size)
+	if (len == 0 || len > wr->block_size)
 		return SQFS_ERROR_INTERNAL;
 
 	pos = file->get_size(file);
@@ -325,23 +337,24 @@ static int write_fragment_block(sqfs_block_processor_t *bp, bp_block_t *blk)
 	if (ret != 0)
 		return ret;
 
-	bp_frag_table(bp)[blk->index].start = pos;
-	bp_frag_table(bp)[blk->index].size_word = blk->size_word;
-	bp->stats.fragment_blocks += 1;
-	bp->stats.bytes_written += len;
+	ret = bp_frag_table_set(wr->ftable, blk->index, pos, blk->size_word);
+	if (ret != 0)
+		return ret;
+	wr->stats.fragment_blocks += 1;
+	wr->stats.bytes_written += len;
 	return 0;
 }
 
-int bp_write_block(sqfs_block_processor_t *bp, bp_block_t *blk)
+int bp_writer_write(bp_writer_t *wr, const bp_block_t *blk)
 {
 	switch (blk->kind) {
 	case BP_BLOCK_DATA:
 	case BP_BLOCK_SPARSE:
-		return write_file_block(bp, blk);
+		return write_file_block(wr, blk);
 	case BP_BLOCK_FILE_END:
-		return finish_file(bp, blk);
+		return finish_file(wr, blk);
 	case BP_BLOCK_FRAGMENTS:
-		return write_fragment_block(bp, blk);
+		return write_fragment_block(wr, blk);
 	case BP_BLOCK_TAIL:
 		break;
 	}

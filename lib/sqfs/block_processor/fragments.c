@@ -21,64 +21,98 @@
 #include <stdlib.h>
 #include <string.h>
 
-void bp_fragments_cleanup(sqfs_block_processor_t *bp)
+static bp_fragment_t *frag_at(const bp_packer_t *pk, size_t i)
 {
-	array_cleanup(&bp->frag.list);
-	array_cleanup(&bp->frag.table);
-	free(bp->frag.cache);
-	free(bp->frag.scratch);
-	array_cleanup(&bp->frag.pending);
-	hash_table_cleanup(&bp->frag.map);
-	bp->frag.cache = NULL;
-	bp->frag.scratch = NULL;
-	bp->frag.cache_index = BP_NONE;
+	return (bp_fragment_t *)pk->list.data + i;
+}
+
+static bp_pending_t *pending_list(const bp_packer_t *pk)
+{
+	return pk->pending.data;
+}
+
+void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
+		    sqfs_compressor_t *cmp, bp_frag_table_t *ftable,
+		    const bp_block_sink_t *sink)
+{
+	memset(pk, 0, sizeof(*pk));
+	pk->block_size = block_size;
+	pk->file = file;
+	pk->cmp = cmp;
+	pk->ftable = ftable;
+	pk->sink = *sink;
+	hash_table_init(&pk->map);
+	pk->cache_index = BP_NONE;
+}
+
+void bp_packer_cleanup(bp_packer_t *pk)
+{
+	if (pk->blk != NULL)
+		pk->sink.release(pk->sink.ctx, pk->blk);
+	pk->blk = NULL;
+	array_cleanup(&pk->list);
+	free(pk->cache);
+	free(pk->scratch);
+	array_cleanup(&pk->pending);
+	hash_table_cleanup(&pk->map);
+	pk->cache = NULL;
+	pk->scratch = NULL;
+	pk->cache_index = BP_NONE;
+}
+
+/* Whether fragment block idx is on disk (its table entry is filled in). */
+static bool written(const bp_packer_t *pk, uint32_t idx)
+{
+	const bp_frag_entry_t *e = bp_frag_table_get(pk->ftable, idx);
+
+	return e != NULL && e->size_word != 0;
 }
 
 /* Decode written fragment block number idx into the cache. */
-static int load_fragment_block(sqfs_block_processor_t *bp, uint32_t idx)
+static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
 {
-	const size_t bs = bp->desc.block_size;
-	sqfs_file_t *file = bp->desc.file;
+	const size_t bs = pk->block_size;
+	sqfs_file_t *file = pk->file;
 	const bp_frag_entry_t *e;
 	uint32_t len;
 	ptrdiff_t ret;
 
-	if (idx >= bp->frag.table.count)
+	e = bp_frag_table_get(pk->ftable, idx);
+	if (e == NULL)
 		return SQFS_ERROR_INTERNAL;
-	e = bp_frag_table(bp) + idx;
 	len = e->size_word & BP_SIZE_MASK;
 	if (len == 0 || len > bs)
 		return SQFS_ERROR_INTERNAL;
 
-	if (bp->frag.cache == NULL) {
-		bp->frag.cache = malloc(bs);
-		if (bp->frag.cache == NULL)
+	if (pk->cache == NULL) {
+		pk->cache = malloc(bs);
+		if (pk->cache == NULL)
 			return SQFS_ERROR_ALLOC;
 	}
-	bp->frag.cache_index = BP_NONE;
+	pk->cache_index = BP_NONE;
 
 	if (e->size_word & BP_SIZE_RAW) {
-		ret = file->read_at(file, e->start, bp->frag.cache, len);
+		ret = file->read_at(file, e->start, pk->cache, len);
 		if (ret != 0)
 			return (int)ret;
 		ret = len;
 	} else {
-		if (bp->frag.scratch == NULL) {
-			bp->frag.scratch = malloc(bs);
-			if (bp->frag.scratch == NULL)
+		if (pk->scratch == NULL) {
+			pk->scratch = malloc(bs);
+			if (pk->scratch == NULL)
 				return SQFS_ERROR_ALLOC;
 		}
-		ret = file->read_at(file, e->start, bp->frag.scratch, len);
+		ret = file->read_at(file, e->start, pk->scratch, len);
 		if (ret != 0)
 			return (int)ret;
-		ret = sqfs_compressor_uncompress(bp->desc.cmp, bp->frag.scratch,
-						 len, bp->frag.cache, bs);
+		ret = sqfs_compressor_uncompress(pk->cmp, pk->scratch, len,
+						 pk->cache, bs);
 		if (ret < 0)
 			return (int)ret;
 	}
 
-	bp->frag.cache_index = idx;
-	bp->frag.cache_size = (uint32_t)ret;
+	pk->cache_index = idx;
+	pk->cache_size = (uint32_t)ret;
 	return 0;
 }
 
@@ -87,28 +121,28 @@ static int load_fragment_block(sqfs_block_processor_t *bp, uint32_t idx)
  * has a non-zero table entry (it always holds data) and may already be
  * reused for other data, so its pointer is never looked at again.
  */
-static void prune_pending(sqfs_block_processor_t *bp)
+static void prune_pending(bp_packer_t *pk)
 {
-	bp_pending_t *list = bp_frag_pending(bp);
+	bp_pending_t *list = pending_list(pk);
 	size_t i, kept = 0;
 
-	for (i = 0; i < bp->frag.pending.count; ++i) {
-		if (bp_frag_table(bp)[list[i].index].size_word == 0)
+	for (i = 0; i < pk->pending.count; ++i) {
+		if (!written(pk, list[i].index))
 			list[kept++] = list[i];
 	}
-	bp->frag.pending.count = kept;
+	pk->pending.count = kept;
 }
 
-static int add_pending(sqfs_block_processor_t *bp, const bp_block_t *blk)
+static int add_pending(bp_packer_t *pk, const bp_block_t *blk)
 {
 	bp_pending_t *p;
 	int ret;
 
-	prune_pending(bp);
-	ret = array_reserve(&bp->frag.pending, sizeof(bp_pending_t), 1);
+	prune_pending(pk);
+	ret = array_reserve(&pk->pending, sizeof(bp_pending_t), 1);
 	if (ret != 0)
 		return ret;
-	p = bp_frag_pending(bp) + bp->frag.pending.count++;
+	p = pending_list(pk) + pk->pending.count++;
 	p->index = blk->index;
 	p->blk = blk;
 	return 0;
@@ -117,14 +151,14 @@ static int add_pending(sqfs_block_processor_t *bp, const bp_block_t *blk)
 /* A fragment block handed to the back end but not yet written, or NULL.
  * Workers only read its data (they compress into out), so the main thread
  * may read it too. */
-static const bp_block_t *pending_block(sqfs_block_processor_t *bp, uint32_t idx)
+static const bp_block_t *pending_block(bp_packer_t *pk, uint32_t idx)
 {
-	const bp_pending_t *list = bp_frag_pending(bp);
+	const bp_pending_t *list = pending_list(pk);
 	size_t i;
 
-	if (bp_frag_table(bp)[idx].size_word != 0)
+	if (written(pk, idx))
 		return NULL;
-	for (i = 0; i < bp->frag.pending.count; ++i) {
+	for (i = 0; i < pk->pending.count; ++i) {
 		if (list[i].index == idx)
 			return list[i].blk;
 	}
@@ -132,16 +166,16 @@ static const bp_block_t *pending_block(sqfs_block_processor_t *bp, uint32_t idx)
 }
 
 /* The bytes of an earlier fragment. */
-static int fragment_bytes(sqfs_block_processor_t *bp, const bp_fragment_t *rec,
+static int fragment_bytes(bp_packer_t *pk, const bp_fragment_t *rec,
 			  const uint8_t **out)
 {
-	const bp_block_t *blk = bp->frag.blk;
+	const bp_block_t *blk = pk->blk;
 	int ret;
 
 	if (blk == NULL || rec->block != blk->index) {
-		if (rec->block >= bp->frag.table.count)
+		if (bp_frag_table_get(pk->ftable, rec->block) == NULL)
 			return SQFS_ERROR_INTERNAL;
-		blk = pending_block(bp, rec->block);
+		blk = pending_block(pk, rec->block);
 	}
 	if (blk != NULL) {
 		if (rec->offset > blk->size ||
@@ -151,23 +185,22 @@ static int fragment_bytes(sqfs_block_processor_t *bp, const bp_fragment_t *rec,
 		return 0;
 	}
 
-	if (rec->block != bp->frag.cache_index) {
-		ret = load_fragment_block(bp, rec->block);
+	if (rec->block != pk->cache_index) {
+		ret = load_fragment_block(pk, rec->block);
 		if (ret != 0)
 			return ret;
 	}
 	/* what we wrote ourselves decoded shorter: the output changed */
-	if (rec->offset > bp->frag.cache_size ||
-	    rec->size > bp->frag.cache_size - rec->offset)
+	if (rec->offset > pk->cache_size ||
+	    rec->size > pk->cache_size - rec->offset)
 		return SQFS_ERROR_CORRUPTED;
-	*out = bp->frag.cache + rec->offset;
+	*out = pk->cache + rec->offset;
 	return 0;
 }
 
 /* Look for an earlier fragment equal to the tail: *out receives its
  * record, or BP_NONE. */
-static int find_fragment(sqfs_block_processor_t *bp, const bp_block_t *tail,
-			 uint32_t *out)
+static int find_fragment(bp_packer_t *pk, const bp_block_t *tail, uint32_t *out)
 {
 	unsigned int tried = 0;
 	const uint8_t *bytes;
@@ -175,22 +208,21 @@ static int find_fragment(sqfs_block_processor_t *bp, const bp_block_t *tail,
 	int ret;
 
 	*out = BP_NONE;
-	if (!hash_table_get(&bp->frag.map, bp_dedup_key(tail->hash, tail->size),
-			    &i))
+	if (!hash_table_get(&pk->map, bp_dedup_key(tail->hash, tail->size), &i))
 		return 0;
 
-	for (; i != BP_NONE; i = bp_frag_list(bp)[i].prev) {
+	for (; i != BP_NONE; i = frag_at(pk, i)->prev) {
 		const bp_fragment_t *rec;
 
-		if (i >= bp->frag.list.count)
+		if (i >= pk->list.count)
 			return SQFS_ERROR_INTERNAL;
-		rec = bp_frag_list(bp) + i;
+		rec = frag_at(pk, i);
 		if (rec->size != tail->size || rec->hash != tail->hash)
 			continue;
 		if (tried++ == BP_MAX_CANDIDATES)
 			break;
 
-		ret = fragment_bytes(bp, rec, &bytes);
+		ret = fragment_bytes(pk, rec, &bytes);
 		if (ret != 0)
 			return ret;
 		if (memcmp(bytes, tail->data, tail->size) == 0) {
@@ -201,7 +233,7 @@ static int find_fragment(sqfs_block_processor_t *bp, const bp_block_t *tail,
 	return 0;
 }
 
-static int record_fragment(sqfs_block_processor_t *bp, const bp_block_t *tail,
+static int record_fragment(bp_packer_t *pk, const bp_block_t *tail,
 			   uint32_t block, uint32_t offset)
 {
 	uint64_t key = bp_dedup_key(tail->hash, tail->size), prev;
@@ -209,124 +241,115 @@ static int record_fragment(sqfs_block_processor_t *bp, const bp_block_t *tail,
 	int ret;
 
 	/* records are linked by u32 numbers; past that, stop recording */
-	if (bp->frag.list.count >= BP_NONE - 1)
+	if (pk->list.count >= BP_NONE - 1)
 		return 0;
 
-	ret = array_reserve(&bp->frag.list, sizeof(*rec), 1);
+	ret = array_reserve(&pk->list, sizeof(*rec), 1);
 	if (ret != 0)
 		return ret;
 
-	rec = bp_frag_list(bp) + bp->frag.list.count;
+	rec = frag_at(pk, pk->list.count);
 	rec->hash = tail->hash;
 	rec->size = tail->size;
 	rec->block = block;
 	rec->offset = offset;
 	rec->prev = BP_NONE;
-	if (hash_table_get(&bp->frag.map, key, &prev))
+	if (hash_table_get(&pk->map, key, &prev))
 		rec->prev = (uint32_t)prev;
 
-	ret = hash_table_put(&bp->frag.map, key, bp->frag.list.count);
+	ret = hash_table_put(&pk->map, key, pk->list.count);
 	if (ret != 0)
 		return ret;
-	bp->frag.list.count += 1;
+	pk->list.count += 1;
 	return 0;
 }
 
 /* Open a new fragment block with the next fragment table index. */
-static int open_fragment_block(sqfs_block_processor_t *bp)
+static int open_fragment_block(bp_packer_t *pk)
 {
-	bp_frag_entry_t *table;
 	bp_block_t *blk;
+	uint32_t index;
 	int ret;
 
-	/* 0xFFFFFFFF means "no fragment" in an inode */
-	if (bp->frag.table.count >= SQFS_NO_FRAGMENT)
-		return SQFS_ERROR_LIMIT;
-
-	ret = array_reserve(&bp->frag.table, sizeof(*table), 1);
+	ret = bp_frag_table_add(pk->ftable, &index);
 	if (ret != 0)
 		return ret;
-
-	ret = bp->ops->get_block(bp, &blk);
+	ret = pk->sink.get_block(pk->sink.ctx, &blk);
 	if (ret != 0)
 		return ret;
 	blk->kind = BP_BLOCK_FRAGMENTS;
 	blk->flags = 0;
 	blk->fd = NULL;
 	blk->size = 0;
-	blk->index = (uint32_t)bp->frag.table.count;
+	blk->index = index;
 
-	table = bp_frag_table(bp) + bp->frag.table.count++;
-	table->start = 0;
-	table->size_word = 0;
-	bp->frag.blk = blk;
-	bp->frag.fill = 0;
+	pk->blk = blk;
+	pk->fill = 0;
 	return 0;
 }
 
-int bp_flush_fragments(sqfs_block_processor_t *bp)
+int bp_packer_flush(bp_packer_t *pk)
 {
-	bp_block_t *blk = bp->frag.blk;
+	bp_block_t *blk = pk->blk;
 	int ret;
 
 	if (blk == NULL)
 		return 0;
-	bp->frag.blk = NULL;
-	blk->size = bp->frag.fill;
-	bp->frag.fill = 0;
-	ret = add_pending(bp, blk);
+	pk->blk = NULL;
+	blk->size = pk->fill;
+	pk->fill = 0;
+	ret = add_pending(pk, blk);
 	if (ret != 0) {
-		bp_block_release(bp, blk);
+		pk->sink.release(pk->sink.ctx, blk);
 		return ret;
 	}
-	return bp->ops->submit(bp, blk);
+	return pk->sink.submit(pk->sink.ctx, blk);
 }
 
-int bp_pack_tail(sqfs_block_processor_t *bp, const bp_block_t *tail)
+int bp_packer_add(bp_packer_t *pk, const bp_block_t *tail)
 {
 	bool dedup = !(tail->flags & SQFS_BLK_DONT_DEDUPLICATE);
 	sqfs_file_data_t *fd = tail->fd;
 	uint32_t match, offset;
 	int ret;
 
-	if (fd == NULL || tail->size == 0 || tail->size >= bp->desc.block_size)
+	if (fd == NULL || tail->size == 0 || tail->size >= pk->block_size)
 		return SQFS_ERROR_INTERNAL;
 
 	if (dedup) {
-		ret = find_fragment(bp, tail, &match);
+		ret = find_fragment(pk, tail, &match);
 		if (ret != 0)
 			return ret;
 		if (match != BP_NONE) {
-			fd->fragment_index = bp_frag_list(bp)[match].block;
-			fd->fragment_offset = bp_frag_list(bp)[match].offset;
-			bp->stats.duplicate_fragments += 1;
+			fd->fragment_index = frag_at(pk, match)->block;
+			fd->fragment_offset = frag_at(pk, match)->offset;
+			pk->stats.duplicate_fragments += 1;
 			return 0;
 		}
 	}
 
-	if (bp->frag.blk != NULL &&
-	    tail->size > bp->desc.block_size - bp->frag.fill) {
-		ret = bp_flush_fragments(bp);
+	if (pk->blk != NULL && tail->size > pk->block_size - pk->fill) {
+		ret = bp_packer_flush(pk);
 		if (ret != 0)
 			return ret;
 	}
-	if (bp->frag.blk == NULL) {
-		ret = open_fragment_block(bp);
+	if (pk->blk == NULL) {
+		ret = open_fragment_block(pk);
 		if (ret != 0)
 			return ret;
 	}
 
-	offset = bp->frag.fill;
-	memcpy(bp->frag.blk->data + offset, tail->data, tail->size);
-	bp->frag.fill += tail->size;
-	bp->frag.blk->size = bp->frag.fill;
+	offset = pk->fill;
+	memcpy(pk->blk->data + offset, tail->data, tail->size);
+	pk->fill += tail->size;
+	pk->blk->size = pk->fill;
 	/* a file that must stay uncompressed keeps its tail raw too */
-	bp->frag.blk->flags |= tail->flags & SQFS_BLK_DONT_COMPRESS;
+	pk->blk->flags |= tail->flags & SQFS_BLK_DONT_COMPRESS;
 
-	fd->fragment_index = bp->frag.blk->index;
+	fd->fragment_index = pk->blk->index;
 	fd->fragment_offset = offset;
 
 	if (dedup)
-		return record_fragment(bp, tail, bp->frag.blk->index, offset);
+		return record_fragment(pk, tail, pk->blk->index, offset);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * frontend.c - the block processor's public functions: creation, the
- * begin / append / end interface that cuts file data into blocks, finish,
- * the fragment table and the statistics.
+ * frontend.c - the block processor's public functions: creation (which
+ * puts the parts of internal.h together), the begin / append / end
+ * interface that cuts file data into blocks and decides what a tail
+ * becomes, finish, the fragment table and the statistics.
  */
 #include "config.h"
 
@@ -11,14 +12,9 @@
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
 #include "sqfs/io.h"
-#include "sqfs/table.h"
-#include "util/le.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* On-disk size of a fragment table entry. */
-#define BP_FRAG_ENTRY_SIZE 16
 
 void sqfs_file_data_cleanup(sqfs_file_data_t *fd)
 {
@@ -39,6 +35,33 @@ static int bp_fail(sqfs_block_processor_t *bp, int err)
 static bool is_pow2(uint32_t x)
 {
 	return x != 0 && (x & (x - 1)) == 0;
+}
+
+/* The packer's way to the back end: fragment blocks travel like data. */
+static int sink_get_block(void *ctx, bp_block_t **out)
+{
+	sqfs_block_processor_t *bp = ctx;
+
+	return bp->ops->get_block(bp, out);
+}
+
+static int sink_submit(void *ctx, bp_block_t *blk)
+{
+	sqfs_block_processor_t *bp = ctx;
+
+	return bp->ops->submit(bp, blk);
+}
+
+static void sink_release(void *ctx, bp_block_t *blk)
+{
+	sqfs_block_processor_t *bp = ctx;
+
+	bp_block_release(&bp->blocks, blk);
+}
+
+static void release(sqfs_block_processor_t *bp, bp_block_t *blk)
+{
+	bp_block_release(&bp->blocks, blk);
 }
 
 int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
@@ -67,17 +90,27 @@ int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
 		return SQFS_ERROR_ALLOC;
 
 	bp->desc = *desc;
-	/* LZ4 itself is as quick as the probe */
-	bp->probe =
-	    !desc->no_probe && bp_probe_available() && cfg.id != SQFS_COMP_LZ4;
 	if (bp->desc.devblk_size == 0)
 		bp->desc.devblk_size = SQFS_DEFAULT_DEVBLK_SIZE;
 	bp->ops = &bp_serial_backend;
 	bp->state = BP_STATE_IDLE;
-	sqfs_block_processor_set_hash_fn(bp, NULL);
-	hash_table_init(&bp->index_map);
-	hash_table_init(&bp->frag.map);
-	bp->frag.cache_index = BP_NONE;
+
+	bp_proc_init(&bp->proc, desc->block_size, &cfg, desc->no_probe);
+	bp_blocks_init(&bp->blocks, desc->block_size);
+	bp_frag_table_init(&bp->ftable);
+	bp_writer_init(&bp->writer, desc->file, desc->block_size,
+		       bp->desc.devblk_size, &bp->ftable);
+	{
+		const bp_block_sink_t sink = {
+		    .ctx = bp,
+		    .get_block = sink_get_block,
+		    .submit = sink_submit,
+		    .release = sink_release,
+		};
+
+		bp_packer_init(&bp->packer, desc->block_size, desc->file,
+			       desc->cmp, &bp->ftable, &sink);
+	}
 
 #ifdef WITH_PTHREAD
 	if (desc->num_workers > 0) {
@@ -96,19 +129,15 @@ int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
 
 void sqfs_block_processor_destroy(sqfs_block_processor_t *bp)
 {
-	bp_block_t *blk;
-
 	if (bp == NULL)
 		return;
 
+	/* the workers first: they may still read blocks */
 	bp->ops->destroy(bp);
-	while (bp->all_blocks != NULL) {
-		blk = bp->all_blocks;
-		bp->all_blocks = blk->all_next;
-		free(blk);
-	}
-	bp_writer_cleanup(bp);
-	bp_fragments_cleanup(bp);
+	bp_packer_cleanup(&bp->packer);
+	bp_writer_cleanup(&bp->writer);
+	bp_frag_table_cleanup(&bp->ftable);
+	bp_blocks_cleanup(&bp->blocks);
 	free(bp);
 }
 
@@ -146,14 +175,14 @@ static int submit_file_block(sqfs_block_processor_t *bp, bp_block_t *blk)
 		uint32_t *sizes;
 
 		if (cap == UINT32_MAX) {
-			bp_block_release(bp, blk);
+			release(bp, blk);
 			return SQFS_ERROR_OVERFLOW;
 		}
 		cap = cap == 0 ? 16
 			       : (cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2);
 		sizes = realloc(fd->block_sizes, (size_t)cap * sizeof(*sizes));
 		if (sizes == NULL) {
-			bp_block_release(bp, blk);
+			release(bp, blk);
 			return SQFS_ERROR_ALLOC;
 		}
 		fd->block_sizes = sizes;
@@ -356,7 +385,7 @@ static int submit_tail(sqfs_block_processor_t *bp, bp_block_t *tail)
 		 * may fill up is written */
 		ret = submit_file_end(bp);
 		if (ret != 0) {
-			bp_block_release(bp, tail);
+			release(bp, tail);
 			return ret;
 		}
 		/* packed here, on the main thread, in file order: hashing
@@ -365,13 +394,9 @@ static int submit_tail(sqfs_block_processor_t *bp, bp_block_t *tail)
 		tail->kind = BP_BLOCK_TAIL;
 		tail->fd = bp->in.fd;
 		tail->flags = bp->in.flags;
-		tail->hash = bp->hash_fn(tail->data, tail->size);
-		/* still the front end's while it is packed: the back end
-		 * does not count it against the blocks in flight */
-		bp->in.blk = tail;
-		ret = bp_pack_tail(bp, tail);
-		bp->in.blk = NULL;
-		bp_block_release(bp, tail);
+		tail->hash = bp->proc.hash_fn(tail->data, tail->size);
+		ret = bp_packer_add(&bp->packer, tail);
+		release(bp, tail);
 		return ret;
 	} else {
 		tail->kind = BP_BLOCK_DATA;
@@ -397,7 +422,7 @@ int sqfs_block_processor_end(sqfs_block_processor_t *bp)
 		ret = submit_tail(bp, blk);
 	} else {
 		if (blk != NULL)
-			bp_block_release(bp, blk);
+			release(bp, blk);
 		ret = submit_file_end(bp);
 	}
 	if (ret != 0)
@@ -416,7 +441,7 @@ int sqfs_block_processor_finish(sqfs_block_processor_t *bp)
 	if (bp->state != BP_STATE_IDLE)
 		return bp_fail(bp, SQFS_ERROR_SEQUENCE);
 
-	ret = bp_flush_fragments(bp);
+	ret = bp_packer_flush(&bp->packer);
 	if (ret == 0)
 		ret = bp->ops->sync(bp);
 	if (ret != 0)
@@ -429,9 +454,6 @@ int sqfs_block_processor_finish(sqfs_block_processor_t *bp)
 int sqfs_block_processor_write_fragment_table(sqfs_block_processor_t *bp,
 					      sqfs_super_t *super)
 {
-	size_t count = bp->frag.table.count, i;
-	uint64_t start;
-	uint8_t *raw;
 	int ret;
 
 	if (bp->state != BP_STATE_FINISHED)
@@ -439,40 +461,31 @@ int sqfs_block_processor_write_fragment_table(sqfs_block_processor_t *bp,
 	if (super == NULL)
 		return bp_fail(bp, SQFS_ERROR_ARG_INVALID);
 
-	if (count == 0) {
-		super->fragment_entry_count = 0;
-		super->fragment_table_start = SQFS_TABLE_ABSENT;
-		bp->state = BP_STATE_TABLE_WRITTEN;
-		return 0;
-	}
-	/* the packer never opens more blocks than a u32 index can name */
-	if (count > UINT32_MAX || count > SIZE_MAX / BP_FRAG_ENTRY_SIZE)
-		return bp_fail(bp, SQFS_ERROR_INTERNAL);
-
-	raw = malloc(count * BP_FRAG_ENTRY_SIZE);
-	if (raw == NULL)
-		return bp_fail(bp, SQFS_ERROR_ALLOC);
-	for (i = 0; i < count; ++i) {
-		uint8_t *p = raw + i * BP_FRAG_ENTRY_SIZE;
-
-		put_le64(p, bp_frag_table(bp)[i].start);
-		put_le32(p + 8, bp_frag_table(bp)[i].size_word);
-		put_le32(p + 12, 0);
-	}
-	ret = sqfs_table_write(bp->desc.file, bp->desc.cmp, raw,
-			       count * BP_FRAG_ENTRY_SIZE, &start);
-	free(raw);
+	ret = bp_frag_table_write(&bp->ftable, bp->desc.file, bp->desc.cmp,
+				  super);
 	if (ret != 0)
 		return bp_fail(bp, ret);
-
-	super->fragment_entry_count = (uint32_t)count;
-	super->fragment_table_start = start;
 	bp->state = BP_STATE_TABLE_WRITTEN;
 	return 0;
+}
+
+static void add_stats(sqfs_block_stats_t *sum, const sqfs_block_stats_t *s)
+{
+	sum->bytes_in += s->bytes_in;
+	sum->bytes_written += s->bytes_written;
+	sum->data_blocks += s->data_blocks;
+	sum->fragment_blocks += s->fragment_blocks;
+	sum->duplicate_blocks += s->duplicate_blocks;
+	sum->duplicate_fragments += s->duplicate_fragments;
+	sum->sparse_blocks += s->sparse_blocks;
+	sum->files += s->files;
 }
 
 void sqfs_block_processor_get_stats(const sqfs_block_processor_t *bp,
 				    sqfs_block_stats_t *stats)
 {
-	*stats = bp->stats;
+	memset(stats, 0, sizeof(*stats));
+	add_stats(stats, &bp->stats);
+	add_stats(stats, &bp->writer.stats);
+	add_stats(stats, &bp->packer.stats);
 }

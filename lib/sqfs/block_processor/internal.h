@@ -2,50 +2,68 @@
 /*
  * internal.h - the parts of the block processor and how they meet.
  *
- * A file's data travels as bp_block_t structures through three stages:
+ * The processor is a front end that owns five small objects, each in a
+ * file of its own, each reached only through the functions declared
+ * below:
+ *
+ *   block pool      (blocks.c)       block structures and their buffers,
+ *                                    and bare FILE_END markers
+ *   processing      (process.c)      zero check, probe, compression and
+ *                                    hash of one block; pure, any thread
+ *   fragment packer (fragments.c)    deduplicates tails and packs them
+ *                                    into fragment blocks
+ *   fragment table  (frag_table.c)   one entry per fragment block: where
+ *                                    it was written; encodes the table
+ *   block writer    (block_writer.c) writes blocks in I/O order and
+ *                                    deduplicates whole files with its
+ *                                    index of stored blocks
+ *
+ * and a back end (serial.c, or the thread pool in pool.c) that runs
+ * processing and hands finished blocks to the writer in order.
+ *
+ * A file's data travels one way:
  *
  *   front end (frontend.c, main thread)
- *     begin / append / append_hole / end cut the data into blocks and give
- *     them to the back end with submit. At end the tail is decided: an
- *     all-zero tail is a sparse short block; a tail allowed into a fragment
- *     is hashed and handed to the fragment packer (fragments.c) right
- *     there, after the file's BP_BLOCK_FILE_END marker has been submitted;
- *     any other tail is a short BP_BLOCK_DATA block, followed by the
- *     marker. The packer deduplicates tails and packs them into the open
- *     fragment block; a full fragment block is submitted like any block.
+ *     begin / append / append_hole / end cut the data into blocks and
+ *     submit them to the back end. At end the tail is decided: an
+ *     all-zero tail is a sparse short block; a tail allowed into a
+ *     fragment is hashed and given to the packer right there, after the
+ *     file's FILE_END marker has been submitted; any other tail is a
+ *     short BP_BLOCK_DATA block, followed by the marker. The packer
+ *     submits a full fragment block through the front end like any block.
  *
- *   processing (bp_process_block in process.c, any thread)
- *     Pure: zero check, compression, hashing of one block with the
- *     compressor it is given. No I/O, no state shared with other blocks.
+ *   processing (bp_process_block, a worker or the main thread)
+ *     No I/O, no state shared with other blocks.
  *
- *   completion (bp_handle_completed in process.c, main thread, in
- *   submission order)
- *     Gives each block the next I/O number (queue_io); the block writer
- *     (bp_write_block, block_writer.c) then writes blocks strictly in I/O
- *     order and deduplicates whole files at their FILE_END marker.
- *     Completion never submits anything: the pipeline runs one way.
+ *   writing (bp_writer_write, main thread, in I/O order)
+ *     The back end numbers finished blocks in submission order (the I/O
+ *     number) and gives them to the writer strictly in that order. The
+ *     writer records where each fragment block went in the fragment
+ *     table, which is how the packer learns that a block is on disk.
  *
  * Ordering rules a back end must keep:
- *   - bp_handle_completed sees blocks in the order they were submitted
- *     (the processing sequence number, proc_seq), so I/O order is
- *     submission order;
- *   - bp_write_block sees blocks in I/O order (io_seq). A file's blocks and
- *     its FILE_END marker therefore reach the writer back to back, and the
- *     fragment block that a file's tail fills up is written after that
- *     file's FILE_END (its deduplication and truncation), because the
- *     front end submits the marker before it packs the tail.
+ *   - blocks are numbered for I/O in the order they were submitted (the
+ *     processing sequence number, proc_seq), so I/O order is submission
+ *     order;
+ *   - bp_writer_write sees blocks in I/O order (io_seq). A file's blocks
+ *     and its FILE_END marker therefore reach the writer back to back, and
+ *     the fragment block that a file's tail fills up is written after that
+ *     file's FILE_END (its deduplication and truncation), because the front
+ *     end submits the marker before it packs the tail.
  *
  * Only blocks that carry data hold buffers: FILE_END markers are bare
- * structures (bp_marker_alloc), and tails never become blocks of their
- * own, so small files cost the pipeline no buffers and no backlog.
+ * structures, and tails never become blocks of their own, so small files
+ * cost the pipeline no buffers and no backlog.
  *
- * The serial back end (serial.c) runs the three stages inside submit, one
- * block at a time. The thread-pool back end (pool.c) gives workers their
- * own copies of the compressor; the main thread keeps bp->cmp (the
- * fragment packer decompresses with it). A fragment block the packer
+ * The serial back end runs processing and writing inside submit, one
+ * block at a time, with the processor's compressor. The thread pool gives
+ * workers their own copies of the compressor; the main thread keeps
+ * desc.cmp (the packer decompresses with it). A fragment block the packer
  * flushed may still be queued when a later tail needs its bytes; the
- * packer then reads them from the block in memory (frag.pending) instead
- * of from the output.
+ * packer then reads them from the block in memory instead of the output.
+ *
+ * Statistics: each object counts what it does in its own
+ * sqfs_block_stats_t (the fields it owns); get_stats adds them up.
  *
  * Memory: a bounded number of block structures (two block_size buffers
  * each) and markers, the open fragment block, the writer's two
@@ -59,6 +77,7 @@
 #include "sqfs/block_processor/block_processor.h"
 #include "util/array.h"
 #include "util/hash_table.h"
+#include "sqfs/compressor.h"
 
 /* Bit 24 of a size word: the block is stored raw. */
 #define BP_SIZE_RAW 0x01000000u
@@ -122,6 +141,116 @@ typedef struct bp_block {
 	uint8_t *out;
 } bp_block_t;
 
+/* ---- blocks.c: the block pool ------------------------------------------- */
+
+typedef struct {
+	uint32_t block_size;
+	/* Every block structure ever allocated, for cleanup. */
+	bp_block_t *all;
+	bp_block_t *free_blocks;
+	bp_block_t *free_markers;
+	/* Structures with buffers allocated, those of them handed out, and
+	 * markers handed out. */
+	size_t block_count;
+	size_t blocks_in_use;
+	size_t markers_in_use;
+} bp_block_pool_t;
+
+void bp_blocks_init(bp_block_pool_t *pool, uint32_t block_size);
+
+void bp_blocks_cleanup(bp_block_pool_t *pool);
+
+/* A block structure with data and out buffers, reset. */
+int bp_block_alloc(bp_block_pool_t *pool, bp_block_t **out);
+
+/* A FILE_END marker (no buffers), reset. */
+int bp_marker_alloc(bp_block_pool_t *pool, bp_block_t **out);
+
+/* Give a block or marker back. */
+void bp_block_release(bp_block_pool_t *pool, bp_block_t *blk);
+
+/* ---- process.c: what happens to one block -------------------------------- */
+
+typedef uint64_t (*bp_hash_fn_t)(const void *data, size_t size);
+
+/* What processing needs to know; read-only while blocks are in flight. */
+typedef struct {
+	uint32_t block_size;
+	/* Test blocks before compressing them (see process.c). */
+	bool probe;
+	bp_hash_fn_t hash_fn;
+} bp_proc_t;
+
+/* Set up for blocks of block_size; cfg is the compressor's (the probe is
+ * off for LZ4, which is as quick as the probe). */
+void bp_proc_init(bp_proc_t *proc, uint32_t block_size,
+		  const sqfs_compressor_config_t *cfg, bool no_probe);
+
+/* Zero check, compression and hashing of one block with cmp. */
+int bp_process_block(const bp_proc_t *proc, sqfs_compressor_t *cmp,
+		     bp_block_t *blk);
+
+/* Whether the incompressible-block probe was built (it needs LZ4). */
+bool bp_probe_available(void);
+
+/* Whether size bytes at data are all zero. */
+bool bp_is_zero(const uint8_t *data, size_t size);
+
+/* Test hook: replace the hash function (NULL restores XXH3). */
+void sqfs_block_processor_set_hash_fn(sqfs_block_processor_t *bp,
+				      bp_hash_fn_t fn);
+
+/*
+ * The hash table key of a stored block or a fragment: its hash mixed with
+ * its size (a block's size word), so that equal hashes of different sizes
+ * land apart.
+ */
+static inline uint64_t bp_dedup_key(uint64_t hash, uint32_t size)
+{
+	return hash ^ ((uint64_t)size * 0x9e3779b97f4a7c15ull);
+}
+
+/* ---- frag_table.c: the fragment table ------------------------------------ */
+
+/* One fragment block: where it was written; size_word 0 until then. */
+typedef struct {
+	uint64_t start;
+	uint32_t size_word;
+} bp_frag_entry_t;
+
+typedef struct {
+	array_t entries;
+} bp_frag_table_t;
+
+void bp_frag_table_init(bp_frag_table_t *tbl);
+
+void bp_frag_table_cleanup(bp_frag_table_t *tbl);
+
+static inline size_t bp_frag_table_count(const bp_frag_table_t *tbl)
+{
+	return tbl->entries.count;
+}
+
+/* Add an entry for a new fragment block, not written yet; *index receives
+ * its number. SQFS_ERROR_LIMIT past what an inode can name. */
+int bp_frag_table_add(bp_frag_table_t *tbl, uint32_t *index);
+
+/* The entry of block idx, or NULL if there is none. */
+const bp_frag_entry_t *bp_frag_table_get(const bp_frag_table_t *tbl,
+					 uint32_t idx);
+
+/* Block idx has been written at start with size_word (never 0). */
+int bp_frag_table_set(bp_frag_table_t *tbl, uint32_t idx, uint64_t start,
+		      uint32_t size_word);
+
+/* Append the table to file (metadata blocks compressed with cmp, then the
+ * index of their positions) and point super at it; no fragments: the
+ * table is absent. */
+int bp_frag_table_write(const bp_frag_table_t *tbl, sqfs_file_t *file,
+			sqfs_compressor_t *cmp, sqfs_super_t *super);
+
+/* ---- block_writer.c: the block writer ------------------------------------ */
+
 /* One stored data block, in the order they were written. */
 typedef struct {
 	uint64_t pos;
@@ -130,6 +259,58 @@ typedef struct {
 	/* The previous entry with the same key, or BP_NONE. */
 	uint32_t prev;
 } bp_index_entry_t;
+
+typedef struct {
+	sqfs_file_t *file;
+	uint32_t block_size;
+	uint32_t devblk_size;
+	/* Where fragment blocks are recorded when written. */
+	bp_frag_table_t *ftable;
+	/* Counts data, sparse, fragment and duplicate blocks and bytes
+	 * written. */
+	sqfs_block_stats_t stats;
+
+	/* The file whose blocks are being written. */
+	sqfs_file_data_t *fd;
+	unsigned int flags;
+	bool stored_any;
+	/* Output size before the file's first stored block (before
+	 * alignment padding): where a duplicate is cut off. */
+	uint64_t cut_pos;
+	/* Index entry of the file's first stored block. */
+	size_t first_entry;
+	uint64_t stored_bytes;
+
+	/* Stored data blocks (bp_index_entry_t), and key -> latest entry
+	 * with that key. */
+	array_t index;
+	hash_table_t index_map;
+
+	/* Verification buffers, block_size bytes each, made on first use. */
+	uint8_t *buf_a;
+	uint8_t *buf_b;
+} bp_writer_t;
+
+void bp_writer_init(bp_writer_t *wr, sqfs_file_t *file, uint32_t block_size,
+		    uint32_t devblk_size, bp_frag_table_t *ftable);
+
+void bp_writer_cleanup(bp_writer_t *wr);
+
+/* Write one processed block (or act on a FILE_END marker), in I/O order.
+ * Does not take ownership. */
+int bp_writer_write(bp_writer_t *wr, const bp_block_t *blk);
+
+/* ---- fragments.c: the fragment packer ------------------------------------ */
+
+/* What the packer needs from its owner: block structures for fragment
+ * blocks, and the way on for a full one. */
+typedef struct {
+	void *ctx;
+	int (*get_block)(void *ctx, bp_block_t **out);
+	/* Takes ownership, also on failure. */
+	int (*submit)(void *ctx, bp_block_t *blk);
+	void (*release)(void *ctx, bp_block_t *blk);
+} bp_block_sink_t;
 
 /* One distinct fragment. */
 typedef struct {
@@ -141,35 +322,79 @@ typedef struct {
 	uint32_t prev;
 } bp_fragment_t;
 
-typedef struct {
-	uint64_t start;
-	uint32_t size_word;
-} bp_frag_entry_t;
-
 /* A fragment block submitted but perhaps not yet written. */
 typedef struct {
 	uint32_t index;
 	const struct bp_block *blk;
 } bp_pending_t;
 
-typedef uint64_t (*bp_hash_fn_t)(const void *data, size_t size);
+typedef struct {
+	uint32_t block_size;
+	/* Where written fragment blocks are read back from, and how. */
+	sqfs_file_t *file;
+	sqfs_compressor_t *cmp;
+	bp_frag_table_t *ftable;
+	bp_block_sink_t sink;
+	/* Counts duplicate_fragments. */
+	sqfs_block_stats_t stats;
+
+	/* The open fragment block or NULL, and the bytes in it. */
+	bp_block_t *blk;
+	uint32_t fill;
+	/* Distinct fragments (bp_fragment_t), and key -> latest. */
+	array_t list;
+	hash_table_t map;
+	/* Fragment blocks submitted whose table entry is still 0
+	 * (bp_pending_t): their data is read from memory. */
+	array_t pending;
+	/* The last fragment block read back and decoded. */
+	uint8_t *cache;
+	uint32_t cache_index;
+	uint32_t cache_size;
+	uint8_t *scratch;
+} bp_packer_t;
+
+void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
+		    sqfs_compressor_t *cmp, bp_frag_table_t *ftable,
+		    const bp_block_sink_t *sink);
+
+/* Frees what the packer owns; an open fragment block goes back to the
+ * sink. */
+void bp_packer_cleanup(bp_packer_t *pk);
+
+/* Deduplicate a hashed tail or pack it into the open fragment block,
+ * submitting the block when it is full; sets the tail's fd fragment index
+ * and offset. Does not take ownership. */
+int bp_packer_add(bp_packer_t *pk, const bp_block_t *tail);
+
+/* Submit the open fragment block, if it holds anything. */
+int bp_packer_flush(bp_packer_t *pk);
+
+/* ---- the back ends: serial.c, pool.c ------------------------------------- */
 
 typedef struct {
-	/* A free block structure with its buffers (the front end fills it). */
+	/* A free block structure with its buffers (the front end fills it).
+	 * May wait for blocks in flight to be written. */
 	int (*get_block)(sqfs_block_processor_t *bp, bp_block_t **out);
 	/* A free FILE_END marker (no buffers). */
 	int (*get_marker)(sqfs_block_processor_t *bp, bp_block_t **out);
-	/* Process and complete a block from the front end. Takes ownership
-	 * of blk, also on failure. */
+	/* Process blk and hand it to the writer in submission order. Takes
+	 * ownership of blk, also on failure. */
 	int (*submit)(sqfs_block_processor_t *bp, bp_block_t *blk);
-	/* From bp_handle_completed: give blk the next I/O number and write
-	 * it in that order. Takes ownership. */
-	int (*queue_io)(sqfs_block_processor_t *bp, bp_block_t *blk);
 	/* Wait until everything submitted has been written. */
 	int (*sync)(sqfs_block_processor_t *bp);
 	/* Free the back end's own state (blocks are freed by the caller). */
 	void (*destroy)(sqfs_block_processor_t *bp);
 } bp_backend_t;
+
+extern const bp_backend_t bp_serial_backend;
+
+#ifdef WITH_PTHREAD
+/* Start num_workers threads and make the pool bp's back end. */
+int bp_pool_init(sqfs_block_processor_t *bp);
+#endif
+
+/* ---- frontend.c ---------------------------------------------------------- */
 
 typedef enum {
 	BP_STATE_IDLE,
@@ -185,25 +410,20 @@ struct sqfs_block_processor {
 	const bp_backend_t *ops;
 	void *backend;
 	bp_state_t state;
-	/* Test hook: the hash of blocks and tails. */
-	bp_hash_fn_t hash_fn;
-	/* Test blocks before compressing them (see process.c). */
-	bool probe;
+	/* Counts files and bytes_in. */
 	sqfs_block_stats_t stats;
 
-	bp_block_t *all_blocks;
-	bp_block_t *free_blocks;
-	bp_block_t *free_markers;
-	/* Block structures with buffers allocated (on all_blocks, as are
-	 * markers), and those of them not on the free list; markers not on
-	 * theirs. */
-	size_t block_count;
-	size_t blocks_in_use;
-	size_t markers_in_use;
+	bp_proc_t proc;
+	bp_block_pool_t blocks;
+	bp_frag_table_t ftable;
+	bp_writer_t writer;
+	bp_packer_t packer;
+
+	/* Sequence numbers given so far (for the back ends). */
 	uint64_t next_proc_seq;
 	uint64_t next_io_seq;
 
-	/* Front end: the open file. */
+	/* The open file. */
 	struct {
 		sqfs_file_data_t *fd;
 		unsigned int flags;
@@ -212,139 +432,6 @@ struct sqfs_block_processor {
 		/* The block being filled, or NULL. */
 		bp_block_t *blk;
 	} in;
-
-	/* Block writer: the file whose blocks are being written. */
-	struct {
-		sqfs_file_data_t *fd;
-		unsigned int flags;
-		bool stored_any;
-		/* Output size before the file's first stored block (before
-		 * alignment padding): where a duplicate is cut off. */
-		uint64_t cut_pos;
-		/* Index entry of the file's first stored block. */
-		size_t first_entry;
-		uint64_t stored_bytes;
-		/* Verification buffers, block_size bytes each. */
-		uint8_t *buf_a;
-		uint8_t *buf_b;
-	} wr;
-
-	/* Stored data blocks (bp_index_entry_t, see bp_index), and key ->
-	 * latest entry with that key. */
-	array_t index;
-	hash_table_t index_map;
-
-	/* Fragment packer. */
-	struct {
-		/* The open fragment block or NULL; its index is
-		 * table_count - 1 when open. */
-		bp_block_t *blk;
-		uint32_t fill;
-		/* Distinct fragments (bp_fragment_t), and key -> latest. */
-		array_t list;
-		hash_table_t map;
-		/* Fragment table (bp_frag_entry_t), one entry per fragment
-		 * block. */
-		array_t table;
-		/* Fragment blocks submitted but perhaps not yet written
-		 * (table entry still 0; bp_pending_t): their data is read
-		 * from memory. */
-		array_t pending;
-		/* The last fragment block read back and decoded. */
-		uint8_t *cache;
-		uint32_t cache_index;
-		uint32_t cache_size;
-		uint8_t *scratch;
-	} frag;
 };
-
-/* The typed items of the processor's arrays. */
-static inline bp_index_entry_t *bp_index(const sqfs_block_processor_t *bp)
-{
-	return bp->index.data;
-}
-
-static inline bp_fragment_t *bp_frag_list(const sqfs_block_processor_t *bp)
-{
-	return bp->frag.list.data;
-}
-
-static inline bp_frag_entry_t *bp_frag_table(const sqfs_block_processor_t *bp)
-{
-	return bp->frag.table.data;
-}
-
-static inline bp_pending_t *bp_frag_pending(const sqfs_block_processor_t *bp)
-{
-	return bp->frag.pending.data;
-}
-
-/*
- * The hash table key of a stored block or a fragment: its hash mixed with
- * its size (a block's size word), so that equal hashes of different sizes
- * land apart.
- */
-static inline uint64_t bp_dedup_key(uint64_t hash, uint32_t size)
-{
-	return hash ^ ((uint64_t)size * 0x9e3779b97f4a7c15ull);
-}
-
-/* ---- process.c ----------------------------------------------------------- */
-
-/* A block structure from the free list, or a new one. */
-int bp_block_alloc(sqfs_block_processor_t *bp, bp_block_t **out);
-
-/* A FILE_END marker (no buffers) from its free list, or a new one. */
-int bp_marker_alloc(sqfs_block_processor_t *bp, bp_block_t **out);
-
-/* Put a block or marker back on its free list. */
-void bp_block_release(sqfs_block_processor_t *bp, bp_block_t *blk);
-
-/* Zero check, compression and hashing of one block (see above). */
-int bp_process_block(const sqfs_block_processor_t *bp, sqfs_compressor_t *cmp,
-		     bp_block_t *blk);
-
-/* Main-thread completion of a processed block. Takes ownership. */
-int bp_handle_completed(sqfs_block_processor_t *bp, bp_block_t *blk);
-
-/* Whether the incompressible-block probe was built (it needs LZ4). */
-bool bp_probe_available(void);
-
-/* Whether size bytes at data are all zero. */
-bool bp_is_zero(const uint8_t *data, size_t size);
-
-/* Test hook: replace the hash function (NULL restores XXH3). */
-void sqfs_block_processor_set_hash_fn(sqfs_block_processor_t *bp,
-				      bp_hash_fn_t fn);
-
-/* ---- block_writer.c ------------------------------------------------------ */
-
-/* Write one block (or act on a FILE_END marker), in I/O order. Does not
- * take ownership. */
-int bp_write_block(sqfs_block_processor_t *bp, bp_block_t *blk);
-
-void bp_writer_cleanup(sqfs_block_processor_t *bp);
-
-/* ---- fragments.c --------------------------------------------------------- */
-
-/* Deduplicate a hashed tail (front end) or pack it into the open fragment
- * block, submitting the block when it is full. Does not take ownership. */
-int bp_pack_tail(sqfs_block_processor_t *bp, const bp_block_t *tail);
-
-/* Submit the open fragment block, if it holds anything. */
-int bp_flush_fragments(sqfs_block_processor_t *bp);
-
-void bp_fragments_cleanup(sqfs_block_processor_t *bp);
-
-/* ---- serial.c ------------------------------------------------------------ */
-
-extern const bp_backend_t bp_serial_backend;
-
-/* ---- pool.c -------------------------------------------------------------- */
-
-#ifdef WITH_PTHREAD
-/* Start num_workers threads and make the pool bp's back end. */
-int bp_pool_init(sqfs_block_processor_t *bp);
-#endif
 
 #endif /* SQFS_BLOCK_PROCESSOR_INTERNAL_H */

@@ -6,24 +6,23 @@
  *   work queue  FIFO of submitted blocks, each holding its processing
  *               number (proc_seq); workers take from the front.
  *   done queue  processed blocks, sorted by proc_seq. The main thread takes
- *               them strictly in proc_seq order and completes them
- *               (bp_handle_completed), which gives each the next I/O
- *               number. Fragment blocks come from the front end like
- *               data blocks (it packs tails itself), so nothing is fed
- *               back into the pipeline from here.
+ *               them strictly in proc_seq order and completes them: each
+ *               gets the next I/O number. Fragment blocks come from the
+ *               front end like data blocks (it packs tails itself), so
+ *               nothing is fed back into the pipeline from here.
  *   I/O queue   blocks with an I/O number, sorted by it (main thread only);
- *               written strictly in io_seq order.
+ *               given to the block writer strictly in io_seq order.
  *
  * Workers only compress and hash; every write, every read-back and all
  * state outside the block happen on the main thread, so the output is the
  * serial back end's, byte for byte, for any number of workers.
  *
  * The main thread waits only when it needs a block structure with buffers
- * and the number in use has reached the backlog limit (in blocks and in
- * bytes), or a FILE_END marker and very many are in flight: it then
- * completes blocks until fewer are in use. Markers carry no data, so many
- * small files cost the backlog nothing and several fragment blocks can be
- * compressed at once.
+ * and the number in flight (submitted, not yet written) has reached the
+ * backlog limit (in blocks and in bytes), or a FILE_END marker and very
+ * many are in flight: it then completes blocks until fewer are. Markers carry
+ * no data, so many small files cost the backlog nothing and several fragment
+ * blocks can be compressed at once.
  */
 #include "config.h"
 
@@ -46,7 +45,7 @@ typedef struct pool pool_t;
 
 typedef struct {
 	pool_t *pool;
-	sqfs_block_processor_t *bp;
+	const bp_proc_t *proc;
 	sqfs_compressor_t *cmp;
 	pthread_t thread;
 	bool started;
@@ -76,6 +75,10 @@ struct pool {
 	/* Main thread only from here on. */
 	bp_block_t *io_queue;
 	uint64_t next_write_seq;
+	/* Blocks with buffers submitted and not yet written, and the most
+	 * there may be (the backlog). Blocks the front end holds (the one it
+	 * fills, the open fragment block, a tail being packed) do not count. */
+	size_t in_flight;
 	size_t max_blocks;
 
 	unsigned int num_workers;
@@ -118,7 +121,7 @@ static void *worker_main(void *arg)
 			pool->work_tail = NULL;
 		pthread_mutex_unlock(&pool->lock);
 
-		blk->error = bp_process_block(w->bp, w->cmp, blk);
+		blk->error = bp_process_block(w->proc, w->cmp, blk);
 
 		pthread_mutex_lock(&pool->lock);
 		insert_sorted(&pool->done, blk, false);
@@ -169,6 +172,14 @@ static bp_block_t *take_done(pool_t *pool, bool wait)
 	return blk;
 }
 
+/* A block submitted earlier is done with. */
+static void release(sqfs_block_processor_t *bp, pool_t *pool, bp_block_t *blk)
+{
+	if (!blk->marker)
+		pool->in_flight -= 1;
+	bp_block_release(&bp->blocks, blk);
+}
+
 /* Write what the I/O queue holds in unbroken io_seq order. */
 static int drain_io(sqfs_block_processor_t *bp, pool_t *pool)
 {
@@ -180,25 +191,29 @@ static int drain_io(sqfs_block_processor_t *bp, pool_t *pool)
 		blk = pool->io_queue;
 		pool->io_queue = blk->next;
 		pool->next_write_seq += 1;
-		ret = bp_write_block(bp, blk);
-		bp_block_release(bp, blk);
+		ret = bp_writer_write(&bp->writer, blk);
+		release(bp, pool, blk);
 		if (ret != 0)
 			return ret;
 	}
 	return 0;
 }
 
-/* Complete one block taken off the done queue. Takes ownership. */
+/* Complete one block taken off the done queue, in submission order: give
+ * it the next I/O number and write what can be written. Takes ownership. */
 static int complete(sqfs_block_processor_t *bp, bp_block_t *blk)
 {
+	pool_t *pool = bp->backend;
 	int ret;
 
 	if (blk->error != 0) {
 		ret = blk->error;
-		bp_block_release(bp, blk);
+		release(bp, pool, blk);
 		return ret;
 	}
-	return bp_handle_completed(bp, blk);
+	blk->io_seq = bp->next_io_seq++;
+	insert_sorted(&pool->io_queue, blk, true);
+	return drain_io(bp, pool);
 }
 
 /* Blocks submitted and not yet taken off the done queue. */
@@ -224,29 +239,19 @@ static int complete_ready(sqfs_block_processor_t *bp, pool_t *pool)
 	return 0;
 }
 
-static size_t held_by_front_end(const sqfs_block_processor_t *bp)
-{
-	return (bp->in.blk != NULL ? 1 : 0) + (bp->frag.blk != NULL ? 1 : 0);
-}
-
 static int pool_get_block(sqfs_block_processor_t *bp, bp_block_t **out)
 {
 	pool_t *pool = bp->backend;
 	int ret;
 
-	/*
-	 * The backlog counts blocks in flight: in use, less the ones the
-	 * front end holds (the block it fills and the open fragment block).
-	 * At the limit, complete blocks (each may free some) until below it;
-	 * when the pipeline is empty there is nothing to wait for.
-	 */
-	while (bp->blocks_in_use - held_by_front_end(bp) >= pool->max_blocks &&
-	       pipeline_busy(bp, pool)) {
+	/* At the limit, complete blocks (each may free some) until below
+	 * it; when the pipeline is empty there is nothing to wait for. */
+	while (pool->in_flight >= pool->max_blocks && pipeline_busy(bp, pool)) {
 		ret = complete(bp, take_done(pool, true));
 		if (ret != 0)
 			return ret;
 	}
-	return bp_block_alloc(bp, out);
+	return bp_block_alloc(&bp->blocks, out);
 }
 
 static int pool_get_marker(sqfs_block_processor_t *bp, bp_block_t **out)
@@ -254,13 +259,13 @@ static int pool_get_marker(sqfs_block_processor_t *bp, bp_block_t **out)
 	pool_t *pool = bp->backend;
 	int ret;
 
-	while (bp->markers_in_use >= POOL_MAX_MARKERS &&
+	while (bp->blocks.markers_in_use >= POOL_MAX_MARKERS &&
 	       pipeline_busy(bp, pool)) {
 		ret = complete(bp, take_done(pool, true));
 		if (ret != 0)
 			return ret;
 	}
-	return bp_marker_alloc(bp, out);
+	return bp_marker_alloc(&bp->blocks, out);
 }
 
 static int pool_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
@@ -268,18 +273,11 @@ static int pool_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 	pool_t *pool = bp->backend;
 
 	blk->proc_seq = bp->next_proc_seq++;
+	if (!blk->marker)
+		pool->in_flight += 1;
 	push_work(pool, blk);
 	/* Keeps the writer busy and blocks recycled while data comes in. */
 	return complete_ready(bp, pool);
-}
-
-static int pool_queue_io(sqfs_block_processor_t *bp, bp_block_t *blk)
-{
-	pool_t *pool = bp->backend;
-
-	blk->io_seq = bp->next_io_seq++;
-	insert_sorted(&pool->io_queue, blk, true);
-	return drain_io(bp, pool);
 }
 
 static int pool_sync(sqfs_block_processor_t *bp)
@@ -332,7 +330,6 @@ static const bp_backend_t bp_pool_backend = {
     .get_block = pool_get_block,
     .get_marker = pool_get_marker,
     .submit = pool_submit,
-    .queue_io = pool_queue_io,
     .sync = pool_sync,
     .destroy = pool_destroy,
 };
@@ -381,7 +378,7 @@ int bp_pool_init(sqfs_block_processor_t *bp)
 		pool_worker_t *w = pool->workers + i;
 
 		w->pool = pool;
-		w->bp = bp;
+		w->proc = &bp->proc;
 		ret = sqfs_compressor_copy(bp->desc.cmp, &w->cmp);
 		if (ret != 0)
 			return ret;

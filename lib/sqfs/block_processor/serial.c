@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * serial.c - the reference back end: every block is processed, completed
- * and written before submit returns, with the processor's own compressor.
+ * serial.c - the reference back end: every block is processed and written
+ * before submit returns, with the processor's own compressor.
  * Processing order and I/O order are simply the order of the calls.
  */
 #include "config.h"
@@ -11,22 +11,12 @@
 
 static int serial_get_block(sqfs_block_processor_t *bp, bp_block_t **out)
 {
-	return bp_block_alloc(bp, out);
+	return bp_block_alloc(&bp->blocks, out);
 }
 
 static int serial_get_marker(sqfs_block_processor_t *bp, bp_block_t **out)
 {
-	return bp_marker_alloc(bp, out);
-}
-
-static int serial_queue_io(sqfs_block_processor_t *bp, bp_block_t *blk)
-{
-	int ret;
-
-	blk->io_seq = bp->next_io_seq++;
-	ret = bp_write_block(bp, blk);
-	bp_block_release(bp, blk);
-	return ret;
+	return bp_marker_alloc(&bp->blocks, out);
 }
 
 static int serial_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
@@ -34,12 +24,13 @@ static int serial_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 	int ret;
 
 	blk->proc_seq = bp->next_proc_seq++;
-	ret = bp_process_block(bp, bp->desc.cmp, blk);
-	if (ret != 0) {
-		bp_block_release(bp, blk);
-		return ret;
+	ret = bp_process_block(&bp->proc, bp->desc.cmp, blk);
+	if (ret == 0) {
+		blk->io_seq = bp->next_io_seq++;
+		ret = bp_writer_write(&bp->writer, blk);
 	}
-	return bp_handle_completed(bp, blk);
+	bp_block_release(&bp->blocks, blk);
+	return ret;
 }
 
 static int serial_sync(sqfs_block_processor_t *bp)
@@ -57,7 +48,6 @@ const bp_backend_t bp_serial_backend = {
     .get_block = serial_get_block,
     .get_marker = serial_get_marker,
     .submit = serial_submit,
-    .queue_io = serial_queue_io,
     .sync = serial_sync,
     .destroy = serial_destroy,
 };

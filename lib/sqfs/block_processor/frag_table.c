@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * frag_table.c - the fragment table while an image is written: one entry
+ * per fragment block, added when the packer opens the block and filled in
+ * when the writer has written it, and its encoding on disk (16 bytes per
+ * entry: start, size word, 4 unused bytes, in metadata blocks with an
+ * index of their positions).
+ */
+#include "config.h"
+
+#include "sqfs/block_processor/internal.h"
+#include "sqfs/error.h"
+#include "sqfs/inode.h"
+#include "sqfs/table.h"
+#include "util/le.h"
+
+#include <stdlib.h>
+
+/* On-disk size of a fragment table entry. */
+#define BP_FRAG_ENTRY_SIZE 16
+
+static bp_frag_entry_t *entries(const bp_frag_table_t *tbl)
+{
+	return tbl->entries.data;
+}
+
+void bp_frag_table_init(bp_frag_table_t *tbl)
+{
+	tbl->entries = (array_t){0};
+}
+
+void bp_frag_table_cleanup(bp_frag_table_t *tbl)
+{
+	array_cleanup(&tbl->entries);
+}
+
+int bp_frag_table_add(bp_frag_table_t *tbl, uint32_t *index)
+{
+	bp_frag_entry_t *e;
+	int ret;
+
+	/* 0xFFFFFFFF means "no fragment" in an inode */
+	if (tbl->entries.count >= SQFS_NO_FRAGMENT)
+		return SQFS_ERROR_LIMIT;
+	ret = array_reserve(&tbl->entries, sizeof(*e), 1);
+	if (ret != 0)
+		return ret;
+
+	*index = (uint32_t)tbl->entries.count;
+	e = entries(tbl) + tbl->entries.count++;
+	e->start = 0;
+	e->size_word = 0;
+	return 0;
+}
+
+const bp_frag_entry_t *bp_frag_table_get(const bp_frag_table_t *tbl,
+					 uint32_t idx)
+{
+	if (idx >= tbl->entries.count)
+		return NULL;
+	return entries(tbl) + idx;
+}
+
+int bp_frag_table_set(bp_frag_table_t *tbl, uint32_t idx, uint64_t start,
+		      uint32_t size_word)
+{
+	/* a written block always holds data: 0 means "not written" */
+	if (idx >= tbl->entries.count || size_word == 0)
+		return SQFS_ERROR_INTERNAL;
+	entries(tbl)[idx].start = start;
+	entries(tbl)[idx].size_word = size_word;
+	return 0;
+}
+
+int bp_frag_table_write(const bp_frag_table_t *tbl, sqfs_file_t *file,
+			sqfs_compressor_t *cmp, sqfs_super_t *super)
+{
+	size_t count = tbl->entries.count, i;
+	uint64_t start;
+	uint8_t *raw;
+	int ret;
+
+	if (count == 0) {
+		super->fragment_entry_count = 0;
+		super->fragment_table_start = SQFS_TABLE_ABSENT;
+		return 0;
+	}
+	/* add never makes more entries than a u32 index can name */
+	if (count > UINT32_MAX || count > SIZE_MAX / BP_FRAG_ENTRY_SIZE)
+		return SQFS_ERROR_INTERNAL;
+
+	raw = malloc(count * BP_FRAG_ENTRY_SIZE);
+	if (raw == NULL)
+		return SQFS_ERROR_ALLOC;
+	for (i = 0; i < count; ++i) {
+		uint8_t *p = raw + i * BP_FRAG_ENTRY_SIZE;
+
+		put_le64(p, entries(tbl)[i].start);
+		put_le32(p + 8, entries(tbl)[i].size_word);
+		put_le32(p + 12, 0);
+	}
+	ret = sqfs_table_write(file, cmp, raw, count * BP_FRAG_ENTRY_SIZE,
+			       &start);
+	free(raw);
+	if (ret != 0)
+		return ret;
+
+	super->fragment_entry_count = (uint32_t)count;
+	super->fragment_table_start = start;
+	return 0;
+}
