@@ -115,7 +115,7 @@ typedef struct {
 	size_t size;
 	sqfs_file_data_t *fd;
 	sqfs_block_stats_t stats;
-	size_t blocks_allocated;
+	size_t buffers_allocated;
 	size_t block_limit;
 } packed_t;
 
@@ -151,7 +151,7 @@ static void pack(const scenario_t *s, unsigned int workers,
 	}
 	bp_ctx_finish(&c);
 	sqfs_block_processor_get_stats(c.bp, &out->stats);
-	out->blocks_allocated = c.bp->blocks.block_count;
+	out->buffers_allocated = c.bp->blocks.buffer_bytes / s->block_size;
 
 	mem = test_memory_file_data(c.file, &out->size);
 	out->bytes = malloc(out->size);
@@ -249,9 +249,10 @@ static void test_backlog_bounded(void **state)
 	make_scenario(&s, 4096, 300, 4);
 	for (i = 0; i < sizeof(backlogs) / sizeof(backlogs[0]); ++i) {
 		pack(&s, 8, backlogs[i], &p);
-		/* beyond the limit: the block the front end holds while
+		/* a data block has one buffer, a fragment block two;
+		 * beyond the limit: the block the front end holds while
 		 * it asks for the next, and the open fragment block */
-		assert_true(p.blocks_allocated <= backlogs[i] + 2);
+		assert_true(p.buffers_allocated <= 2 * backlogs[i] + 3);
 		free_packed(&s, &p);
 	}
 	free_scenario(&s);
@@ -284,7 +285,7 @@ static void test_backlog_bounded_in_bytes(void **state)
 	}
 	assert_int_equal(sqfs_block_processor_end(c.bp), 0);
 	bp_ctx_finish(&c);
-	assert_true(c.bp->blocks.block_count * 2 * (size_t)bs <=
+	assert_true(c.bp->blocks.buffer_bytes <=
 		    (64u << 20) + 3 * 2 * (size_t)bs);
 	sqfs_file_data_cleanup(&fd);
 	bp_ctx_close(&c);
@@ -502,9 +503,9 @@ static void test_small_files_keep_workers_busy(void **state)
 	/* 400 tails of 700 bytes: 5 to a 4 KiB block, 80 fragment blocks */
 	assert_true(atomic_load(&plan.calls) >= 80);
 	assert_true(atomic_load(&plan.most_running) >= 2);
-	/* buffers: the backlog, the block the front end fills, the open
-	 * fragment block */
-	assert_true(bp->blocks.block_count <= 2 + 2);
+	/* buffers: the backlog (fragment blocks: two each), the block the
+	 * front end fills, the open fragment block */
+	assert_true(bp->blocks.buffer_bytes <= (2 * 2 + 3) * 4096);
 
 	sqfs_block_processor_destroy(bp);
 	for (i = 0; i < 800; ++i)

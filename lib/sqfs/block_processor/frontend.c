@@ -42,7 +42,7 @@ static int sink_get_block(void *ctx, bp_block_t **out)
 {
 	sqfs_block_processor_t *bp = ctx;
 
-	return bp->ops->get_block(bp, out);
+	return bp->ops->get_block(bp, true, out);
 }
 
 static int sink_submit(void *ctx, bp_block_t *blk)
@@ -69,6 +69,7 @@ int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
 {
 	sqfs_compressor_config_t cfg;
 	sqfs_block_processor_t *bp;
+	int ret;
 
 	if (out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
@@ -92,7 +93,6 @@ int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
 	bp->desc = *desc;
 	if (bp->desc.devblk_size == 0)
 		bp->desc.devblk_size = SQFS_DEFAULT_DEVBLK_SIZE;
-	bp->ops = &bp_serial_backend;
 	bp->state = BP_STATE_IDLE;
 
 	bp_proc_init(&bp->proc, desc->block_size, &cfg, desc->no_probe);
@@ -113,15 +113,15 @@ int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
 	}
 
 #ifdef WITH_PTHREAD
-	if (desc->num_workers > 0) {
-		int ret = bp_pool_init(bp);
-
-		if (ret != 0) {
-			sqfs_block_processor_destroy(bp);
-			return ret;
-		}
-	}
+	if (desc->num_workers > 0)
+		ret = bp_pool_init(bp);
+	else
 #endif
+		ret = bp_serial_init(bp);
+	if (ret != 0) {
+		sqfs_block_processor_destroy(bp);
+		return ret;
+	}
 
 	*out = bp;
 	return 0;
@@ -132,8 +132,10 @@ void sqfs_block_processor_destroy(sqfs_block_processor_t *bp)
 	if (bp == NULL)
 		return;
 
-	/* the workers first: they may still read blocks */
-	bp->ops->destroy(bp);
+	/* the workers first: they may still read blocks (no ops: the back
+	 * end failed to start and has cleaned up after itself) */
+	if (bp->ops != NULL)
+		bp->ops->destroy(bp);
 	bp_packer_cleanup(&bp->packer);
 	bp_writer_cleanup(&bp->writer);
 	bp_frag_table_cleanup(&bp->ftable);
@@ -202,7 +204,7 @@ static int fill_block(sqfs_block_processor_t *bp, bp_block_t **out)
 	int ret;
 
 	if (bp->in.blk == NULL) {
-		ret = bp->ops->get_block(bp, &bp->in.blk);
+		ret = bp->ops->get_block(bp, false, &bp->in.blk);
 		if (ret != 0)
 			return ret;
 		bp->in.blk->kind = BP_BLOCK_DATA;
@@ -319,7 +321,7 @@ int sqfs_block_processor_append_hole(sqfs_block_processor_t *bp, uint64_t size)
 			blk = bp->in.blk;
 			bp->in.blk = NULL;
 		} else {
-			ret = bp->ops->get_block(bp, &blk);
+			ret = bp->ops->get_block(bp, false, &blk);
 			if (ret != 0)
 				return bp_fail(bp, ret);
 		}

@@ -65,11 +65,12 @@
  * Statistics: each object counts what it does in its own
  * sqfs_block_stats_t (the fields it owns); get_stats adds them up.
  *
- * Memory: a bounded number of block structures (two block_size buffers
- * each) and markers, the open fragment block, the writer's two
- * verification buffers and the packer's cache, plus per stored block one
- * bp_index_entry_t and per fragment one bp_fragment_t and per fragment
- * block one table entry.
+ * Memory: the buffers of the blocks in flight (one block_size buffer per
+ * data block, two per fragment block; at most the backlog's blocks and 64
+ * MiB), the block the front end fills, the open fragment block, a scratch
+ * buffer per worker, the writer's two verification buffers and the
+ * packer's cache, plus per stored block one bp_index_entry_t, per fragment
+ * one bp_fragment_t and per fragment block one table entry.
  */
 #ifndef SQFS_BLOCK_PROCESSOR_INTERNAL_H
 #define SQFS_BLOCK_PROCESSOR_INTERNAL_H
@@ -136,7 +137,8 @@ typedef struct bp_block {
 	const uint8_t *stored;
 	uint64_t hash;
 
-	/* block_size bytes each. */
+	/* block_size bytes each; out only for fragment blocks (see
+	 * blocks.c), NULL otherwise. */
 	uint8_t *data;
 	uint8_t *out;
 } bp_block_t;
@@ -145,13 +147,16 @@ typedef struct bp_block {
 
 typedef struct {
 	uint32_t block_size;
-	/* Every block structure ever allocated, for cleanup. */
+	/* Every block structure ever allocated, for cleanup, and the free
+	 * ones (for blocks and markers alike). */
 	bp_block_t *all;
-	bp_block_t *free_blocks;
-	bp_block_t *free_markers;
-	/* Structures with buffers allocated, those of them handed out, and
-	 * markers handed out. */
-	size_t block_count;
+	bp_block_t *free_structs;
+	/* Every buffer ever allocated (uint8_t *), the free ones, and their
+	 * bytes in all. */
+	array_t buffers;
+	uint8_t *free_buffers;
+	size_t buffer_bytes;
+	/* Blocks with buffers handed out, and markers. */
 	size_t blocks_in_use;
 	size_t markers_in_use;
 } bp_block_pool_t;
@@ -160,8 +165,15 @@ void bp_blocks_init(bp_block_pool_t *pool, uint32_t block_size);
 
 void bp_blocks_cleanup(bp_block_pool_t *pool);
 
-/* A block structure with data and out buffers, reset. */
-int bp_block_alloc(bp_block_pool_t *pool, bp_block_t **out);
+/* Buffer bytes of a block structure: data, and out if with_out. */
+static inline size_t bp_block_bytes(uint32_t block_size, bool with_out)
+{
+	return (with_out ? 2 : 1) * (size_t)block_size;
+}
+
+/* A block structure with a data buffer, and an out buffer if with_out
+ * (fragment blocks), reset. */
+int bp_block_alloc(bp_block_pool_t *pool, bool with_out, bp_block_t **out);
 
 /* A FILE_END marker (no buffers), reset. */
 int bp_marker_alloc(bp_block_pool_t *pool, bp_block_t **out);
@@ -186,9 +198,10 @@ typedef struct {
 void bp_proc_init(bp_proc_t *proc, uint32_t block_size,
 		  const sqfs_compressor_config_t *cfg, bool no_probe);
 
-/* Zero check, compression and hashing of one block with cmp. */
+/* Zero check, compression and hashing of one block with cmp; scratch is
+ * block_size bytes of the caller's (one per thread). */
 int bp_process_block(const bp_proc_t *proc, sqfs_compressor_t *cmp,
-		     bp_block_t *blk);
+		     uint8_t *scratch, bp_block_t *blk);
 
 /* Whether the incompressible-block probe was built (it needs LZ4). */
 bool bp_probe_available(void);
@@ -373,9 +386,11 @@ int bp_packer_flush(bp_packer_t *pk);
 /* ---- the back ends: serial.c, pool.c ------------------------------------- */
 
 typedef struct {
-	/* A free block structure with its buffers (the front end fills it).
-	 * May wait for blocks in flight to be written. */
-	int (*get_block)(sqfs_block_processor_t *bp, bp_block_t **out);
+	/* A free block structure with its buffers (the front end fills it),
+	 * with an out buffer for a fragment block. May wait for blocks in
+	 * flight to be written. */
+	int (*get_block)(sqfs_block_processor_t *bp, bool fragment,
+			 bp_block_t **out);
 	/* A free FILE_END marker (no buffers). */
 	int (*get_marker)(sqfs_block_processor_t *bp, bp_block_t **out);
 	/* Process blk and hand it to the writer in submission order. Takes
@@ -387,7 +402,8 @@ typedef struct {
 	void (*destroy)(sqfs_block_processor_t *bp);
 } bp_backend_t;
 
-extern const bp_backend_t bp_serial_backend;
+/* Make the serial back end bp's back end. */
+int bp_serial_init(sqfs_block_processor_t *bp);
 
 #ifdef WITH_PTHREAD
 /* Start num_workers threads and make the pool bp's back end. */

@@ -47,6 +47,8 @@ typedef struct {
 	pool_t *pool;
 	const bp_proc_t *proc;
 	sqfs_compressor_t *cmp;
+	/* block_size bytes for processing. */
+	uint8_t *scratch;
 	pthread_t thread;
 	bool started;
 } pool_worker_t;
@@ -75,10 +77,12 @@ struct pool {
 	/* Main thread only from here on. */
 	bp_block_t *io_queue;
 	uint64_t next_write_seq;
-	/* Blocks with buffers submitted and not yet written, and the most
-	 * there may be (the backlog). Blocks the front end holds (the one it
-	 * fills, the open fragment block, a tail being packed) do not count. */
+	/* Blocks with buffers submitted and not yet written and their buffer
+	 * bytes, and the most there may be (the backlog). Blocks the front
+	 * end holds (the one it fills, the open fragment block, a tail being
+	 * packed) do not count. */
 	size_t in_flight;
+	size_t in_flight_bytes;
 	size_t max_blocks;
 
 	unsigned int num_workers;
@@ -121,7 +125,7 @@ static void *worker_main(void *arg)
 			pool->work_tail = NULL;
 		pthread_mutex_unlock(&pool->lock);
 
-		blk->error = bp_process_block(w->proc, w->cmp, blk);
+		blk->error = bp_process_block(w->proc, w->cmp, w->scratch, blk);
 
 		pthread_mutex_lock(&pool->lock);
 		insert_sorted(&pool->done, blk, false);
@@ -172,11 +176,19 @@ static bp_block_t *take_done(pool_t *pool, bool wait)
 	return blk;
 }
 
+static size_t block_bytes(const sqfs_block_processor_t *bp,
+			  const bp_block_t *blk)
+{
+	return bp_block_bytes(bp->desc.block_size, blk->out != NULL);
+}
+
 /* A block submitted earlier is done with. */
 static void release(sqfs_block_processor_t *bp, pool_t *pool, bp_block_t *blk)
 {
-	if (!blk->marker)
+	if (!blk->marker) {
 		pool->in_flight -= 1;
+		pool->in_flight_bytes -= block_bytes(bp, blk);
+	}
 	bp_block_release(&bp->blocks, blk);
 }
 
@@ -239,19 +251,28 @@ static int complete_ready(sqfs_block_processor_t *bp, pool_t *pool)
 	return 0;
 }
 
-static int pool_get_block(sqfs_block_processor_t *bp, bp_block_t **out)
+/* Whether one more block of bytes would go past the backlog. */
+static bool backlog_full(const pool_t *pool, size_t bytes)
 {
+	return pool->in_flight >= pool->max_blocks ||
+	       pool->in_flight_bytes + bytes > POOL_MAX_BACKLOG_BYTES;
+}
+
+static int pool_get_block(sqfs_block_processor_t *bp, bool fragment,
+			  bp_block_t **out)
+{
+	size_t bytes = bp_block_bytes(bp->desc.block_size, fragment);
 	pool_t *pool = bp->backend;
 	int ret;
 
 	/* At the limit, complete blocks (each may free some) until below
 	 * it; when the pipeline is empty there is nothing to wait for. */
-	while (pool->in_flight >= pool->max_blocks && pipeline_busy(bp, pool)) {
+	while (backlog_full(pool, bytes) && pipeline_busy(bp, pool)) {
 		ret = complete(bp, take_done(pool, true));
 		if (ret != 0)
 			return ret;
 	}
-	return bp_block_alloc(&bp->blocks, out);
+	return bp_block_alloc(&bp->blocks, fragment, out);
 }
 
 static int pool_get_marker(sqfs_block_processor_t *bp, bp_block_t **out)
@@ -273,8 +294,10 @@ static int pool_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 	pool_t *pool = bp->backend;
 
 	blk->proc_seq = bp->next_proc_seq++;
-	if (!blk->marker)
+	if (!blk->marker) {
 		pool->in_flight += 1;
+		pool->in_flight_bytes += block_bytes(bp, blk);
+	}
 	push_work(pool, blk);
 	/* Keeps the writer busy and blocks recycled while data comes in. */
 	return complete_ready(bp, pool);
@@ -316,6 +339,7 @@ static void pool_destroy(sqfs_block_processor_t *bp)
 		if (pool->workers[i].started)
 			pthread_join(pool->workers[i].thread, NULL);
 		sqfs_compressor_destroy(pool->workers[i].cmp);
+		free(pool->workers[i].scratch);
 	}
 
 	pthread_cond_destroy(&pool->done_ready);
@@ -334,16 +358,13 @@ static const bp_backend_t bp_pool_backend = {
     .destroy = pool_destroy,
 };
 
+/* The backlog in blocks (backlog_full also bounds it in bytes). */
 static size_t backlog_blocks(const sqfs_block_processor_desc_t *desc)
 {
-	/* a block structure holds data and out buffers */
-	size_t per_block = 2 * (size_t)desc->block_size + sizeof(bp_block_t);
 	size_t limit = desc->max_backlog;
 
 	if (limit == 0)
 		limit = 10 * (size_t)desc->num_workers;
-	if (limit > POOL_MAX_BACKLOG_BYTES / per_block)
-		limit = POOL_MAX_BACKLOG_BYTES / per_block;
 	return limit > 0 ? limit : 1;
 }
 
@@ -379,6 +400,9 @@ int bp_pool_init(sqfs_block_processor_t *bp)
 
 		w->pool = pool;
 		w->proc = &bp->proc;
+		w->scratch = malloc(bp->desc.block_size);
+		if (w->scratch == NULL)
+			return SQFS_ERROR_ALLOC;
 		ret = sqfs_compressor_copy(bp->desc.cmp, &w->cmp);
 		if (ret != 0)
 			return ret;

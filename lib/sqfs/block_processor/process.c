@@ -105,15 +105,15 @@ static bool looks_incompressible(const uint8_t *data, size_t size, uint8_t *out)
 }
 
 static int bp_compress(const bp_proc_t *proc, sqfs_compressor_t *cmp,
-		       bp_block_t *blk)
+		       uint8_t *scratch, bp_block_t *blk)
 {
+	uint8_t *dst = blk->out != NULL ? blk->out : scratch;
 	ptrdiff_t ret = 0;
 
 	if (!(blk->flags & SQFS_BLK_DONT_COMPRESS) &&
-	    !(proc->probe &&
-	      looks_incompressible(blk->data, blk->size, blk->out))) {
-		ret = sqfs_compressor_compress(cmp, blk->data, blk->size,
-					       blk->out, blk->size);
+	    !(proc->probe && looks_incompressible(blk->data, blk->size, dst))) {
+		ret = sqfs_compressor_compress(cmp, blk->data, blk->size, dst,
+					       blk->size);
 		if (ret < 0)
 			return (int)ret;
 		if ((size_t)ret >= blk->size)
@@ -121,7 +121,11 @@ static int bp_compress(const bp_proc_t *proc, sqfs_compressor_t *cmp,
 	}
 
 	if (ret > 0) {
-		blk->stored = blk->out;
+		/* a data block's data is not needed once compressed: the
+		 * compressed form takes its place (see blocks.c) */
+		if (dst == scratch)
+			memcpy(blk->data, scratch, (size_t)ret);
+		blk->stored = dst == scratch ? blk->data : dst;
 		blk->size_word = (uint32_t)ret;
 	} else {
 		blk->stored = blk->data;
@@ -134,7 +138,7 @@ static int bp_compress(const bp_proc_t *proc, sqfs_compressor_t *cmp,
 }
 
 int bp_process_block(const bp_proc_t *proc, sqfs_compressor_t *cmp,
-		     bp_block_t *blk)
+		     uint8_t *scratch, bp_block_t *blk)
 {
 	blk->size_word = 0;
 	blk->stored = NULL;
@@ -150,12 +154,12 @@ int bp_process_block(const bp_proc_t *proc, sqfs_compressor_t *cmp,
 		if (!(blk->flags & SQFS_BLK_NO_SPARSE) &&
 		    bp_is_zero(blk->data, blk->size))
 			return 0;
-		return bp_compress(proc, cmp, blk);
+		return bp_compress(proc, cmp, scratch, blk);
 	case BP_BLOCK_FRAGMENTS:
 		/* never sparse: a fragment table entry must point at data */
 		if (blk->size == 0)
 			return SQFS_ERROR_INTERNAL;
-		return bp_compress(proc, cmp, blk);
+		return bp_compress(proc, cmp, scratch, blk);
 	case BP_BLOCK_SPARSE:
 	case BP_BLOCK_FILE_END:
 		return 0;

@@ -9,9 +9,18 @@
 #include "sqfs/block_processor/internal.h"
 #include "sqfs/error.h"
 
-static int serial_get_block(sqfs_block_processor_t *bp, bp_block_t **out)
+#include <stdlib.h>
+
+/* The back end's state (bp->backend): scratch space for processing. */
+static uint8_t *scratch(const sqfs_block_processor_t *bp)
 {
-	return bp_block_alloc(&bp->blocks, out);
+	return bp->backend;
+}
+
+static int serial_get_block(sqfs_block_processor_t *bp, bool fragment,
+			    bp_block_t **out)
+{
+	return bp_block_alloc(&bp->blocks, fragment, out);
 }
 
 static int serial_get_marker(sqfs_block_processor_t *bp, bp_block_t **out)
@@ -24,7 +33,7 @@ static int serial_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 	int ret;
 
 	blk->proc_seq = bp->next_proc_seq++;
-	ret = bp_process_block(&bp->proc, bp->desc.cmp, blk);
+	ret = bp_process_block(&bp->proc, bp->desc.cmp, scratch(bp), blk);
 	if (ret == 0) {
 		blk->io_seq = bp->next_io_seq++;
 		ret = bp_writer_write(&bp->writer, blk);
@@ -41,13 +50,23 @@ static int serial_sync(sqfs_block_processor_t *bp)
 
 static void serial_destroy(sqfs_block_processor_t *bp)
 {
-	(void)bp;
+	free(bp->backend);
+	bp->backend = NULL;
 }
 
-const bp_backend_t bp_serial_backend = {
+static const bp_backend_t serial_backend = {
     .get_block = serial_get_block,
     .get_marker = serial_get_marker,
     .submit = serial_submit,
     .sync = serial_sync,
     .destroy = serial_destroy,
 };
+
+int bp_serial_init(sqfs_block_processor_t *bp)
+{
+	bp->backend = malloc(bp->desc.block_size);
+	if (bp->backend == NULL)
+		return SQFS_ERROR_ALLOC;
+	bp->ops = &serial_backend;
+	return 0;
+}
