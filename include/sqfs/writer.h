@@ -66,10 +66,11 @@ typedef struct {
 	 * calling thread (also what a build without pthreads does). The
 	 * image is the same byte for byte whatever the number. */
 	unsigned int num_jobs;
-	/* Most blocks of data in flight (being compressed or waiting to be
-	 * written) before adding data waits; 0: 10 per job. Their buffers
-	 * are also held under 64 MiB, whatever the block size. The tails of
-	 * small files and empty files take none. */
+	/* Most block buffers in flight (blocks being compressed or waiting
+	 * to be written: a data block holds one buffer, a fragment block
+	 * two) before adding data waits; 0: 4 per job, which keeps every
+	 * job busy. Never more than 64 MiB of them, whatever the block
+	 * size. The tails of small files and empty files take none. */
 	unsigned int max_backlog;
 	/* sqfs_writer_flags_t bits. */
 	uint32_t flags;

@@ -165,12 +165,6 @@ void bp_blocks_init(bp_block_pool_t *pool, uint32_t block_size);
 
 void bp_blocks_cleanup(bp_block_pool_t *pool);
 
-/* Buffer bytes of a block structure: data, and out if with_out. */
-static inline size_t bp_block_bytes(uint32_t block_size, bool with_out)
-{
-	return (with_out ? 2 : 1) * (size_t)block_size;
-}
-
 /* A block structure with a data buffer, and an out buffer if with_out
  * (fragment blocks), reset. */
 int bp_block_alloc(bp_block_pool_t *pool, bool with_out, bp_block_t **out);

@@ -18,9 +18,10 @@
  * serial back end's, byte for byte, for any number of workers.
  *
  * The main thread waits only when it needs a block structure with buffers
- * and the number in flight (submitted, not yet written) has reached the
- * backlog limit (in blocks and in bytes), or a FILE_END marker and very
- * many are in flight: it then completes blocks until fewer are. Markers carry
+ * and the buffers in flight (of blocks submitted, not yet written: one per
+ * data block, two per fragment block) would pass the backlog limit, or a
+ * FILE_END marker and very many are in flight: it then completes blocks
+ * until fewer are. Markers carry
  * no data, so many small files cost the backlog nothing and several fragment
  * blocks can be compressed at once.
  */
@@ -77,13 +78,12 @@ struct pool {
 	/* Main thread only from here on. */
 	bp_block_t *io_queue;
 	uint64_t next_write_seq;
-	/* Blocks with buffers submitted and not yet written and their buffer
-	 * bytes, and the most there may be (the backlog). Blocks the front
-	 * end holds (the one it fills, the open fragment block, a tail being
-	 * packed) do not count. */
+	/* Buffers of the blocks submitted and not yet written (one per data
+	 * block, two per fragment block), and the most there may be (the
+	 * backlog). Blocks the front end holds (the one it fills, the open
+	 * fragment block, a tail being packed) do not count. */
 	size_t in_flight;
-	size_t in_flight_bytes;
-	size_t max_blocks;
+	size_t max_in_flight;
 
 	unsigned int num_workers;
 	pool_worker_t *workers;
@@ -176,18 +176,16 @@ static bp_block_t *take_done(pool_t *pool, bool wait)
 	return blk;
 }
 
-static size_t block_bytes(const sqfs_block_processor_t *bp,
-			  const bp_block_t *blk)
+static size_t buffers_of(bool fragment)
 {
-	return bp_block_bytes(bp->desc.block_size, blk->out != NULL);
+	return fragment ? 2 : 1;
 }
 
 /* A block submitted earlier is done with. */
 static void release(sqfs_block_processor_t *bp, pool_t *pool, bp_block_t *blk)
 {
 	if (!blk->marker) {
-		pool->in_flight -= 1;
-		pool->in_flight_bytes -= block_bytes(bp, blk);
+		pool->in_flight -= buffers_of(blk->out != NULL);
 	}
 	bp_block_release(&bp->blocks, blk);
 }
@@ -251,23 +249,22 @@ static int complete_ready(sqfs_block_processor_t *bp, pool_t *pool)
 	return 0;
 }
 
-/* Whether one more block of bytes would go past the backlog. */
-static bool backlog_full(const pool_t *pool, size_t bytes)
+/* Whether n more buffers would go past the backlog. */
+static bool backlog_full(const pool_t *pool, size_t n)
 {
-	return pool->in_flight >= pool->max_blocks ||
-	       pool->in_flight_bytes + bytes > POOL_MAX_BACKLOG_BYTES;
+	return pool->in_flight + n > pool->max_in_flight;
 }
 
 static int pool_get_block(sqfs_block_processor_t *bp, bool fragment,
 			  bp_block_t **out)
 {
-	size_t bytes = bp_block_bytes(bp->desc.block_size, fragment);
 	pool_t *pool = bp->backend;
 	int ret;
 
 	/* At the limit, complete blocks (each may free some) until below
 	 * it; when the pipeline is empty there is nothing to wait for. */
-	while (backlog_full(pool, bytes) && pipeline_busy(bp, pool)) {
+	while (backlog_full(pool, buffers_of(fragment)) &&
+	       pipeline_busy(bp, pool)) {
 		ret = complete(bp, take_done(pool, true));
 		if (ret != 0)
 			return ret;
@@ -295,8 +292,7 @@ static int pool_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 
 	blk->proc_seq = bp->next_proc_seq++;
 	if (!blk->marker) {
-		pool->in_flight += 1;
-		pool->in_flight_bytes += block_bytes(bp, blk);
+		pool->in_flight += buffers_of(blk->out != NULL);
 	}
 	push_work(pool, blk);
 	/* Keeps the writer busy and blocks recycled while data comes in. */
@@ -358,13 +354,15 @@ static const bp_backend_t bp_pool_backend = {
     .destroy = pool_destroy,
 };
 
-/* The backlog in blocks (backlog_full also bounds it in bytes). */
-static size_t backlog_blocks(const sqfs_block_processor_desc_t *desc)
+/* The backlog in buffers: max_backlog, bounded in bytes. */
+static size_t backlog_buffers(const sqfs_block_processor_desc_t *desc)
 {
 	size_t limit = desc->max_backlog;
 
 	if (limit == 0)
-		limit = 10 * (size_t)desc->num_workers;
+		limit = BP_DEFAULT_BACKLOG * (size_t)desc->num_workers;
+	if (limit > POOL_MAX_BACKLOG_BYTES / desc->block_size)
+		limit = POOL_MAX_BACKLOG_BYTES / desc->block_size;
 	return limit > 0 ? limit : 1;
 }
 
@@ -389,7 +387,7 @@ int bp_pool_init(sqfs_block_processor_t *bp)
 	if (pthread_cond_init(&pool->done_ready, NULL) != 0)
 		goto fail_done_cond;
 
-	pool->max_blocks = backlog_blocks(&bp->desc);
+	pool->max_in_flight = backlog_buffers(&bp->desc);
 	pool->num_workers = count;
 	bp->backend = pool;
 	bp->ops = &bp_pool_backend;

@@ -143,11 +143,6 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	desc.devblk_size = opt->devblk_size;
 	desc.num_workers = opt->num_jobs;
 	desc.max_backlog = opt->max_backlog;
-	if (desc.max_backlog == 0) {
-		unsigned int jobs = opt->num_jobs > 1 ? opt->num_jobs : 1;
-
-		desc.max_backlog = jobs > UINT_MAX / 10 ? UINT_MAX : jobs * 10;
-	}
 	desc.no_tail_packing = (opt->flags & SQFS_WRITER_NO_TAIL_PACKING) != 0;
 	desc.no_fragments = (opt->flags & SQFS_WRITER_NO_FRAGMENTS) != 0;
 	desc.no_probe = (opt->flags & SQFS_WRITER_NO_PROBE) != 0;
