@@ -2,7 +2,7 @@
 /*
  * pool.c - the thread-pool back end.
  *
- * Three queues, as DESIGN.md describes:
+ * Three queues (doc/block-processor.md has the whole design):
  *   work queue  FIFO of submitted blocks, each holding its processing
  *               number (proc_seq); workers take from the front.
  *   done queue  processed blocks, sorted by proc_seq. The main thread takes
