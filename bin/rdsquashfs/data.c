@@ -38,7 +38,7 @@ static int stream_file(rd_ctx_t *ctx, const sqfs_inode_t *inode,
 		ret = sqfs_file_stream_next(ctx->stream, &blk);
 		if (ret < 0)
 			return ret;
-		if (ret == 0 || blk.user != key)
+		if (ret == 1 || blk.user != key)
 			return SQFS_ERROR_INTERNAL;
 		/* the stream checks each block against the inode, so the
 		 * pieces add up to the file size */

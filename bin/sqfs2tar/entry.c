@@ -171,7 +171,7 @@ static int put_file_data(sqfs2tar_t *s, const s2t_item_t *item,
 				   sqfs_error_string(ret));
 			return -1;
 		}
-		if (ret == 0 || blk.user != item) {
+		if (ret == 1 || blk.user != item) {
 			tool_error(what, "reading the data: %s",
 				   sqfs_error_string(SQFS_ERROR_INTERNAL));
 			return -1;

@@ -24,8 +24,6 @@
 /* What the image format can hold. */
 #define MAX_NAME_LEN 256
 #define MAX_SYMLINK_LEN 4096
-#define MAX_XATTR_KEY_LEN 255
-#define MAX_XATTR_VALUE_SIZE 65536
 #define MAX_RDEV_MAJOR 0xfffu
 #define MAX_RDEV_MINOR 0xfffffu
 /* A file's block list lives in the inode table; beyond this many blocks
@@ -119,13 +117,13 @@ static const char *check_name(const char *path)
 	return NULL;
 }
 
-/* Keep the xattrs the image can hold; warn about the others. */
+/* Keep the xattrs the image can hold (the library's rules); warn about the
+ * others. */
 static int filter_xattrs(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 			 sqfs_xattr_t *out, size_t *count)
 {
-	static const char *const prefixes[] = {"user.", "trusted.",
-					       "security."};
-	size_t i, j, n = 0;
+	size_t i, n = 0;
+	const char *why;
 
 	*count = 0;
 	if (pk->opt->no_xattr)
@@ -133,35 +131,15 @@ static int filter_xattrs(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 
 	for (i = 0; i < ent->xattr_count; ++i) {
 		const tar_xattr_t *x = ent->xattrs + i;
-		size_t klen = strlen(x->key);
-		const char *why = NULL;
-		bool known = false;
 
-		for (j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]); ++j) {
-			size_t plen = strlen(prefixes[j]);
-
-			if (strncmp(x->key, prefixes[j], plen) == 0) {
-				known = true;
-				if (klen == plen)
-					why = "empty name";
-			}
-		}
-		if (!known)
-			why = "namespace not supported (only user., "
-			      "trusted. and security.)";
-		else if (klen > MAX_XATTR_KEY_LEN)
-			why = "name longer than 255 bytes";
-		else if (x->size > MAX_XATTR_VALUE_SIZE)
-			why = "value larger than 64 KiB";
-
-		if (why != NULL) {
+		out[n].key = x->key;
+		out[n].value = x->value;
+		out[n].size = x->size;
+		if (sqfs_xattr_check(&out[n], &why) != 0) {
 			tool_warning(ent->raw_path, "xattr '%s': %s; skipped",
 				     x->key, why);
 			continue;
 		}
-		out[n].key = x->key;
-		out[n].value = x->value;
-		out[n].size = x->size;
 		++n;
 	}
 	*count = n;

@@ -91,7 +91,8 @@ SQFS_API int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs,
 
 /*
  * The next block of the queued files, waiting for it if needed. Returns
- * 1 with *out filled, 0 when every queued file has been handed back, or
+ * 0 with *out filled, 1 when every queued file has been handed back (as
+ * every _next function of the library does), or
  * a negative error with out->user and out->index naming the block it
  * belongs to. After an error every later call returns the same error.
  */

@@ -6,6 +6,11 @@
  * table of 32-bit ids; a value used as both uid and gid has one entry. Ids
  * are numbered in order of first use. The format's 16-bit id count limits a
  * table to 65535 entries.
+ *
+ * A low-level building block. Most programs want the image writer
+ * (sqfs/writer.h) or the image reader (sqfs/image.h), which use it; it is
+ * public for programs that lay out or inspect tables themselves, and may
+ * change between minor versions until the soname reaches 1.
  */
 #ifndef SQFS_ID_TABLE_H
 #define SQFS_ID_TABLE_H

@@ -19,7 +19,7 @@
 
 #include "sqfs/predef.h"
 #include "sqfs/inode.h"
-#include "sqfs/writer.h"
+#include "sqfs/xattr.h"
 
 typedef struct sqfs_image sqfs_image_t;
 

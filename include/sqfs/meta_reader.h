@@ -9,6 +9,11 @@
  * every block must unpack to at most 8192 bytes, and a read that runs past
  * the end of a block continues only into the block that directly follows
  * it. Recently decoded blocks are kept in a small cache of fixed size.
+ *
+ * A low-level building block. Most programs want the image writer
+ * (sqfs/writer.h) or the image reader (sqfs/image.h), which use it; it is
+ * public for programs that lay out or inspect tables themselves, and may
+ * change between minor versions until the soname reaches 1.
  */
 #ifndef SQFS_META_READER_H
 #define SQFS_META_READER_H

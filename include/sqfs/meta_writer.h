@@ -13,6 +13,11 @@
  * Finished blocks are appended at the end of the file, or kept in memory
  * until sqfs_meta_writer_write_out (the directory table is built while the
  * inode table is written, but must follow it on disk).
+ *
+ * A low-level building block. Most programs want the image writer
+ * (sqfs/writer.h) or the image reader (sqfs/image.h), which use it; it is
+ * public for programs that lay out or inspect tables themselves, and may
+ * change between minor versions until the soname reaches 1.
  */
 #ifndef SQFS_META_WRITER_H
 #define SQFS_META_WRITER_H

@@ -15,6 +15,7 @@
 #include "sqfs/table.h"
 #include "sqfs/id_table.h"
 #include "sqfs/inode.h"
+#include "sqfs/xattr.h"
 #include "sqfs/writer.h"
 #include "sqfs/image.h"
 #include "sqfs/dir_reader.h"

@@ -7,6 +7,11 @@
  * an uncompressed array of u64 (little endian) absolute positions, one per
  * block. The superblock points at that index array, not at the blocks.
  * Entry sizes (4, 8, 16) divide 8192, so no entry straddles two blocks.
+ *
+ * A low-level building block. Most programs want the image writer
+ * (sqfs/writer.h) or the image reader (sqfs/image.h), which use it; it is
+ * public for programs that lay out or inspect tables themselves, and may
+ * change between minor versions until the soname reaches 1.
  */
 #ifndef SQFS_TABLE_H
 #define SQFS_TABLE_H

@@ -36,6 +36,7 @@
 
 #include "sqfs/predef.h"
 #include "sqfs/compressor.h"
+#include "sqfs/xattr.h"
 
 typedef struct sqfs_writer sqfs_writer_t;
 
@@ -82,15 +83,11 @@ typedef struct {
 	uint32_t default_gid;
 	uint16_t default_mode;
 	uint32_t default_mtime;
+	/* Room for options of later versions, so that the structure keeps
+	 * its size: must be zero (sqfs_writer_options_init zeroes it;
+	 * sqfs_writer_create refuses anything else). */
+	uint32_t reserved[8];
 } sqfs_writer_options_t;
-
-/* One extended attribute: the full key with its namespace prefix
- * ("user.", "trusted." or "security.") and a value of size bytes. */
-typedef struct {
-	const char *key;
-	const void *value;
-	size_t size;
-} sqfs_xattr_t;
 
 /* What every entry carries. */
 typedef struct {
@@ -108,6 +105,10 @@ typedef struct {
 	/* Extended attributes; keys of other namespaces are refused. */
 	const sqfs_xattr_t *xattrs;
 	size_t xattr_count;
+	/* Room for attributes of later versions, so that the structure
+	 * keeps its size: must be zero (start from a zeroed structure);
+	 * anything else is refused with SQFS_ERROR_ARG_INVALID. */
+	uint32_t reserved[8];
 } sqfs_entry_attr_t;
 
 /* Numbers about the image, for the tools' statistics. */

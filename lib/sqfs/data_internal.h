@@ -16,10 +16,7 @@
 #include "sqfs/error.h"
 #include "sqfs/image.h"
 #include "sqfs/inode.h"
-
-#define SQFS_SIZE_WORD_RESERVED 0xFE000000u
-#define SQFS_SIZE_WORD_RAW 0x01000000u
-#define SQFS_SIZE_WORD_LENGTH 0x00FFFFFFu
+#include "sqfs/format_internal.h"
 
 /* What a reader needs to know about a file it reads. */
 typedef struct {

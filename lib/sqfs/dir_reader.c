@@ -23,21 +23,14 @@
 #include "dir_reader_internal.h"
 #include "image_internal.h"
 #include "util/le.h"
+#include "sqfs/format_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define HEADER_SIZE 12u
-#define ENTRY_SIZE 8u
-#define INDEX_HEADER_SIZE 12u
-#define MAX_RUN_ENTRIES 256u
-/* The inode's size field counts the "." and ".." Linux makes up. */
-#define DIR_SIZE_EMPTY 3u
-/* One header, one entry and a one-byte name, plus the 3 above. */
-#define DIR_SIZE_MIN 24u
 /* Smallest metadata block on disk: a header and one byte. */
 #define MIN_DISK_BLOCK 3u
-#define MAX_DISK_BLOCK (SQFS_META_BLOCK_SIZE + 2u)
+#define MAX_DISK_BLOCK (SQFS_META_HEADER_SIZE + SQFS_META_BLOCK_SIZE)
 /* Checkpoints kept for one listing (about 17 KiB). */
 #define MAX_CHECKPOINTS 64u
 
@@ -50,7 +43,7 @@ typedef struct {
 	uint16_t offset;
 	/* The run's first name. */
 	uint16_t name_len;
-	char name[SQFS_DIR_MAX_NAME];
+	char name[SQFS_MAX_NAME_SIZE];
 } checkpoint_t;
 
 struct sqfs_dir_reader {
@@ -66,7 +59,7 @@ struct sqfs_dir_reader {
 
 	uint64_t ent_block;
 	size_t ent_offset;
-	char name[SQFS_DIR_MAX_NAME + 1];
+	char name[SQFS_MAX_NAME_SIZE + 1];
 
 	/* Checkpoints of the listing named by cp_block, cp_offset and
 	 * cp_size (as in sqfs_dir_state_t), in listing order and at least
@@ -91,7 +84,7 @@ static int name_cmp(const char *a, size_t alen, const char *b, size_t blen)
 
 static bool name_valid(const char *name, size_t len)
 {
-	if (len == 0 || len > SQFS_DIR_MAX_NAME)
+	if (len == 0 || len > SQFS_MAX_NAME_SIZE)
 		return false;
 	if (memchr(name, '/', len) != NULL || memchr(name, '\0', len) != NULL)
 		return false;
@@ -166,41 +159,41 @@ int sqfs_dir_reader_open(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir)
 		return SQFS_ERROR_NOT_DIR;
 
 	size = dir->data.dir.size;
-	if (size < DIR_SIZE_EMPTY ||
-	    (size > DIR_SIZE_EMPTY && size < DIR_SIZE_MIN) ||
+	if (size < SQFS_DIR_SIZE_EMPTY ||
+	    (size > SQFS_DIR_SIZE_EMPTY && size < SQFS_DIR_SIZE_MIN) ||
 	    dir->data.dir.offset >= SQFS_META_BLOCK_SIZE)
 		return SQFS_ERROR_CORRUPTED;
 
 	/* an empty directory's position may be the very end of the table */
-	if (size > DIR_SIZE_EMPTY) {
+	if (size > SQFS_DIR_SIZE_EMPTY) {
 		ret = sqfs_meta_reader_seek(
 		    dr->mr, dr->table_start + dir->data.dir.start_block,
 		    dir->data.dir.offset);
 		if (ret != 0)
 			return ret;
 	}
-	begin_listing(dr, dir, size - DIR_SIZE_EMPTY);
+	begin_listing(dr, dir, size - SQFS_DIR_SIZE_EMPTY);
 	return 0;
 }
 
 static int read_header(sqfs_dir_reader_t *dr)
 {
 	sqfs_dir_state_t *st = &dr->st;
-	uint8_t raw[HEADER_SIZE];
+	uint8_t raw[SQFS_DIR_HEADER_SIZE];
 	uint32_t count, block;
 	int ret;
 
 	/* a header needs at least one entry with a one-byte name after it */
-	if (st->remaining < HEADER_SIZE + ENTRY_SIZE + 1)
+	if (st->remaining < SQFS_DIR_HEADER_SIZE + SQFS_DIR_ENTRY_SIZE + 1)
 		return SQFS_ERROR_CORRUPTED;
 	ret = sqfs_meta_reader_read(dr->mr, raw, sizeof(raw));
 	if (ret != 0)
 		return ret;
-	st->remaining -= HEADER_SIZE;
+	st->remaining -= SQFS_DIR_HEADER_SIZE;
 
 	count = get_le32(raw);
 	block = get_le32(raw + 4);
-	if (count >= MAX_RUN_ENTRIES)
+	if (count >= SQFS_DIR_MAX_RUN_ENTRIES)
 		return SQFS_ERROR_CORRUPTED;
 	if (dr->super->inode_table_start + block >=
 	    dr->super->directory_table_start)
@@ -279,7 +272,7 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 	sqfs_dir_state_t *st = &dr->st;
 	uint64_t hdr_block = 0, hdr_remaining = 0;
 	size_t len, hdr_offset = 0;
-	uint8_t raw[ENTRY_SIZE];
+	uint8_t raw[SQFS_DIR_ENTRY_SIZE];
 	uint16_t offset, type;
 	bool new_run = false;
 	int64_t number;
@@ -295,14 +288,14 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 			return ret;
 		new_run = true;
 	}
-	if (st->remaining < ENTRY_SIZE + 1)
+	if (st->remaining < SQFS_DIR_ENTRY_SIZE + 1)
 		return SQFS_ERROR_CORRUPTED;
 
 	sqfs_meta_reader_get_position(dr->mr, &dr->ent_block, &dr->ent_offset);
 	ret = sqfs_meta_reader_read(dr->mr, raw, sizeof(raw));
 	if (ret != 0)
 		return ret;
-	st->remaining -= ENTRY_SIZE;
+	st->remaining -= SQFS_DIR_ENTRY_SIZE;
 
 	offset = get_le16(raw);
 	number = (int64_t)st->run_base + (int16_t)get_le16(raw + 2);
@@ -316,7 +309,7 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 		return SQFS_ERROR_CORRUPTED;
 	if (type < SQFS_INODE_DIR || type > SQFS_INODE_SOCKET)
 		return SQFS_ERROR_CORRUPTED;
-	if (len > SQFS_DIR_MAX_NAME || len > st->remaining)
+	if (len > SQFS_MAX_NAME_SIZE || len > st->remaining)
 		return SQFS_ERROR_CORRUPTED;
 
 	ret = sqfs_meta_reader_read(dr->mr, dr->name, len);
@@ -373,7 +366,7 @@ static bool seek_index(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 		       const char *name, size_t len, const uint8_t **iname,
 		       size_t *ilen)
 {
-	uint32_t listing = dir->data.dir.size - DIR_SIZE_EMPTY;
+	uint32_t listing = dir->data.dir.size - SQFS_DIR_SIZE_EMPTY;
 	uint32_t index = 0, start = 0, best_index = 0, best_start = 0;
 	const uint8_t *p, *prev = NULL, *best = NULL;
 	size_t pos = 0, size = 0, prev_size = 0, best_size = 0;
@@ -383,25 +376,26 @@ static bool seek_index(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 	if (dir->type != SQFS_INODE_EXT_DIR)
 		return false;
 	for (i = 0; i < dir->data.dir.index_count; ++i) {
-		if (dir->payload_size - pos < INDEX_HEADER_SIZE)
+		if (dir->payload_size - pos < SQFS_DIR_INDEX_HEADER_SIZE)
 			return false;
 		p = dir->payload + pos;
 		size = (size_t)get_le32(p + 8) + 1;
-		if (size == 0 || size > SQFS_DIR_MAX_NAME ||
-		    size > dir->payload_size - pos - INDEX_HEADER_SIZE)
+		if (size == 0 || size > SQFS_MAX_NAME_SIZE ||
+		    size > dir->payload_size - pos - SQFS_DIR_INDEX_HEADER_SIZE)
 			return false;
 		if (prev != NULL &&
 		    (get_le32(p) <= index || get_le32(p + 4) < start ||
 		     name_cmp((const char *)prev, prev_size,
-			      (const char *)p + INDEX_HEADER_SIZE, size) >= 0))
+			      (const char *)p + SQFS_DIR_INDEX_HEADER_SIZE,
+			      size) >= 0))
 			return false;
 		index = get_le32(p);
 		start = get_le32(p + 4);
 		if (index >= listing)
 			return false;
-		prev = p + INDEX_HEADER_SIZE;
+		prev = p + SQFS_DIR_INDEX_HEADER_SIZE;
 		prev_size = size;
-		pos += INDEX_HEADER_SIZE + size;
+		pos += SQFS_DIR_INDEX_HEADER_SIZE + size;
 
 		/* names increase, so no later entry can be <= the target */
 		if (name_cmp((const char *)prev, size, name, len) > 0)
@@ -426,7 +420,8 @@ static bool seek_index(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 	dist = best_start - dir->data.dir.start_block;
 	if (dist < blocks * MIN_DISK_BLOCK || dist > blocks * MAX_DISK_BLOCK)
 		return false;
-	if (listing - best_index < HEADER_SIZE + ENTRY_SIZE + best_size)
+	if (listing - best_index <
+	    SQFS_DIR_HEADER_SIZE + SQFS_DIR_ENTRY_SIZE + best_size)
 		return false;
 	if (sqfs_meta_reader_seek(dr->mr, dr->table_start + best_start,
 				  off % SQFS_META_BLOCK_SIZE) != 0)
@@ -650,7 +645,7 @@ void sqfs_dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
 int sqfs_dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block,
 			    size_t offset, char *name, size_t *len)
 {
-	uint8_t raw[ENTRY_SIZE];
+	uint8_t raw[SQFS_DIR_ENTRY_SIZE];
 	size_t size;
 	int ret;
 
@@ -661,7 +656,7 @@ int sqfs_dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block,
 	if (ret != 0)
 		return ret;
 	size = (size_t)get_le16(raw + 6) + 1;
-	if (size > SQFS_DIR_MAX_NAME)
+	if (size > SQFS_MAX_NAME_SIZE)
 		return SQFS_ERROR_CORRUPTED;
 	ret = sqfs_meta_reader_read(dr->mr, name, size);
 	if (ret != 0)

@@ -14,9 +14,7 @@
 #define SQFS_DIR_READER_INTERNAL_H
 
 #include "sqfs/dir_reader.h"
-
-/* Longest name a listing may hold. */
-#define SQFS_DIR_MAX_NAME 256u
+#include "sqfs/format_internal.h"
 
 /* Where a listing is and what the order check must remember. */
 typedef struct {
@@ -37,7 +35,7 @@ typedef struct {
 	bool open;
 	/* The previous name (prev_len 0: none yet), for the order check. */
 	uint16_t prev_len;
-	char prev[SQFS_DIR_MAX_NAME];
+	char prev[SQFS_MAX_NAME_SIZE];
 } sqfs_dir_state_t;
 
 /* Copy the state of the open listing (or of none) into st. */
@@ -52,7 +50,7 @@ void sqfs_dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
 
 /*
  * Read again the name of the entry at a position from
- * sqfs_dir_reader_entry_pos into name (SQFS_DIR_MAX_NAME + 1 bytes, NUL
+ * sqfs_dir_reader_entry_pos into name (SQFS_MAX_NAME_SIZE + 1 bytes, NUL
  * terminated), checking it as a listing's names are checked. Closes the
  * open listing: restore a saved state to go on.
  */

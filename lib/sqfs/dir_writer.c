@@ -18,16 +18,11 @@
 #include "sqfs/super.h"
 #include "util/array.h"
 #include "util/le.h"
+#include "sqfs/format_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define HEADER_SIZE 12u
-#define ENTRY_SIZE 8u
-#define INDEX_HEADER_SIZE 12u
-
-#define MAX_NAME_SIZE 256u
-#define MAX_RUN_ENTRIES 256u
 /* ng's bound: safe for every reader, whatever it does with -32768 */
 #define MAX_DELTA 32767
 #define MAX_INDEX_COUNT 0xFFFFu
@@ -111,7 +106,7 @@ int sqfs_dir_writer_begin(sqfs_dir_writer_t *dw)
 
 static int check_name(const char *name, size_t len)
 {
-	if (len == 0 || len > MAX_NAME_SIZE)
+	if (len == 0 || len > SQFS_MAX_NAME_SIZE)
 		return SQFS_ERROR_ARG_INVALID;
 	if (memchr(name, '/', len) != NULL)
 		return SQFS_ERROR_ARG_INVALID;
@@ -155,7 +150,7 @@ int sqfs_dir_writer_add_entry(sqfs_dir_writer_t *dw, const char *name,
 		return SQFS_ERROR_SEQUENCE;
 
 	/* stop at 257 bytes: a longer name is refused whatever its end */
-	for (len = 0; len <= MAX_NAME_SIZE && name[len] != '\0'; ++len)
+	for (len = 0; len <= SQFS_MAX_NAME_SIZE && name[len] != '\0'; ++len)
 		;
 	ret = check_name(name, len);
 	if (ret != 0)
@@ -198,7 +193,7 @@ static bool fits_run(const dir_entry_t *first, size_t run_count,
 {
 	int64_t delta;
 
-	if (run_count >= MAX_RUN_ENTRIES)
+	if (run_count >= SQFS_DIR_MAX_RUN_ENTRIES)
 		return false;
 	if ((ent->inode_ref >> 16) != (first->inode_ref >> 16))
 		return false;
@@ -207,7 +202,7 @@ static bool fits_run(const dir_entry_t *first, size_t run_count,
 		return false;
 	/* a run crosses no block boundary after its first entry, so every
 	 * md-block boundary is followed closely by an indexable header */
-	return (next_pos + ENTRY_SIZE + ent->name_len - 1) /
+	return (next_pos + SQFS_DIR_ENTRY_SIZE + ent->name_len - 1) /
 		   SQFS_META_BLOCK_SIZE ==
 	       anchor;
 }
@@ -223,7 +218,7 @@ static void finish_run(sqfs_dir_writer_t *dw, size_t run_count)
 static int open_run(sqfs_dir_writer_t *dw, size_t first)
 {
 	const dir_entry_t *ent = (const dir_entry_t *)dw->entries.data + first;
-	uint8_t hdr[HEADER_SIZE];
+	uint8_t hdr[SQFS_DIR_HEADER_SIZE];
 	run_t *run;
 	int ret;
 
@@ -247,7 +242,7 @@ static int encode_listing(sqfs_dir_writer_t *dw, uint32_t start_off)
 	const dir_entry_t *ents = dw->entries.data, *first = NULL;
 	size_t i, run_count = 0;
 	uint64_t anchor = 0, pos;
-	uint8_t buf[ENTRY_SIZE];
+	uint8_t buf[SQFS_DIR_ENTRY_SIZE];
 	int ret;
 
 	for (i = 0; i < dw->entries.count; ++i) {
@@ -297,7 +292,7 @@ static int add_index_entry(sqfs_dir_writer_t *dw, const run_t *run,
 {
 	const dir_entry_t *ent =
 	    (const dir_entry_t *)dw->entries.data + run->first;
-	uint8_t hdr[INDEX_HEADER_SIZE];
+	uint8_t hdr[SQFS_DIR_INDEX_HEADER_SIZE];
 	int ret;
 
 	if (block > UINT32_MAX)

@@ -499,7 +499,7 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 	}
 	pump(fs);
 	if (fs->piece_count == 0)
-		return fs->files == NULL ? 0 : SQFS_ERROR_INTERNAL;
+		return fs->files == NULL ? 1 : SQFS_ERROR_INTERNAL;
 
 	p = &fs->pieces[fs->piece_head];
 	memset(out, 0, sizeof(*out));
@@ -526,7 +526,7 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 	if (p->index + 1 == p->file->pieces)
 		out->flags |= SQFS_FILE_BLOCK_LAST;
 	fs->holding = true;
-	return 1;
+	return 0;
 }
 
 int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,

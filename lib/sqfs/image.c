@@ -25,22 +25,13 @@
 #include "util/le.h"
 
 #include "image_internal.h"
+#include "sqfs/format_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define FRAGMENT_ENTRY_SIZE 16u
-#define EXPORT_ENTRY_SIZE 8u
-#define ID_ENTRY_SIZE 4u
-#define XATTR_ID_ENTRY_SIZE 16u
-#define XATTR_HEADER_SIZE 16u
-
 /* Largest step between two index entries: a full block and its header. */
-#define MAX_BLOCK_DISK (2u + SQFS_META_BLOCK_SIZE)
-
-#define SIZE_WORD_RESERVED 0xFE000000u
-#define SIZE_WORD_RAW 0x01000000u
-#define SIZE_WORD_LENGTH 0x00FFFFFFu
+#define MAX_BLOCK_DISK (SQFS_META_HEADER_SIZE + SQFS_META_BLOCK_SIZE)
 
 struct sqfs_image {
 	sqfs_file_t *file;
@@ -116,9 +107,9 @@ static int load_table(sqfs_image_t *img, uint64_t count, uint64_t entry_size,
 
 static int check_fragment(const sqfs_image_t *img, const sqfs_fragment_t *frag)
 {
-	uint32_t len = frag->size & SIZE_WORD_LENGTH;
+	uint32_t len = frag->size & SQFS_SIZE_WORD_LENGTH;
 
-	if ((frag->size & SIZE_WORD_RESERVED) != 0 || len == 0 ||
+	if ((frag->size & SQFS_SIZE_WORD_RESERVED) != 0 || len == 0 ||
 	    len > img->super.block_size)
 		return SQFS_ERROR_CORRUPTED;
 	if (frag->start < img->data_start ||
@@ -137,9 +128,10 @@ static int load_fragments(sqfs_image_t *img, uint64_t upper,
 	void *raw;
 	int ret;
 
-	ret = load_table(
-	    img, count, FRAGMENT_ENTRY_SIZE, img->super.fragment_table_start,
-	    img->super.directory_table_start, upper, &raw, first_block);
+	ret = load_table(img, count, SQFS_FRAGMENT_ENTRY_SIZE,
+			 img->super.fragment_table_start,
+			 img->super.directory_table_start, upper, &raw,
+			 first_block);
 	if (ret != 0)
 		return ret;
 
@@ -150,7 +142,7 @@ static int load_fragments(sqfs_image_t *img, uint64_t upper,
 	}
 
 	for (i = 0; i < count; ++i) {
-		p = (const uint8_t *)raw + (size_t)i * FRAGMENT_ENTRY_SIZE;
+		p = (const uint8_t *)raw + (size_t)i * SQFS_FRAGMENT_ENTRY_SIZE;
 		img->fragments[i].start = get_le64(p);
 		img->fragments[i].size = get_le32(p + 8);
 
@@ -170,8 +162,9 @@ static int load_ids(sqfs_image_t *img, uint64_t lower, uint64_t upper,
 	void *raw;
 	int ret;
 
-	ret = load_table(img, count, ID_ENTRY_SIZE, img->super.id_table_start,
-			 lower, upper, &raw, first_block);
+	ret = load_table(img, count, SQFS_ID_ENTRY_SIZE,
+			 img->super.id_table_start, lower, upper, &raw,
+			 first_block);
 	if (ret != 0)
 		return ret;
 
@@ -180,7 +173,7 @@ static int load_ids(sqfs_image_t *img, uint64_t lower, uint64_t upper,
 	img->ids = raw;
 	for (i = 0; i < count; ++i)
 		img->ids[i] =
-		    get_le32((const uint8_t *)raw + i * ID_ENTRY_SIZE);
+		    get_le32((const uint8_t *)raw + i * SQFS_ID_ENTRY_SIZE);
 	return 0;
 }
 
@@ -192,7 +185,7 @@ static int load_export(sqfs_image_t *img, uint64_t lower, uint64_t upper,
 	void *raw;
 	int ret;
 
-	ret = load_table(img, count, EXPORT_ENTRY_SIZE,
+	ret = load_table(img, count, SQFS_EXPORT_ENTRY_SIZE,
 			 img->super.export_table_start, lower, upper, &raw,
 			 first_block);
 	if (ret != 0)
@@ -200,8 +193,8 @@ static int load_export(sqfs_image_t *img, uint64_t lower, uint64_t upper,
 
 	img->export_refs = raw;
 	for (i = 0; i < count; ++i) {
-		img->export_refs[i] = get_le64((const uint8_t *)raw +
-					       (size_t)i * EXPORT_ENTRY_SIZE);
+		img->export_refs[i] = get_le64(
+		    (const uint8_t *)raw + (size_t)i * SQFS_EXPORT_ENTRY_SIZE);
 	}
 	return 0;
 }
@@ -248,9 +241,9 @@ static int append_xattr_ids(sqfs_image_t *img, const uint8_t *chunk,
 
 	for (i = 0; i < entries; ++i) {
 		ent = &img->xattr_ids[*used + i];
-		ent->ref = get_le64(chunk + i * XATTR_ID_ENTRY_SIZE);
-		ent->count = get_le32(chunk + i * XATTR_ID_ENTRY_SIZE + 8);
-		ent->size = get_le32(chunk + i * XATTR_ID_ENTRY_SIZE + 12);
+		ent->ref = get_le64(chunk + i * SQFS_XATTR_ID_ENTRY_SIZE);
+		ent->count = get_le32(chunk + i * SQFS_XATTR_ID_ENTRY_SIZE + 8);
+		ent->size = get_le32(chunk + i * SQFS_XATTR_ID_ENTRY_SIZE + 12);
 
 		if ((ent->ref & 0xFFFF) >= SQFS_META_BLOCK_SIZE ||
 		    (ent->ref >> 16) >= region)
@@ -269,7 +262,7 @@ static int append_xattr_ids(sqfs_image_t *img, const uint8_t *chunk,
 static int read_xattr_ids(sqfs_image_t *img, const uint64_t *index,
 			  size_t blocks, uint64_t header_pos)
 {
-	uint64_t total = (uint64_t)img->xattr_count * XATTR_ID_ENTRY_SIZE;
+	uint64_t total = (uint64_t)img->xattr_count * SQFS_XATTR_ID_ENTRY_SIZE;
 	sqfs_meta_reader_t *mr;
 	uint8_t *chunk = NULL;
 	size_t i, len, used = 0, capacity = 0, offset;
@@ -306,8 +299,9 @@ static int read_xattr_ids(sqfs_image_t *img, const uint64_t *index,
 			goto out;
 		}
 
-		ret = append_xattr_ids(img, chunk, len / XATTR_ID_ENTRY_SIZE,
-				       &used, &capacity);
+		ret =
+		    append_xattr_ids(img, chunk, len / SQFS_XATTR_ID_ENTRY_SIZE,
+				     &used, &capacity);
 		if (ret != 0)
 			goto out;
 	}
@@ -325,7 +319,7 @@ out:
 static int load_xattr_header(sqfs_image_t *img, uint64_t *kv_start)
 {
 	uint64_t header_pos = img->super.xattr_id_table_start;
-	uint8_t header[XATTR_HEADER_SIZE];
+	uint8_t header[SQFS_XATTR_ID_HEADER_SIZE];
 	int ret;
 
 	/* sqfs_super_validate: header_pos + 16 <= bytes_used */
@@ -338,8 +332,8 @@ static int load_xattr_header(sqfs_image_t *img, uint64_t *kv_start)
 	if (img->xattr_count == 0)
 		return SQFS_ERROR_CORRUPTED;
 
-	if (img->super.bytes_used - (header_pos + XATTR_HEADER_SIZE) !=
-	    index_size(img->xattr_count, XATTR_ID_ENTRY_SIZE))
+	if (img->super.bytes_used - (header_pos + SQFS_XATTR_ID_HEADER_SIZE) !=
+	    index_size(img->xattr_count, SQFS_XATTR_ID_ENTRY_SIZE))
 		return SQFS_ERROR_CORRUPTED;
 	return 0;
 }
@@ -347,7 +341,7 @@ static int load_xattr_header(sqfs_image_t *img, uint64_t *kv_start)
 static int load_xattr_ids(sqfs_image_t *img)
 {
 	uint64_t header_pos = img->super.xattr_id_table_start;
-	uint64_t index_pos = header_pos + XATTR_HEADER_SIZE;
+	uint64_t index_pos = header_pos + SQFS_XATTR_ID_HEADER_SIZE;
 	uint64_t size = img->super.bytes_used - index_pos;
 	size_t blocks = (size_t)(size / sizeof(uint64_t)), i;
 	uint8_t *raw = NULL;
@@ -405,13 +399,13 @@ static int load_tables(sqfs_image_t *img)
 	/* sqfs_super_validate placed each index inside bytes_used, so
 	 * these ends cannot overflow */
 	if (has_frag) {
-		frag_end =
-		    s->fragment_table_start +
-		    index_size(s->fragment_entry_count, FRAGMENT_ENTRY_SIZE);
+		frag_end = s->fragment_table_start +
+			   index_size(s->fragment_entry_count,
+				      SQFS_FRAGMENT_ENTRY_SIZE);
 	}
 	if (has_export) {
 		exp_end = s->export_table_start +
-			  index_size(s->inode_count, EXPORT_ENTRY_SIZE);
+			  index_size(s->inode_count, SQFS_EXPORT_ENTRY_SIZE);
 	}
 
 	id_end = s->bytes_used;
@@ -423,7 +417,7 @@ static int load_tables(sqfs_image_t *img)
 	}
 
 	/* the id index ends exactly where the next table starts */
-	if (s->id_table_start + index_size(s->id_count, ID_ENTRY_SIZE) !=
+	if (s->id_table_start + index_size(s->id_count, SQFS_ID_ENTRY_SIZE) !=
 	    id_end)
 		return SQFS_ERROR_CORRUPTED;
 
@@ -484,7 +478,8 @@ static int setup_compressor(sqfs_image_t *img)
 				 sizeof(header));
 		if (ret != 0)
 			return ret;
-		img->data_start += sizeof(header) + (get_le16(header) & 0x7FFF);
+		img->data_start +=
+		    sizeof(header) + (get_le16(header) & SQFS_META_LENGTH);
 	}
 
 	if (img->data_start > img->super.inode_table_start)

@@ -15,26 +15,16 @@
 #include "sqfs/meta_writer.h"
 #include "sqfs/super.h"
 #include "util/le.h"
+#include "sqfs/format_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define HEADER_SIZE 16
 /* largest fixed part after the header: the extended file */
 #define MAX_BODY_SIZE 40
 
-#define MODE_MASK 07777u
-#define SIZE_WORD_RESERVED 0xFE000000u
-#define SIZE_WORD_RAW 0x01000000u
-#define SIZE_WORD_LENGTH 0x00FFFFFFu
-
 /* An empty directory is 3 bytes; the smallest listing adds 21. */
-#define DIR_SIZE_EMPTY 3u
-#define DIR_SIZE_MIN 24u
-
-#define DIR_INDEX_HEADER 12
-#define MAX_NAME_SIZE 256u
 
 /* Size words read per step; bounds the allocation ahead of real data. */
 #define WORD_CHUNK 1024u
@@ -82,7 +72,7 @@ uint16_t sqfs_inode_type_basic(uint16_t type)
 
 uint32_t sqfs_inode_mode(const sqfs_inode_t *inode)
 {
-	uint32_t mode = inode->mode & MODE_MASK;
+	uint32_t mode = inode->mode & SQFS_INODE_MODE_MASK;
 
 	switch (sqfs_inode_type_basic(inode->type)) {
 	case SQFS_INODE_DIR:
@@ -124,27 +114,28 @@ void sqfs_inode_decode_rdev(uint32_t rdev, uint32_t *major, uint32_t *minor)
  * entries that the reader accepts. */
 static int check_dir_index(const sqfs_inode_t *inode)
 {
-	uint32_t listing = inode->data.dir.size - DIR_SIZE_EMPTY;
+	uint32_t listing = inode->data.dir.size - SQFS_DIR_SIZE_EMPTY;
 	uint32_t index, start, prev_index = 0, prev_start = 0;
 	size_t pos = 0, count = 0, name_size;
 	const uint8_t *p;
 
 	while (pos < inode->payload_size) {
-		if (inode->payload_size - pos < DIR_INDEX_HEADER)
+		if (inode->payload_size - pos < SQFS_DIR_INDEX_HEADER_SIZE)
 			return SQFS_ERROR_ARG_INVALID;
 		p = inode->payload + pos;
 		index = get_le32(p);
 		start = get_le32(p + 4);
 		name_size = (size_t)get_le32(p + 8) + 1;
-		if (name_size > MAX_NAME_SIZE ||
-		    name_size > inode->payload_size - pos - DIR_INDEX_HEADER)
+		if (name_size > SQFS_MAX_NAME_SIZE ||
+		    name_size >
+			inode->payload_size - pos - SQFS_DIR_INDEX_HEADER_SIZE)
 			return SQFS_ERROR_ARG_INVALID;
 		if (index >= listing ||
 		    (count > 0 && (index <= prev_index || start < prev_start)))
 			return SQFS_ERROR_ARG_INVALID;
 		prev_index = index;
 		prev_start = start;
-		pos += DIR_INDEX_HEADER + name_size;
+		pos += SQFS_DIR_INDEX_HEADER_SIZE + name_size;
 		++count;
 	}
 	return count == inode->data.dir.index_count ? 0
@@ -157,8 +148,8 @@ static int check_dir(const sqfs_inode_t *inode, bool ext)
 
 	if (inode->data.dir.offset >= SQFS_META_BLOCK_SIZE)
 		return SQFS_ERROR_OVERFLOW;
-	if (size < DIR_SIZE_EMPTY ||
-	    (size > DIR_SIZE_EMPTY && size < DIR_SIZE_MIN))
+	if (size < SQFS_DIR_SIZE_EMPTY ||
+	    (size > SQFS_DIR_SIZE_EMPTY && size < SQFS_DIR_SIZE_MIN))
 		return SQFS_ERROR_ARG_INVALID;
 	if (ext)
 		return check_dir_index(inode);
@@ -200,7 +191,8 @@ static int check_inode(const sqfs_inode_t *inode)
 
 	if (inode->type < SQFS_INODE_DIR || inode->type > SQFS_INODE_EXT_SOCKET)
 		return SQFS_ERROR_ARG_INVALID;
-	if ((inode->mode & ~MODE_MASK) != 0 || inode->inode_number == 0)
+	if ((inode->mode & ~SQFS_INODE_MODE_MASK) != 0 ||
+	    inode->inode_number == 0)
 		return SQFS_ERROR_ARG_INVALID;
 	if (!ext && inode->xattr_index != SQFS_NO_XATTR)
 		return SQFS_ERROR_OVERFLOW;
@@ -302,7 +294,7 @@ static int write_block_sizes(sqfs_meta_writer_t *mw, const sqfs_inode_t *inode)
 
 int sqfs_inode_write(sqfs_meta_writer_t *mw, const sqfs_inode_t *inode)
 {
-	uint8_t buf[HEADER_SIZE + MAX_BODY_SIZE];
+	uint8_t buf[SQFS_INODE_HEADER_SIZE + MAX_BODY_SIZE];
 	size_t size;
 	int ret;
 
@@ -318,7 +310,8 @@ int sqfs_inode_write(sqfs_meta_writer_t *mw, const sqfs_inode_t *inode)
 	put_le16(buf + 6, inode->gid_idx);
 	put_le32(buf + 8, inode->mtime);
 	put_le32(buf + 12, inode->inode_number);
-	size = HEADER_SIZE + encode_body(inode, buf + HEADER_SIZE);
+	size = SQFS_INODE_HEADER_SIZE +
+	       encode_body(inode, buf + SQFS_INODE_HEADER_SIZE);
 
 	ret = sqfs_meta_writer_append(mw, buf, size);
 	if (ret != 0)
@@ -374,8 +367,9 @@ static int reserve_payload(sqfs_inode_t **inode, size_t *capacity, size_t need)
 
 static int check_size_word(uint32_t word, uint32_t block_size)
 {
-	if ((word & SIZE_WORD_RESERVED) != 0 || word == SIZE_WORD_RAW ||
-	    (word & SIZE_WORD_LENGTH) > block_size)
+	if ((word & SQFS_SIZE_WORD_RESERVED) != 0 ||
+	    word == SQFS_SIZE_WORD_RAW ||
+	    (word & SQFS_SIZE_WORD_LENGTH) > block_size)
 		return SQFS_ERROR_CORRUPTED;
 	return 0;
 }
@@ -474,8 +468,8 @@ static int check_dir_fields(const sqfs_inode_t *inode)
 {
 	uint32_t size = inode->data.dir.size;
 
-	if (size < DIR_SIZE_EMPTY ||
-	    (size > DIR_SIZE_EMPTY && size < DIR_SIZE_MIN))
+	if (size < SQFS_DIR_SIZE_EMPTY ||
+	    (size > SQFS_DIR_SIZE_EMPTY && size < SQFS_DIR_SIZE_MIN))
 		return SQFS_ERROR_CORRUPTED;
 	if (inode->data.dir.offset >= SQFS_META_BLOCK_SIZE)
 		return SQFS_ERROR_CORRUPTED;
@@ -489,7 +483,7 @@ static int check_dir_fields(const sqfs_inode_t *inode)
 static int read_dir_index(sqfs_meta_reader_t *mr, sqfs_inode_t **inode,
 			  size_t *capacity)
 {
-	uint32_t listing = (*inode)->data.dir.size - DIR_SIZE_EMPTY;
+	uint32_t listing = (*inode)->data.dir.size - SQFS_DIR_SIZE_EMPTY;
 	uint32_t count = (*inode)->data.dir.index_count;
 	uint32_t i, index, start, prev_index = 0, prev_start = 0;
 	size_t pos = 0, name_size;
@@ -497,18 +491,20 @@ static int read_dir_index(sqfs_meta_reader_t *mr, sqfs_inode_t **inode,
 	int ret;
 
 	for (i = 0; i < count; ++i) {
-		ret = reserve_payload(inode, capacity, pos + DIR_INDEX_HEADER);
+		ret = reserve_payload(inode, capacity,
+				      pos + SQFS_DIR_INDEX_HEADER_SIZE);
 		if (ret != 0)
 			return ret;
 		entry = (*inode)->payload + pos;
-		ret = sqfs_meta_reader_read(mr, entry, DIR_INDEX_HEADER);
+		ret = sqfs_meta_reader_read(mr, entry,
+					    SQFS_DIR_INDEX_HEADER_SIZE);
 		if (ret != 0)
 			return ret;
 
 		index = get_le32(entry);
 		start = get_le32(entry + 4);
 		name_size = (size_t)get_le32(entry + 8) + 1;
-		if (name_size == 0 || name_size > MAX_NAME_SIZE ||
+		if (name_size == 0 || name_size > SQFS_MAX_NAME_SIZE ||
 		    index >= listing)
 			return SQFS_ERROR_CORRUPTED;
 		if (i > 0 && (index <= prev_index || start < prev_start))
@@ -516,7 +512,7 @@ static int read_dir_index(sqfs_meta_reader_t *mr, sqfs_inode_t **inode,
 		prev_index = index;
 		prev_start = start;
 
-		pos += DIR_INDEX_HEADER;
+		pos += SQFS_DIR_INDEX_HEADER_SIZE;
 		ret = reserve_payload(inode, capacity, pos + name_size);
 		if (ret != 0)
 			return ret;
@@ -591,7 +587,7 @@ static int check_header(const sqfs_inode_t *inode, const sqfs_super_t *super)
 {
 	if (inode->type < SQFS_INODE_DIR || inode->type > SQFS_INODE_EXT_SOCKET)
 		return SQFS_ERROR_CORRUPTED;
-	if ((inode->mode & ~MODE_MASK) != 0)
+	if ((inode->mode & ~SQFS_INODE_MODE_MASK) != 0)
 		return SQFS_ERROR_CORRUPTED;
 	if (inode->uid_idx >= super->id_count ||
 	    inode->gid_idx >= super->id_count)
@@ -628,7 +624,7 @@ static int read_payload(sqfs_meta_reader_t *mr, const sqfs_super_t *super,
 int sqfs_inode_read(sqfs_meta_reader_t *mr, const sqfs_super_t *super,
 		    sqfs_inode_t **out)
 {
-	uint8_t buf[HEADER_SIZE + MAX_BODY_SIZE];
+	uint8_t buf[SQFS_INODE_HEADER_SIZE + MAX_BODY_SIZE];
 	size_t capacity = 0;
 	sqfs_inode_t *inode;
 	int ret;
@@ -636,7 +632,7 @@ int sqfs_inode_read(sqfs_meta_reader_t *mr, const sqfs_super_t *super,
 	if (mr == NULL || super == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 
-	ret = sqfs_meta_reader_read(mr, buf, HEADER_SIZE);
+	ret = sqfs_meta_reader_read(mr, buf, SQFS_INODE_HEADER_SIZE);
 	if (ret != 0)
 		return ret;
 
@@ -655,11 +651,11 @@ int sqfs_inode_read(sqfs_meta_reader_t *mr, const sqfs_super_t *super,
 	if (ret != 0)
 		goto fail;
 
-	ret = sqfs_meta_reader_read(mr, buf + HEADER_SIZE,
+	ret = sqfs_meta_reader_read(mr, buf + SQFS_INODE_HEADER_SIZE,
 				    body_size[inode->type]);
 	if (ret != 0)
 		goto fail;
-	decode_body(inode, buf + HEADER_SIZE);
+	decode_body(inode, buf + SQFS_INODE_HEADER_SIZE);
 
 	ret = read_payload(mr, super, &inode, &capacity);
 	if (ret != 0)

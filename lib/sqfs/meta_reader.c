@@ -15,6 +15,7 @@
 #include "sqfs/meta_reader.h"
 #include "sqfs/super.h"
 #include "util/le.h"
+#include "sqfs/format_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,12 +100,12 @@ static int decode_block(sqfs_meta_reader_t *mr, cache_entry_t *ent,
 	if (err != 0)
 		return err;
 
-	disk_len = len = get_le16(header) & 0x7FFF;
+	disk_len = len = get_le16(header) & SQFS_META_LENGTH;
 	if (len == 0 || len > SQFS_META_BLOCK_SIZE ||
 	    len > mr->limit - pos - sizeof(header))
 		return SQFS_ERROR_CORRUPTED;
 
-	if (get_le16(header) & 0x8000) {
+	if (get_le16(header) & SQFS_META_RAW) {
 		err = read_region(mr, pos + 2, ent->data, len);
 		if (err != 0)
 			return err;

@@ -15,14 +15,13 @@
 #include "sqfs/meta_writer.h"
 #include "sqfs/super.h"
 #include "util/le.h"
+#include "sqfs/format_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* rel in a reference is 48 bits wide */
 #define MAX_STREAM_POS ((UINT64_C(1) << 48) - 1)
-
-#define RAW_BIT 0x8000u
 
 struct sqfs_meta_writer {
 	sqfs_file_t *file;
@@ -122,7 +121,7 @@ static int finish_block(sqfs_meta_writer_t *mw)
 	} else {
 		len = mw->fill;
 		memcpy(mw->encoded + 2, mw->data, len);
-		put_le16(mw->encoded, (uint16_t)(RAW_BIT | len));
+		put_le16(mw->encoded, (uint16_t)(SQFS_META_RAW | len));
 	}
 	total = len + 2;
 

@@ -17,13 +17,14 @@
 #include "sqfs/super.h"
 #include "sqfs/table.h"
 #include "util/le.h"
+#include "sqfs/format_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Smallest and largest on-disk size of a block, header included. */
 #define MIN_BLOCK_DISK 3u
-#define MAX_BLOCK_DISK (2u + SQFS_META_BLOCK_SIZE)
+#define MAX_BLOCK_DISK (SQFS_META_HEADER_SIZE + SQFS_META_BLOCK_SIZE)
 
 static size_t block_count(size_t size)
 {
@@ -134,11 +135,11 @@ static int read_block(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t pos,
 		return err;
 
 	/* check_index guarantees pos < next and a step of at most 8194 */
-	len = get_le16(header) & 0x7FFF;
+	len = get_le16(header) & SQFS_META_LENGTH;
 	if (len == 0 || len > SQFS_META_BLOCK_SIZE || next - pos != len + 2)
 		return SQFS_ERROR_CORRUPTED;
 
-	if (get_le16(header) & 0x8000) {
+	if (get_le16(header) & SQFS_META_RAW) {
 		if (len != expected)
 			return SQFS_ERROR_CORRUPTED;
 		return read_file(file, pos + 2, out, len);

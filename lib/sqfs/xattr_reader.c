@@ -20,17 +20,14 @@
 #include "util/le.h"
 
 #include "image_internal.h"
+#include "sqfs/format_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define KEY_TYPE_PREFIX_MASK 0x00FFu
-#define KEY_TYPE_OOL 0x0100u
-#define KEY_TYPE_VALID_BITS 0x01FFu
+#define KEY_TYPE_VALID_BITS (SQFS_XATTR_TYPE_PREFIX_MASK | SQFS_XATTR_TYPE_OOL)
 
-/* Linux's XATTR_NAME_MAX, XATTR_SIZE_MAX and XATTR_LIST_MAX. */
-#define MAX_KEY_SIZE 255u
-#define MAX_VALUE_SIZE 65536u
+/* Linux's XATTR_LIST_MAX: the most a listxattr call can return. */
 #define MAX_LIST_SIZE 65536u
 
 /* Every listed key takes at least "user.x" plus a NUL. */
@@ -38,8 +35,6 @@
 
 /* Out-of-line records may be shared by many keys; bound the sum. */
 #define MAX_TOTAL_VALUES (16u * 1024u * 1024u)
-
-static const char *const prefixes[] = {"user.", "trusted.", "security."};
 
 typedef struct {
 	sqfs_image_t *img;
@@ -87,7 +82,7 @@ static int read_value_data(xattr_state_t *st, uint32_t vsize, uint8_t **value,
 {
 	int ret;
 
-	if (vsize > MAX_VALUE_SIZE)
+	if (vsize > SQFS_XATTR_MAX_VALUE_SIZE)
 		return SQFS_ERROR_CORRUPTED;
 	if (vsize > MAX_TOTAL_VALUES - st->value_bytes)
 		return SQFS_ERROR_LIMIT;
@@ -174,11 +169,12 @@ static int append(xattr_state_t *st, char *key, uint8_t *value, size_t size)
 
 static int read_pair(xattr_state_t *st, bool last)
 {
-	uint8_t header[4], raw[8], name[MAX_KEY_SIZE];
+	uint8_t header[4], raw[8], name[SQFS_XATTR_MAX_KEY_SIZE];
 	size_t name_size, plen = 0, size = 0;
 	uint8_t *value = NULL;
 	unsigned int type;
 	uint32_t vsize;
+	const char *prefix;
 	bool known;
 	char *key;
 	int ret;
@@ -191,11 +187,11 @@ static int read_pair(xattr_state_t *st, bool last)
 
 	if ((type & ~KEY_TYPE_VALID_BITS) != 0)
 		return SQFS_ERROR_CORRUPTED;
-	known = (type & KEY_TYPE_PREFIX_MASK) <
-		sizeof(prefixes) / sizeof(prefixes[0]);
+	prefix = sqfs_xattr_prefix(type & SQFS_XATTR_TYPE_PREFIX_MASK);
+	known = prefix != NULL;
 	if (known)
-		plen = strlen(prefixes[type & KEY_TYPE_PREFIX_MASK]);
-	if (name_size == 0 || name_size > MAX_KEY_SIZE - plen)
+		plen = strlen(prefix);
+	if (name_size == 0 || name_size > SQFS_XATTR_MAX_KEY_SIZE - plen)
 		return SQFS_ERROR_CORRUPTED;
 
 	ret = sqfs_meta_reader_read(st->mr, name, name_size);
@@ -207,11 +203,11 @@ static int read_pair(xattr_state_t *st, bool last)
 
 	/* skipping a pair steps over vsize bytes, so an out-of-line value
 	 * must claim exactly the size of its reference */
-	if ((type & KEY_TYPE_OOL) && vsize != sizeof(raw))
+	if ((type & SQFS_XATTR_TYPE_OOL) && vsize != sizeof(raw))
 		return SQFS_ERROR_CORRUPTED;
 
 	if (!known) {
-		if (vsize > MAX_VALUE_SIZE)
+		if (vsize > SQFS_XATTR_MAX_VALUE_SIZE)
 			return SQFS_ERROR_CORRUPTED;
 		return skip_bytes(st->mr, vsize);
 	}
@@ -222,7 +218,7 @@ static int read_pair(xattr_state_t *st, bool last)
 	if (plen + name_size + 1 > MAX_LIST_SIZE - st->list_bytes)
 		return SQFS_ERROR_LIMIT;
 
-	if (type & KEY_TYPE_OOL) {
+	if (type & SQFS_XATTR_TYPE_OOL) {
 		ret = sqfs_meta_reader_read(st->mr, raw, sizeof(raw));
 		if (ret == 0)
 			ret = read_ool_value(st, get_le64(raw), last, &value,
@@ -238,7 +234,7 @@ static int read_pair(xattr_state_t *st, bool last)
 		free(value);
 		return SQFS_ERROR_ALLOC;
 	}
-	memcpy(key, prefixes[type & KEY_TYPE_PREFIX_MASK], plen);
+	memcpy(key, prefix, plen);
 	memcpy(key + plen, name, name_size);
 	key[plen + name_size] = '\0';
 

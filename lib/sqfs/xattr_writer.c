@@ -19,31 +19,17 @@
 #include "sqfs/xattr_writer.h"
 #include "util/array.h"
 #include "util/le.h"
+#include "sqfs/format_internal.h"
+#include "sqfs/xattr.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_KEY_SIZE 255u
-#define MAX_VALUE_SIZE 65536u
 /* Below this an out-of-line reference (8 bytes) saves too little. */
 #define OOL_MIN_SIZE 16u
-#define OOL_FLAG 0x0100u
 
-#define KEY_HEADER_SIZE 4u
-#define VALUE_HEADER_SIZE 4u
-#define ID_ENTRY_SIZE 16u
-#define ID_HEADER_SIZE 16u
 /* 0xFFFFFFFF means "no xattrs" in an inode. */
 #define MAX_SETS 0xFFFFFFFFu
-
-static const struct {
-	const char *prefix;
-	size_t len;
-} namespaces[] = {
-    {"user.", 5},
-    {"trusted.", 8},
-    {"security.", 9},
-};
 
 typedef struct {
 	size_t off; /* full key, prefix included, in the key pool */
@@ -336,24 +322,12 @@ int sqfs_xattr_writer_begin(sqfs_xattr_writer_t *xw)
 	return 0;
 }
 
-/* The namespace of key, or -1 if the format has no such namespace. */
-static int key_namespace(const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(namespaces) / sizeof(namespaces[0]); ++i) {
-		if (strncmp(key, namespaces[i].prefix, namespaces[i].len) == 0)
-			return (int)i;
-	}
-	return -1;
-}
-
 int sqfs_xattr_writer_add(sqfs_xattr_writer_t *xw, const char *key,
 			  const void *value, size_t size)
 {
 	uint32_t key_id, value_id;
 	open_pair_t *pair;
-	size_t len;
+	size_t len, prefix_len;
 	int ns, ret;
 
 	if (xw == NULL || key == NULL || (value == NULL && size > 0))
@@ -361,16 +335,16 @@ int sqfs_xattr_writer_add(sqfs_xattr_writer_t *xw, const char *key,
 	if (!xw->open)
 		return SQFS_ERROR_SEQUENCE;
 
-	ns = key_namespace(key);
-	if (ns < 0)
-		return SQFS_ERROR_UNSUPPORTED;
-	/* stop counting past the limit: the rest of the key is irrelevant */
-	for (len = 0; len <= MAX_KEY_SIZE && key[len] != '\0'; ++len)
-		;
-	if (len > MAX_KEY_SIZE || len == namespaces[ns].len)
-		return SQFS_ERROR_ARG_INVALID;
-	if (size > MAX_VALUE_SIZE)
-		return SQFS_ERROR_OVERFLOW;
+	{
+		const sqfs_xattr_t x = {
+		    .key = key, .value = value, .size = size};
+
+		ret = sqfs_xattr_check(&x, NULL);
+		if (ret != 0)
+			return ret;
+	}
+	ns = sqfs_xattr_namespace(key, &prefix_len);
+	len = strlen(key);
 	if (xw->cur.count >= UINT32_MAX)
 		return SQFS_ERROR_LIMIT;
 
@@ -506,27 +480,29 @@ static int write_pair(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
 {
 	const key_rec_t *key = (const key_rec_t *)xw->keys.data + pair->key;
 	value_rec_t *value = (value_rec_t *)xw->values.data + pair->value;
-	size_t prefix = namespaces[key->ns].len;
+	size_t prefix = strlen(sqfs_xattr_prefix(key->ns));
 	bool ool = value->written && value->size >= OOL_MIN_SIZE;
-	uint8_t hdr[KEY_HEADER_SIZE + VALUE_HEADER_SIZE + 8];
+	uint8_t
+	    hdr[SQFS_XATTR_KEY_HEADER_SIZE + SQFS_XATTR_VALUE_HEADER_SIZE + 8];
 	int ret;
 
-	put_le16(hdr, (uint16_t)(key->ns | (ool ? OOL_FLAG : 0)));
+	put_le16(hdr, (uint16_t)(key->ns | (ool ? SQFS_XATTR_TYPE_OOL : 0)));
 	put_le16(hdr + 2, (uint16_t)(key->len - prefix));
-	ret = sqfs_meta_writer_append(mw, hdr, KEY_HEADER_SIZE);
+	ret = sqfs_meta_writer_append(mw, hdr, SQFS_XATTR_KEY_HEADER_SIZE);
 	if (ret == 0)
 		ret = sqfs_meta_writer_append(
 		    mw, (const uint8_t *)xw->key_pool.data + key->off + prefix,
 		    key->len - prefix);
 	if (ret != 0)
 		return ret;
-	*size += KEY_HEADER_SIZE + key->len - prefix;
+	*size += SQFS_XATTR_KEY_HEADER_SIZE + key->len - prefix;
 
 	if (ool) {
 		put_le32(hdr, 8);
 		put_le64(hdr + 4, value->ref);
-		*size += VALUE_HEADER_SIZE + 8;
-		return sqfs_meta_writer_append(mw, hdr, VALUE_HEADER_SIZE + 8);
+		*size += SQFS_XATTR_VALUE_HEADER_SIZE + 8;
+		return sqfs_meta_writer_append(
+		    mw, hdr, SQFS_XATTR_VALUE_HEADER_SIZE + 8);
 	}
 
 	if (!value->written) {
@@ -534,12 +510,12 @@ static int write_pair(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
 		value->written = true;
 	}
 	put_le32(hdr, value->size);
-	ret = sqfs_meta_writer_append(mw, hdr, VALUE_HEADER_SIZE);
+	ret = sqfs_meta_writer_append(mw, hdr, SQFS_XATTR_VALUE_HEADER_SIZE);
 	if (ret == 0 && value->size > 0)
 		ret = sqfs_meta_writer_append(
 		    mw, (const uint8_t *)xw->value_pool.data + value->off,
 		    value->size);
-	*size += VALUE_HEADER_SIZE + value->size;
+	*size += SQFS_XATTR_VALUE_HEADER_SIZE + value->size;
 	return ret;
 }
 
@@ -554,7 +530,7 @@ static int write_kv(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
 	int ret;
 
 	for (i = 0; i < xw->sets.count; ++i) {
-		put_le64(ids + i * ID_ENTRY_SIZE, stream_ref(mw));
+		put_le64(ids + i * SQFS_XATTR_ID_ENTRY_SIZE, stream_ref(mw));
 		size = 0;
 		for (j = 0; j < sets[i].count; ++j) {
 			ret = write_pair(xw, mw, pairs + sets[i].first + j,
@@ -564,8 +540,9 @@ static int write_kv(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
 		}
 		if (size > UINT32_MAX)
 			return SQFS_ERROR_OVERFLOW;
-		put_le32(ids + i * ID_ENTRY_SIZE + 8, sets[i].count);
-		put_le32(ids + i * ID_ENTRY_SIZE + 12, (uint32_t)size);
+		put_le32(ids + i * SQFS_XATTR_ID_ENTRY_SIZE + 8, sets[i].count);
+		put_le32(ids + i * SQFS_XATTR_ID_ENTRY_SIZE + 12,
+			 (uint32_t)size);
 	}
 	return sqfs_meta_writer_flush(mw);
 }
@@ -620,14 +597,14 @@ int sqfs_xattr_writer_flush(sqfs_xattr_writer_t *xw, sqfs_file_t *file,
 		return 0;
 	}
 
-	if (xw->sets.count > SIZE_MAX / ID_ENTRY_SIZE)
+	if (xw->sets.count > SIZE_MAX / SQFS_XATTR_ID_ENTRY_SIZE)
 		return SQFS_ERROR_OVERFLOW;
-	ids_size = xw->sets.count * ID_ENTRY_SIZE;
+	ids_size = xw->sets.count * SQFS_XATTR_ID_ENTRY_SIZE;
 	nblocks = ids_size / SQFS_META_BLOCK_SIZE +
 		  (ids_size % SQFS_META_BLOCK_SIZE != 0 ? 1 : 0);
 	ids = malloc(ids_size);
 	/* the header and the index are written together */
-	tail = malloc(ID_HEADER_SIZE + nblocks * 8);
+	tail = malloc(SQFS_XATTR_ID_HEADER_SIZE + nblocks * 8);
 	if (ids == NULL || tail == NULL) {
 		ret = SQFS_ERROR_ALLOC;
 		goto out;
@@ -644,7 +621,8 @@ int sqfs_xattr_writer_flush(sqfs_xattr_writer_t *xw, sqfs_file_t *file,
 
 	ret = sqfs_meta_writer_create(file, cmp, flags, &mw);
 	if (ret == 0)
-		ret = write_ids(mw, file, ids, ids_size, tail + ID_HEADER_SIZE);
+		ret = write_ids(mw, file, ids, ids_size,
+				tail + SQFS_XATTR_ID_HEADER_SIZE);
 	if (ret != 0)
 		goto out;
 
@@ -652,7 +630,8 @@ int sqfs_xattr_writer_flush(sqfs_xattr_writer_t *xw, sqfs_file_t *file,
 	put_le64(tail, kv_start);
 	put_le32(tail + 8, (uint32_t)xw->sets.count);
 	put_le32(tail + 12, 0);
-	ret = file->write_at(file, hdr_pos, tail, ID_HEADER_SIZE + nblocks * 8);
+	ret = file->write_at(file, hdr_pos, tail,
+			     SQFS_XATTR_ID_HEADER_SIZE + nblocks * 8);
 	if (ret != 0)
 		goto out;
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "common/test_util.h"
+#include "support/test_util.h"
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
 

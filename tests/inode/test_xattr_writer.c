@@ -6,13 +6,14 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "common/test_util.h"
+#include "support/test_util.h"
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
 #include "sqfs/io.h"
 #include "sqfs/meta_reader.h"
 #include "sqfs/super.h"
+#include "sqfs/xattr.h"
 #include "sqfs/xattr_writer.h"
 #include "util/le.h"
 
@@ -576,6 +577,67 @@ static void test_refused(void **state)
 	sqfs_xattr_writer_destroy(xw);
 }
 
+/* The rules, as sqfs_xattr_check states them, one case per rule and both
+ * sides of each limit. */
+static void test_check(void **state)
+{
+	static const struct {
+		const char *key;
+		size_t size;
+		int ret;
+		const char *why;
+	} cases[] = {
+	    {"user.a", 0, 0, NULL},
+	    {"trusted.a", 65536, 0, NULL},
+	    {"security.selinux", 10, 0, NULL},
+	    {"user.", 1, SQFS_ERROR_ARG_INVALID, "empty name"},
+	    {"system.posix_acl_access", 1, SQFS_ERROR_UNSUPPORTED,
+	     "namespace not supported (only user., trusted. and security.)"},
+	    {"user", 1, SQFS_ERROR_UNSUPPORTED,
+	     "namespace not supported (only user., trusted. and security.)"},
+	    {"user.a", 65537, SQFS_ERROR_OVERFLOW, "value larger than 64 KiB"},
+	};
+	static char value[65537];
+	char key[300];
+	const char *why;
+	sqfs_xattr_t x;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+		x.key = cases[i].key;
+		x.value = value;
+		x.size = cases[i].size;
+		why = "unset";
+		assert_int_equal(sqfs_xattr_check(&x, &why), cases[i].ret);
+		if (cases[i].why == NULL)
+			assert_null(why);
+		else
+			assert_string_equal(why, cases[i].why);
+		assert_int_equal(sqfs_xattr_check(&x, NULL), cases[i].ret);
+	}
+
+	/* keys of 255 bytes are the longest */
+	memset(key, 'k', sizeof(key));
+	memcpy(key, "user.", 5);
+	key[255] = '\0';
+	x.key = key;
+	x.size = 0;
+	assert_int_equal(sqfs_xattr_check(&x, &why), 0);
+	key[255] = 'k';
+	key[256] = '\0';
+	assert_int_equal(sqfs_xattr_check(&x, &why), SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(why, "name longer than 255 bytes");
+
+	x.key = NULL;
+	assert_int_equal(sqfs_xattr_check(&x, &why), SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_xattr_check(NULL, &why), SQFS_ERROR_ARG_INVALID);
+	x.key = "user.a";
+	x.value = NULL;
+	x.size = 1;
+	assert_int_equal(sqfs_xattr_check(&x, &why), SQFS_ERROR_ARG_INVALID);
+}
+
 static void test_empty(void **state)
 {
 	sqfs_xattr_writer_t *xw = new_writer();
@@ -661,6 +723,7 @@ int main(void)
 	    cmocka_unit_test(test_layout_compressed),
 	    cmocka_unit_test(test_dedup),
 	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_check),
 	    cmocka_unit_test(test_empty),
 	    cmocka_unit_test(test_many_sets),
 	};

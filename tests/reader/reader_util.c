@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "common/test_util.h"
+#include "support/test_util.h"
 #include "reader/reader_util.h"
 #include "sqfs/image_internal.h"
 #include "util/le.h"

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "common/test_util.h"
+#include "support/test_util.h"
 
 #include "sqfs/comp/internal.h"
 #include "sqfs/data_reader.h"

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "common/test_util.h"
+#include "support/test_util.h"
 #include "reader/dir_image.h"
 
 #include "sqfs/dir_reader.h"

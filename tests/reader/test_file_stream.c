@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "common/test_util.h"
+#include "support/test_util.h"
 
 #include "sqfs/comp/internal.h"
 #include "sqfs/data_reader.h"
@@ -307,7 +307,7 @@ static void check_stream(image_t *im, unsigned int jobs, size_t ahead)
 		}
 
 		for (size_t k = 0; k < n; ++k) {
-			assert_int_equal(sqfs_file_stream_next(fs, &blk), 1);
+			assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
 			assert_ptr_equal(blk.user, &im->inodes[i]);
 			assert_int_equal(blk.index, k);
 			assert_true(blk.offset == offset);
@@ -331,12 +331,12 @@ static void check_stream(image_t *im, unsigned int jobs, size_t ahead)
 		}
 		assert_true(offset == inode->data.file.file_size);
 	}
-	assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
-	assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
+	assert_int_equal(sqfs_file_stream_next(fs, &blk), 1);
+	assert_int_equal(sqfs_file_stream_next(fs, &blk), 1);
 
 	/* a stream that ran dry takes more */
 	assert_int_equal(sqfs_file_stream_enqueue(fs, im->inodes[0], NULL), 0);
-	assert_int_equal(sqfs_file_stream_next(fs, &blk), 1);
+	assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
 	assert_null(blk.user);
 	sqfs_file_stream_destroy(fs);
 	sqfs_data_reader_destroy(dr);
@@ -412,9 +412,9 @@ static void drain(sqfs_file_stream_t *fs)
 	sqfs_file_block_t blk;
 	int ret;
 
-	while ((ret = sqfs_file_stream_next(fs, &blk)) == 1)
+	while ((ret = sqfs_file_stream_next(fs, &blk)) == 0)
 		;
-	assert_int_equal(ret, 0);
+	assert_int_equal(ret, 1);
 }
 
 static void test_unpack_once(void **state)
@@ -496,7 +496,7 @@ static void test_bounded(void **state)
 		usleep(20000);
 		assert_true(calls() <= limit);
 		for (unsigned long k = 1; k <= 40; ++k) {
-			assert_int_equal(sqfs_file_stream_next(fs, &blk), 1);
+			assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
 			usleep(1000);
 			/* each block handed back frees at most one buffer
 			 * (the one before it) */
@@ -510,7 +510,7 @@ static void test_bounded(void **state)
 	/* more jobs than allowed are capped, not refused */
 	assert_int_equal(sqfs_file_stream_create(im.img, 100000, &fs), 0);
 	assert_int_equal(sqfs_file_stream_enqueue(fs, im.inodes[1], NULL), 0);
-	assert_int_equal(sqfs_file_stream_next(fs, &blk), 1);
+	assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
 	sqfs_file_stream_destroy(fs);
 
 	close_image(&im);
@@ -572,7 +572,7 @@ static void check_error_at(image_t *im, unsigned int jobs, size_t bad,
 			++queued;
 		}
 		for (size_t k = 0; k < n; ++k) {
-			assert_int_equal(sqfs_file_stream_next(fs, &blk), 1);
+			assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
 			assert_ptr_equal(blk.user, im->inodes[i]);
 			if (im->inodes[i]->data.file.file_size == 0)
 				continue;
@@ -788,7 +788,7 @@ static void test_destroy_midway(void **state)
 						 0);
 			for (int k = 0; k < taken; ++k)
 				assert_int_equal(
-				    sqfs_file_stream_next(fs, &blk), 1);
+				    sqfs_file_stream_next(fs, &blk), 0);
 			sqfs_file_stream_destroy(fs);
 		}
 		/* never used */
@@ -809,7 +809,7 @@ static void test_destroy_midway(void **state)
 			assert_int_equal(
 			    sqfs_file_stream_enqueue(fs, im.inodes[i], NULL),
 			    0);
-		while (sqfs_file_stream_next(fs, &blk) == 1)
+		while (sqfs_file_stream_next(fs, &blk) == 0)
 			;
 		sqfs_file_stream_destroy(fs);
 	}
@@ -850,16 +850,16 @@ static void test_args(void **state)
 	free(root);
 
 	/* nothing queued: nothing to give */
-	assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
+	assert_int_equal(sqfs_file_stream_next(fs, &blk), 1);
 
 	/* the empty file f00000: one empty last block */
 	assert_int_equal(im.inodes[0]->data.file.file_size, 0);
 	assert_int_equal(sqfs_file_stream_enqueue(fs, im.inodes[0], &size), 0);
-	assert_int_equal(sqfs_file_stream_next(fs, &blk), 1);
+	assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
 	assert_ptr_equal(blk.user, &size);
 	assert_int_equal(blk.size, 0);
 	assert_int_equal(blk.flags, SQFS_FILE_BLOCK_LAST);
-	assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
+	assert_int_equal(sqfs_file_stream_next(fs, &blk), 1);
 	sqfs_file_stream_destroy(fs);
 	sqfs_file_stream_destroy(NULL);
 

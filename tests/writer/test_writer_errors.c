@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "common/test_util.h"
+#include "support/test_util.h"
 #include "writer/writer_util.h"
 
 #include <stdio.h>

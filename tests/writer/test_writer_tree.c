@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "common/test_util.h"
+#include "support/test_util.h"
 #include "sqfs/writer/internal.h"
 
 #include <malloc.h>

@@ -124,7 +124,7 @@ static int write_file_block(bp_writer_t *wr, const bp_block_t *blk)
 		return 0;
 	}
 
-	len = blk->size_word & BP_SIZE_MASK;
+	len = blk->size_word & SQFS_SIZE_WORD_LENGTH;
 	if (len == 0 || len > wr->block_size)
 		return SQFS_ERROR_INTERNAL;
 
@@ -180,8 +180,8 @@ static bool run_matches(const bp_writer_t *wr, size_t c, size_t n)
 		    cand[k].hash != own[k].hash)
 			return false;
 		if (k > 0 &&
-		    cand[k].pos != cand[k - 1].pos +
-				       (cand[k - 1].size_word & BP_SIZE_MASK))
+		    cand[k].pos != cand[k - 1].pos + (cand[k - 1].size_word &
+						      SQFS_SIZE_WORD_LENGTH))
 			return false;
 	}
 	return true;
@@ -322,7 +322,7 @@ static int finish_file(bp_writer_t *wr, const bp_block_t *blk)
 static int write_fragment_block(bp_writer_t *wr, const bp_block_t *blk)
 {
 	sqfs_file_t *file = wr->file;
-	uint32_t len = blk->size_word & BP_SIZE_MASK;
+	uint32_t len = blk->size_word & SQFS_SIZE_WORD_LENGTH;
 	uint64_t pos;
 	int ret;
 

@@ -16,9 +16,6 @@
 
 #include <stdlib.h>
 
-/* On-disk size of a fragment table entry. */
-#define BP_FRAG_ENTRY_SIZE 16
-
 static bp_frag_entry_t *entries(const bp_frag_table_t *tbl)
 {
 	return tbl->entries.data;
@@ -86,20 +83,20 @@ int bp_frag_table_write(const bp_frag_table_t *tbl, sqfs_file_t *file,
 		return 0;
 	}
 	/* add never makes more entries than a u32 index can name */
-	if (count > UINT32_MAX || count > SIZE_MAX / BP_FRAG_ENTRY_SIZE)
+	if (count > UINT32_MAX || count > SIZE_MAX / SQFS_FRAGMENT_ENTRY_SIZE)
 		return SQFS_ERROR_INTERNAL;
 
-	raw = malloc(count * BP_FRAG_ENTRY_SIZE);
+	raw = malloc(count * SQFS_FRAGMENT_ENTRY_SIZE);
 	if (raw == NULL)
 		return SQFS_ERROR_ALLOC;
 	for (i = 0; i < count; ++i) {
-		uint8_t *p = raw + i * BP_FRAG_ENTRY_SIZE;
+		uint8_t *p = raw + i * SQFS_FRAGMENT_ENTRY_SIZE;
 
 		put_le64(p, entries(tbl)[i].start);
 		put_le32(p + 8, entries(tbl)[i].size_word);
 		put_le32(p + 12, 0);
 	}
-	ret = sqfs_table_write(file, cmp, raw, count * BP_FRAG_ENTRY_SIZE,
+	ret = sqfs_table_write(file, cmp, raw, count * SQFS_FRAGMENT_ENTRY_SIZE,
 			       &start);
 	free(raw);
 	if (ret != 0)

@@ -80,7 +80,7 @@ static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
 	e = bp_frag_table_get(pk->ftable, idx);
 	if (e == NULL)
 		return SQFS_ERROR_INTERNAL;
-	len = e->size_word & BP_SIZE_MASK;
+	len = e->size_word & SQFS_SIZE_WORD_LENGTH;
 	if (len == 0 || len > bs)
 		return SQFS_ERROR_INTERNAL;
 
@@ -91,7 +91,7 @@ static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
 	}
 	pk->cache_index = BP_NONE;
 
-	if (e->size_word & BP_SIZE_RAW) {
+	if (e->size_word & SQFS_SIZE_WORD_RAW) {
 		ret = file->read_at(file, e->start, pk->cache, len);
 		if (ret != 0)
 			return (int)ret;

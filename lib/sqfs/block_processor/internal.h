@@ -79,10 +79,7 @@
 #include "util/array.h"
 #include "util/hash_table.h"
 #include "sqfs/compressor.h"
-
-/* Bit 24 of a size word: the block is stored raw. */
-#define BP_SIZE_RAW 0x01000000u
-#define BP_SIZE_MASK 0x00FFFFFFu
+#include "sqfs/format_internal.h"
 
 /* "No entry" in the index chains. */
 #define BP_NONE UINT32_MAX

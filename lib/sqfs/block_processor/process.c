@@ -129,11 +129,12 @@ static int bp_compress(const bp_proc_t *proc, sqfs_compressor_t *cmp,
 		blk->size_word = (uint32_t)ret;
 	} else {
 		blk->stored = blk->data;
-		blk->size_word = blk->size | BP_SIZE_RAW;
+		blk->size_word = blk->size | SQFS_SIZE_WORD_RAW;
 	}
 	/* The hash covers the stored bytes: the block writer compares runs
 	 * of stored blocks, and the stored form is shorter to hash. */
-	blk->hash = proc->hash_fn(blk->stored, blk->size_word & BP_SIZE_MASK);
+	blk->hash =
+	    proc->hash_fn(blk->stored, blk->size_word & SQFS_SIZE_WORD_LENGTH);
 	return 0;
 }
 

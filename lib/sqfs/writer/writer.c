@@ -11,6 +11,7 @@
 #include "sqfs/inode.h"
 #include "sqfs/io.h"
 #include "sqfs/table.h"
+#include "sqfs/format_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -25,6 +26,16 @@ typedef struct {
 	uint32_t xattr;
 	uint32_t rdev;
 } node_attr_t;
+
+/* Whether the reserved room of a caller's structure is zero. */
+static bool all_zero(const uint32_t *words, size_t count)
+{
+	for (size_t i = 0; i < count; ++i) {
+		if (words[i] != 0)
+			return false;
+	}
+	return true;
+}
 
 void sqfs_writer_options_init(sqfs_writer_options_t *opt)
 {
@@ -87,6 +98,9 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 		return SQFS_ERROR_ARG_INVALID;
 	*out = NULL;
 	if (file == NULL || opt == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	if (!all_zero(opt->reserved,
+		      sizeof(opt->reserved) / sizeof(opt->reserved[0])))
 		return SQFS_ERROR_ARG_INVALID;
 
 	ret = check_options(opt);
@@ -162,36 +176,16 @@ fail:
 
 static int check_xattrs(const sqfs_entry_attr_t *attr)
 {
-	static const char *const prefixes[] = {"user.", "trusted.",
-					       "security."};
-
 	if (attr->xattr_count > 0 && attr->xattrs == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 
 	/* Checked up front, with the xattr writer's codes, so a bad pair
 	 * never leaves a half-built set behind. */
 	for (size_t i = 0; i < attr->xattr_count; ++i) {
-		const sqfs_xattr_t *x = &attr->xattrs[i];
-		size_t plen = 0, klen;
+		int ret = sqfs_xattr_check(&attr->xattrs[i], NULL);
 
-		if (x->key == NULL || (x->value == NULL && x->size > 0))
-			return SQFS_ERROR_ARG_INVALID;
-		for (size_t j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]);
-		     ++j) {
-			size_t l = strlen(prefixes[j]);
-
-			if (strncmp(x->key, prefixes[j], l) == 0) {
-				plen = l;
-				break;
-			}
-		}
-		if (plen == 0)
-			return SQFS_ERROR_UNSUPPORTED;
-		klen = strlen(x->key);
-		if (klen == plen || klen > 255)
-			return SQFS_ERROR_ARG_INVALID;
-		if (x->size > 65536)
-			return SQFS_ERROR_OVERFLOW;
+		if (ret != 0)
+			return ret;
 	}
 	return 0;
 }
@@ -204,6 +198,9 @@ static int check_attr(const sqfs_writer_t *wr, const sqfs_entry_attr_t *attr,
 	uint32_t fmt;
 
 	if (attr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	if (!all_zero(attr->reserved,
+		      sizeof(attr->reserved) / sizeof(attr->reserved[0])))
 		return SQFS_ERROR_ARG_INVALID;
 	if ((attr->mode & ~(uint32_t)(S_IFMT | 07777)) != 0)
 		return SQFS_ERROR_ARG_INVALID;

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "common/test_util.h"
-#include "data/bp_test.h"
+#include "support/test_util.h"
+#include "block_processor/bp_test.h"
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
 #include "sqfs/table.h"
@@ -194,7 +194,7 @@ static int scenario_on(fail_file_t *f, sqfs_file_data_t *fd,
 		assert_int_equal(fd[3].fragment_offset, fd[0].fragment_offset);
 		assert_int_equal(fd[4].blocks_start % 4096, 0);
 		assert_int_equal(fd[5].blocks_start % 4096, 0);
-		assert_true(fd[5].block_sizes[0] & BP_SIZE_RAW);
+		assert_true(fd[5].block_sizes[0] & SQFS_SIZE_WORD_RAW);
 		/* the fragment table is readable */
 		c.super = super;
 		c.fcount = super.fragment_entry_count;

@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "common/test_util.h"
-#include "data/bp_test.h"
+#include "support/test_util.h"
+#include "block_processor/bp_test.h"
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
 #include "sqfs/table.h"
@@ -157,7 +157,7 @@ static size_t decode_block(const bp_ctx_t *c, uint64_t pos, uint32_t word,
 			   uint8_t *out)
 {
 	uint32_t bs = c->desc.block_size;
-	uint32_t len = word & BP_SIZE_MASK;
+	uint32_t len = word & SQFS_SIZE_WORD_LENGTH;
 	ptrdiff_t ret;
 	uint8_t *raw;
 
@@ -166,7 +166,7 @@ static size_t decode_block(const bp_ctx_t *c, uint64_t pos, uint32_t word,
 	raw = malloc(len);
 	assert_non_null(raw);
 	assert_int_equal(c->file->read_at(c->file, pos, raw, len), 0);
-	if (word & BP_SIZE_RAW) {
+	if (word & SQFS_SIZE_WORD_RAW) {
 		memcpy(out, raw, len);
 		ret = len;
 	} else {
@@ -214,7 +214,7 @@ void bp_check_file(const bp_ctx_t *c, const sqfs_file_data_t *fd,
 		stored = true;
 		assert_int_equal(decode_block(c, pos, word, buf), usize);
 		assert_memory_equal(buf, data + i * bs, usize);
-		pos += word & BP_SIZE_MASK;
+		pos += word & SQFS_SIZE_WORD_LENGTH;
 	}
 	assert_true(fd->sparse_bytes == sparse);
 	if (stored)

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "common/test_util.h"
-#include "data/bp_test.h"
+#include "support/test_util.h"
+#include "block_processor/bp_test.h"
 #include "sqfs/comp/internal.h"
 #include "sqfs/error.h"
 #include "sqfs/inode.h"

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "common/test_util.h"
-#include "data/bp_test.h"
+#include "support/test_util.h"
+#include "block_processor/bp_test.h"
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
 
@@ -62,12 +62,12 @@ static void run_sizes(uint32_t bs, test_data_kind_t kind, bool gzip,
 			stored += w != 0;
 			sparse += w == 0;
 			if (flags & SQFS_BLK_DONT_COMPRESS)
-				assert_true(w & BP_SIZE_RAW);
+				assert_true(w & SQFS_SIZE_WORD_RAW);
 			if (kind == TEST_DATA_RANDOM)
 				assert_true(
 				    w ==
 				    ((j < sizes[i] / bs ? bs : sizes[i] % bs) |
-				     BP_SIZE_RAW));
+				     SQFS_SIZE_WORD_RAW));
 			if (kind == TEST_DATA_TEXT && j < sizes[i] / bs &&
 			    !(flags & SQFS_BLK_DONT_COMPRESS))
 				assert_true(w > 0 && w < bs);
@@ -106,7 +106,7 @@ static void run_sizes(uint32_t bs, test_data_kind_t kind, bool gzip,
 			uint32_t word;
 
 			bp_fragment_entry(&c, (uint32_t)i, &start, &word);
-			assert_true(word & BP_SIZE_RAW);
+			assert_true(word & SQFS_SIZE_WORD_RAW);
 		}
 	}
 
@@ -449,7 +449,7 @@ static void tail_policy(unsigned int opts, unsigned int flags, bool *small,
 	}
 	if (!*big) {
 		assert_int_equal(b.block_count, 3);
-		assert_true((b.block_sizes[2] & BP_SIZE_MASK) <= 1000);
+		assert_true((b.block_sizes[2] & SQFS_SIZE_WORD_LENGTH) <= 1000);
 	}
 
 	sqfs_file_data_cleanup(&a);

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "common/test_util.h"
-#include "data/bp_test.h"
+#include "support/test_util.h"
+#include "block_processor/bp_test.h"
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
 
@@ -100,14 +100,14 @@ static void test_middle_of_earlier_file(void **state)
 	before = bp_ctx_size(&c);
 	bp_ctx_add(&c, &m, data + 2 * bs, 3 * bs, 0);
 	assert_true(bp_ctx_size(&c) == before);
-	off = (a.block_sizes[0] & BP_SIZE_MASK) +
-	      (a.block_sizes[1] & BP_SIZE_MASK);
+	off = (a.block_sizes[0] & SQFS_SIZE_WORD_LENGTH) +
+	      (a.block_sizes[1] & SQFS_SIZE_WORD_LENGTH);
 	assert_true(m.blocks_start == a.blocks_start + off);
 
 	/* block 1 of a plus a tail: the block is found, the tail packed */
 	bp_ctx_add(&c, &d, data + bs, bs + 100, 0);
-	assert_true(d.blocks_start ==
-		    a.blocks_start + (a.block_sizes[0] & BP_SIZE_MASK));
+	assert_true(d.blocks_start == a.blocks_start + (a.block_sizes[0] &
+							SQFS_SIZE_WORD_LENGTH));
 	assert_true(d.fragment_index != SQFS_NO_FRAGMENT);
 
 	/* blocks 5 and 0 of a exist, but not back to back */
@@ -395,8 +395,8 @@ static void test_run_split_by_fragment_block(void **state)
 	/* y right after x; its tail flushes block 0 behind y */
 	bp_ctx_add(&c, &b, data + 2 * bs, bs + 3000, 0);
 	bp_ctx_add(&c, &z, data + 4 * bs, bs, 0);
-	assert_true(b.blocks_start ==
-		    a.blocks_start + (a.block_sizes[0] & BP_SIZE_MASK));
+	assert_true(b.blocks_start == a.blocks_start + (a.block_sizes[0] &
+							SQFS_SIZE_WORD_LENGTH));
 
 	memcpy(buf, data + 2 * bs, bs);
 	memcpy(buf + bs, data + 4 * bs, bs);
