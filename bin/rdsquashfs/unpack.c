@@ -390,6 +390,9 @@ typedef struct {
 	int fd;
 	bool sparse_ok;
 	bool failed_io;
+	/* where the last byte written ends: if that is the file's size,
+	 * the file needs no ftruncate (a system call per file saved) */
+	uint64_t end;
 } file_sink_t;
 
 static int write_piece(void *user, uint64_t offset, const uint8_t *data,
@@ -413,6 +416,8 @@ static int write_piece(void *user, uint64_t offset, const uint8_t *data,
 		size -= (size_t)n;
 		offset += (uint64_t)n;
 	}
+	if (offset > s->end)
+		s->end = offset;
 	return 0;
 }
 
@@ -435,12 +440,16 @@ static int make_file(unpacker_t *u, int dirfd, const char *name,
 	sink.fd = fd;
 	sink.sparse_ok = !(u->flags & UNPACK_NO_SPARSE);
 	sink.failed_io = false;
+	sink.end = 0;
 	ret = rd_read_file(u->ctx, inode, u->data_key, write_piece, &sink);
 	if (ret < 0) {
 		tool_error(path, "%s", rd_error_string(ret));
 		goto fail;
 	}
-	if (ret > 0 || ftruncate(fd, (off_t)inode->data.file.file_size) != 0) {
+	/* a hole at the end was not written: the size makes it */
+	if (ret > 0 ||
+	    (sink.end != inode->data.file.file_size &&
+	     ftruncate(fd, (off_t)inode->data.file.file_size) != 0)) {
 		tool_error(path, "cannot write: %s", strerror(errno));
 		goto fail;
 	}
