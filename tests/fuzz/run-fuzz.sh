@@ -6,14 +6,15 @@
 #
 # Usage: tests/fuzz/run-fuzz.sh [SECONDS [TARGET]]   (default 60 image)
 #
-# TARGET is image (fuzz_image.c: the image reader) or tar (fuzz_tar.c: the
+# TARGET is image (fuzz_image.c: the image reader), codec (fuzz_codec.c:
+# decompression and option strings of every compressor) or tar (fuzz_tar.c: the
 # tar entry reader of lib/tar). The libraries are configured in a
 # separate build directory with CC=clang and the fuzzer's instrumentation
 # (only libsqfs.la, and libtar.la for tar, are built), then the target is
 # linked against them; libarchive is the system's, not instrumented. The
 # image corpus starts from tests/fuzz/corpus, tests/fixtures/*.sqfs and a
 # few images made here with mksquashfs; the tar corpus from
-# tests/fuzz/corpus-tar.
+# tests/fuzz/corpus-tar, the codec corpus from tests/fuzz/corpus-codec.
 #
 # Environment: FUZZ_WORK=DIR keeps the build, corpora and findings there
 # (default: a temporary directory, kept only if something was found);
@@ -31,7 +32,7 @@ CC=${CC:-clang}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 case $SECS in
 '' | *[!0-9]*)
-	echo "usage: $0 [SECONDS [image|tar]]" >&2
+	echo "usage: $0 [SECONDS [image|tar|codec]]" >&2
 	exit 2
 	;;
 esac
@@ -55,8 +56,16 @@ tar)
 	log="fuzz-tar.log"
 	dict=(-dict="$src/tests/fuzz/tar.dict")
 	;;
+codec)
+	libs="libsqfs.la"
+	sources=("$src/tests/fuzz/fuzz_codec.c")
+	seeds="corpus-codec"
+	findings="findings-codec"
+	log="fuzz-codec.log"
+	dict=()
+	;;
 *)
-	echo "usage: $0 [SECONDS [image|tar]]" >&2
+	echo "usage: $0 [SECONDS [image|tar|codec]]" >&2
 	exit 2
 	;;
 esac
