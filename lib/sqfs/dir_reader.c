@@ -28,9 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Smallest metadata block on disk: a header and one byte. */
-#define MIN_DISK_BLOCK 3u
-#define MAX_DISK_BLOCK (SQFS_META_HEADER_SIZE + SQFS_META_BLOCK_SIZE)
 /* Checkpoints kept for one listing (about 17 KiB). */
 #define MAX_CHECKPOINTS 64u
 
@@ -418,7 +415,8 @@ static bool seek_index(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 	if (best_start < dir->data.dir.start_block)
 		return false;
 	dist = best_start - dir->data.dir.start_block;
-	if (dist < blocks * MIN_DISK_BLOCK || dist > blocks * MAX_DISK_BLOCK)
+	if (dist < blocks * SQFS_META_MIN_DISK_SIZE ||
+	    dist > blocks * SQFS_META_MAX_DISK_SIZE)
 		return false;
 	if (listing - best_index <
 	    SQFS_DIR_HEADER_SIZE + SQFS_DIR_ENTRY_SIZE + best_size)

@@ -34,6 +34,11 @@
 #define SQFS_META_HEADER_SIZE 2u
 #define SQFS_META_RAW 0x8000u
 #define SQFS_META_LENGTH 0x7FFFu
+/* The least and the most a metadata block takes on disk: its header and
+ * one byte, or its header and a full block stored raw; so two positions
+ * in a table's index are at most the latter apart. */
+#define SQFS_META_MIN_DISK_SIZE (SQFS_META_HEADER_SIZE + 1u)
+#define SQFS_META_MAX_DISK_SIZE (SQFS_META_HEADER_SIZE + SQFS_META_BLOCK_SIZE)
 
 /* ---- lookup tables (each an index of 64-bit metadata block positions) -- */
 

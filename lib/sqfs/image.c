@@ -30,9 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Largest step between two index entries: a full block and its header. */
-#define MAX_BLOCK_DISK (SQFS_META_HEADER_SIZE + SQFS_META_BLOCK_SIZE)
-
 struct sqfs_image {
 	sqfs_file_t *file;
 	sqfs_super_t super;
@@ -208,11 +205,12 @@ static int check_xattr_index(const uint64_t *index, size_t count,
 	for (i = 0; i < count; ++i) {
 		if (index[i] <= kv_start || index[i] >= header_pos)
 			return SQFS_ERROR_CORRUPTED;
-		if (i > 0 && (index[i] <= index[i - 1] ||
-			      index[i] - index[i - 1] > MAX_BLOCK_DISK))
+		if (i > 0 &&
+		    (index[i] <= index[i - 1] ||
+		     index[i] - index[i - 1] > SQFS_META_MAX_DISK_SIZE))
 			return SQFS_ERROR_CORRUPTED;
 	}
-	if (header_pos - index[count - 1] > MAX_BLOCK_DISK)
+	if (header_pos - index[count - 1] > SQFS_META_MAX_DISK_SIZE)
 		return SQFS_ERROR_CORRUPTED;
 	return 0;
 }

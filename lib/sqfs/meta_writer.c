@@ -39,7 +39,7 @@ struct sqfs_meta_writer {
 
 	uint8_t data[SQFS_META_BLOCK_SIZE];
 	/* header followed by the encoded payload */
-	uint8_t encoded[2 + SQFS_META_BLOCK_SIZE];
+	uint8_t encoded[SQFS_META_MAX_DISK_SIZE];
 };
 
 int sqfs_meta_writer_create(sqfs_file_t *file, sqfs_compressor_t *cmp,

@@ -22,10 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Smallest and largest on-disk size of a block, header included. */
-#define MIN_BLOCK_DISK 3u
-#define MAX_BLOCK_DISK (SQFS_META_HEADER_SIZE + SQFS_META_BLOCK_SIZE)
-
 static size_t block_count(size_t size)
 {
 	return size / SQFS_META_BLOCK_SIZE +
@@ -112,11 +108,11 @@ static int check_index(const uint64_t *index, size_t count,
 
 	for (i = 1; i < count; ++i) {
 		if (index[i] <= index[i - 1] ||
-		    index[i] - index[i - 1] > MAX_BLOCK_DISK)
+		    index[i] - index[i - 1] > SQFS_META_MAX_DISK_SIZE)
 			return SQFS_ERROR_CORRUPTED;
 	}
 
-	if (index_start - index[count - 1] > MAX_BLOCK_DISK)
+	if (index_start - index[count - 1] > SQFS_META_MAX_DISK_SIZE)
 		return SQFS_ERROR_CORRUPTED;
 	return 0;
 }
@@ -206,7 +202,8 @@ int sqfs_table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
 		return SQFS_ERROR_OUT_OF_BOUNDS;
 
 	/* cheap before allocating: every block needs at least 3 bytes */
-	if (index_start - lower_limit < (uint64_t)count * MIN_BLOCK_DISK)
+	if (index_start - lower_limit <
+	    (uint64_t)count * SQFS_META_MIN_DISK_SIZE)
 		return SQFS_ERROR_OUT_OF_BOUNDS;
 
 	/* the index is read whole, so the file must really hold it: that

@@ -175,7 +175,6 @@ static int read_pair(xattr_state_t *st, bool last)
 	unsigned int type;
 	uint32_t vsize;
 	const char *prefix;
-	bool known;
 	char *key;
 	int ret;
 
@@ -188,8 +187,7 @@ static int read_pair(xattr_state_t *st, bool last)
 	if ((type & ~KEY_TYPE_VALID_BITS) != 0)
 		return SQFS_ERROR_CORRUPTED;
 	prefix = sqfs_xattr_prefix(type & SQFS_XATTR_TYPE_PREFIX_MASK);
-	known = prefix != NULL;
-	if (known)
+	if (prefix != NULL)
 		plen = strlen(prefix);
 	if (name_size == 0 || name_size > SQFS_XATTR_MAX_KEY_SIZE - plen)
 		return SQFS_ERROR_CORRUPTED;
@@ -206,7 +204,7 @@ static int read_pair(xattr_state_t *st, bool last)
 	if ((type & SQFS_XATTR_TYPE_OOL) && vsize != sizeof(raw))
 		return SQFS_ERROR_CORRUPTED;
 
-	if (!known) {
+	if (prefix == NULL) {
 		if (vsize > SQFS_XATTR_MAX_VALUE_SIZE)
 			return SQFS_ERROR_CORRUPTED;
 		return skip_bytes(st->mr, vsize);
