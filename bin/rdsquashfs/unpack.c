@@ -17,10 +17,16 @@
  * walker finds below it. A directory is created when it is reached, or
  * with --no-empty-dir only when something is put into it, and finished
  * (owner, xattrs, mode, times) after its contents.
+ *
+ * Everything is created here, on the main thread, in the walk's order.
+ * A regular file's descriptor then goes to the finisher (finish.h), which
+ * writes the bytes of a small file, sets the attributes and closes it:
+ * it only ever works on descriptors, so the rules above hold there too.
  */
 #include "config.h"
 
 #include "rdsquashfs.h"
+#include "finish.h"
 #include "common/print.h"
 #include "sqfs/error.h"
 #include "sqfs/walker.h"
@@ -49,9 +55,10 @@ typedef struct {
 	rd_ctx_t *ctx;
 	unsigned int flags;
 	bool quiet;
-	/* where the process was, to return to after working in a parent
-	 * directory (the xattrs of entries that cannot be opened) */
-	int cwd_fd;
+	/* what to set on entries, and how (finish.h) */
+	rd_attr_ctx_t ac;
+	/* the thread that writes and closes small files */
+	rd_finisher_t *fin;
 	level_t *lv;
 	size_t lv_max;
 	/* the highest level in use */
@@ -62,7 +69,6 @@ typedef struct {
 	/* scratch for the paths shown in messages */
 	char *path;
 	size_t path_max;
-	bool chown_denied;
 	/* the file stream's key of the next regular file's data, or NULL
 	 * when it is read through the data reader */
 	const void *data_key;
@@ -243,149 +249,24 @@ static int need_dirs(unpacker_t *u, size_t level)
 
 /* ------------------------------------------------------------ attributes */
 
-static void set_owner(unpacker_t *u, const sqfs_inode_t *inode, int fd,
-		      int dirfd, const char *name, const char *path)
-{
-	uint32_t uid, gid;
-	int ret;
-
-	if (!(u->flags & UNPACK_CHOWN) || u->chown_denied)
-		return;
-	ret = sqfs_image_inode_owner(u->ctx->img, inode, &uid, &gid);
-	if (ret != 0) {
-		tool_warning(path, "owner: %s; not changed",
-			     rd_error_string(ret));
-		return;
-	}
-	if (fd >= 0)
-		ret = fchown(fd, (uid_t)uid, (gid_t)gid);
-	else
-		ret = fchownat(dirfd, name, (uid_t)uid, (gid_t)gid,
-			       AT_SYMLINK_NOFOLLOW);
-	if (ret == 0)
-		return;
-	if (errno == EPERM) {
-		/* once: every other entry would say the same */
-		tool_warning(path,
-			     "cannot change the owner to %u:%u: %s; "
-			     "owners are left as they are",
-			     (unsigned int)uid, (unsigned int)gid,
-			     strerror(errno));
-		u->chown_denied = true;
-	} else {
-		tool_warning(path, "cannot change the owner to %u:%u: %s",
-			     (unsigned int)uid, (unsigned int)gid,
-			     strerror(errno));
-	}
-}
-
-static void set_xattrs(unpacker_t *u, const sqfs_inode_t *inode, int fd,
-		       int dirfd, const char *name, const char *path)
-{
-	sqfs_xattr_t *list;
-	size_t count;
-	bool moved = false;
-	int ret;
-
-	if (!(u->flags & UNPACK_SET_XATTR))
-		return;
-	ret = sqfs_image_read_xattrs(u->ctx->img, inode, &list, &count);
-	if (ret != 0) {
-		tool_warning(path, "xattrs: %s; not set", rd_error_string(ret));
-		return;
-	}
-	for (size_t i = 0; i < count; ++i) {
-		if (fd >= 0) {
-			ret = fsetxattr(fd, list[i].key, list[i].value,
-					list[i].size, 0);
-		} else {
-			/* no descriptor for a symlink or a device: the
-			 * name alone, in its parent, is the entry itself
-			 * (lsetxattr never follows the last component) */
-			if (!moved && fchdir(dirfd) != 0) {
-				tool_warning(path, "xattrs: %s; not set",
-					     strerror(errno));
-				break;
-			}
-			moved = true;
-			ret = lsetxattr(name, list[i].key, list[i].value,
-					list[i].size, 0);
-		}
-		if (ret != 0)
-			tool_warning(path, "cannot set xattr %s: %s; skipped",
-				     list[i].key, strerror(errno));
-	}
-	if (moved && u->cwd_fd >= 0 && fchdir(u->cwd_fd) != 0)
-		tool_warning(NULL, "cannot return to the working directory: %s",
-			     strerror(errno));
-	sqfs_xattr_list_free(list, count);
-}
-
-static void set_mode(unpacker_t *u, const sqfs_inode_t *inode, int fd,
-		     int dirfd, const char *name, const char *path)
-{
-	mode_t mode = inode->mode & 07777;
-	struct stat st;
-	int ret;
-
-	if (!(u->flags & UNPACK_CHMOD))
-		return;
-	if (fd >= 0) {
-		ret = fchmod(fd, mode);
-	} else {
-		ret = fchmodat(dirfd, name, mode, AT_SYMLINK_NOFOLLOW);
-		/* without the kernel's or /proc's help the C library
-		 * cannot chmod without following: check that the name
-		 * is no symlink, then follow (there is nothing to) */
-		if (ret != 0 && (errno == EOPNOTSUPP || errno == ENOSYS) &&
-		    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    !S_ISLNK(st.st_mode))
-			ret = fchmodat(dirfd, name, mode, 0);
-	}
-	if (ret != 0)
-		tool_warning(path, "cannot change the mode to 0%o: %s",
-			     (unsigned int)mode, strerror(errno));
-}
-
-static void set_times(unpacker_t *u, const sqfs_inode_t *inode, int fd,
-		      int dirfd, const char *name, const char *path)
-{
-	struct timespec ts[2];
-	int ret;
-
-	if (!(u->flags & UNPACK_SET_TIMES))
-		return;
-	ts[0].tv_sec = ts[1].tv_sec = (time_t)inode->mtime;
-	ts[0].tv_nsec = ts[1].tv_nsec = 0;
-	if (fd >= 0)
-		ret = futimens(fd, ts);
-	else
-		ret = utimensat(dirfd, name, ts, AT_SYMLINK_NOFOLLOW);
-	if (ret != 0)
-		tool_warning(path, "cannot set the times: %s", strerror(errno));
-}
-
-/*
- * Finish an entry: by its descriptor fd, or (fd < 0) by name in dirfd
- * without following it. The owner first (a chown clears set-id bits and
- * capabilities), xattrs before the mode (user.* needs write access), the
- * times last. A failure is a warning.
- */
+/* Finish an entry on this thread: by its descriptor fd, or (fd < 0) by
+ * name in dirfd without following it (finish.h). */
 static void set_attrs(unpacker_t *u, const sqfs_inode_t *inode, int fd,
 		      int dirfd, const char *name, const char *path)
 {
-	bool slink = sqfs_inode_type_basic(inode->type) == SQFS_INODE_SLINK;
+	rd_attrs_t a;
 
-	set_owner(u, inode, fd, dirfd, name, path);
-	set_xattrs(u, inode, fd, dirfd, name, path);
-	/* a symlink has no mode of its own on Linux */
-	if (!slink)
-		set_mode(u, inode, fd, dirfd, name, path);
-	set_times(u, inode, fd, dirfd, name, path);
+	rd_attrs_gather(&u->ac, u->ctx->img, inode, path, &a);
+	rd_attrs_apply(&u->ac, &a, fd, dirfd, name, path);
 }
 
 /* ------------------------------------------------------------ entries */
 
+/*
+ * Where a file's pieces go. A file of up to a block is gathered in buf
+ * and written by the finisher; a bigger one, or one with a hole, is
+ * written here as its pieces come.
+ */
 typedef struct {
 	int fd;
 	bool sparse_ok;
@@ -393,16 +274,15 @@ typedef struct {
 	/* where the last byte written ends: if that is the file's size,
 	 * the file needs no ftruncate (a system call per file saved) */
 	uint64_t end;
+	/* the bytes from offset 0 not yet written, cap of them at most */
+	uint8_t *buf;
+	size_t buf_len;
+	size_t cap;
 } file_sink_t;
 
-static int write_piece(void *user, uint64_t offset, const uint8_t *data,
-		       size_t size, bool sparse)
+static int write_at(file_sink_t *s, uint64_t offset, const uint8_t *data,
+		    size_t size)
 {
-	file_sink_t *s = user;
-
-	/* a hole needs nothing written: the final size makes it */
-	if (sparse && s->sparse_ok)
-		return 0;
 	while (size > 0) {
 		ssize_t n = pwrite(s->fd, data, size, (off_t)offset);
 
@@ -416,14 +296,47 @@ static int write_piece(void *user, uint64_t offset, const uint8_t *data,
 		size -= (size_t)n;
 		offset += (uint64_t)n;
 	}
-	if (offset > s->end)
-		s->end = offset;
 	return 0;
 }
 
+static int write_piece(void *user, uint64_t offset, const uint8_t *data,
+		       size_t size, bool sparse)
+{
+	file_sink_t *s = user;
+	bool hole = sparse && s->sparse_ok;
+
+	if (s->buf != NULL && !hole && offset == s->buf_len &&
+	    size <= s->cap - s->buf_len) {
+		memcpy(s->buf + s->buf_len, data, size);
+		s->buf_len += size;
+	} else {
+		/* from here on, straight to the file */
+		if (s->buf != NULL && write_at(s, 0, s->buf, s->buf_len) != 0)
+			return 1;
+		free(s->buf);
+		s->buf = NULL;
+		s->buf_len = 0;
+		/* a hole needs nothing written: the final size makes it */
+		if (hole)
+			return 0;
+		if (write_at(s, offset, data, size) != 0)
+			return 1;
+	}
+	if (offset + size > s->end)
+		s->end = offset + size;
+	return 0;
+}
+
+/*
+ * Create a file and fill it; the finisher writes what was gathered, sets
+ * the attributes and closes it. Errors after the hand-over are the
+ * finisher's to report, and stop the unpacking at the next file.
+ */
 static int make_file(unpacker_t *u, int dirfd, const char *name,
 		     const sqfs_inode_t *inode, const char *path)
 {
+	uint64_t size = inode->data.file.file_size;
+	rd_finish_job_t job;
 	file_sink_t sink;
 	int fd, ret;
 
@@ -437,29 +350,43 @@ static int make_file(unpacker_t *u, int dirfd, const char *name,
 		return -1;
 	}
 
+	memset(&sink, 0, sizeof(sink));
 	sink.fd = fd;
 	sink.sparse_ok = !(u->flags & UNPACK_NO_SPARSE);
-	sink.failed_io = false;
-	sink.end = 0;
+	if (size > 0 && size <= u->ctx->block_size) {
+		sink.cap = (size_t)size;
+		sink.buf = malloc(sink.cap);
+		if (sink.buf == NULL) {
+			tool_error(NULL, "out of memory");
+			goto fail;
+		}
+	}
 	ret = rd_read_file(u->ctx, inode, u->data_key, write_piece, &sink);
 	if (ret < 0) {
 		tool_error(path, "%s", rd_error_string(ret));
 		goto fail;
 	}
-	/* a hole at the end was not written: the size makes it */
-	if (ret > 0 ||
-	    (sink.end != inode->data.file.file_size &&
-	     ftruncate(fd, (off_t)inode->data.file.file_size) != 0)) {
+	if (ret > 0) {
 		tool_error(path, "cannot write: %s", strerror(errno));
 		goto fail;
 	}
-	set_attrs(u, inode, fd, dirfd, name, path);
-	if (close(fd) != 0) {
-		tool_error(path, "cannot write: %s", strerror(errno));
-		return -1;
+
+	memset(&job, 0, sizeof(job));
+	job.fd = fd;
+	job.data = sink.buf;
+	job.size = sink.buf_len;
+	/* a hole at the end was not written: the size makes it */
+	job.truncate = sink.end != size;
+	job.file_size = size;
+	job.path = strdup(path);
+	if (job.path == NULL) {
+		tool_error(NULL, "out of memory");
+		goto fail;
 	}
-	return 0;
+	rd_attrs_gather(&u->ac, u->ctx->img, inode, path, &job.attrs);
+	return rd_finisher_submit(u->fin, &job);
 fail:
+	free(sink.buf);
 	close(fd);
 	return -1;
 }
@@ -850,9 +777,13 @@ int rd_unpack(rd_ctx_t *ctx)
 	u.ctx = ctx;
 	u.flags = ctx->opt->flags;
 	u.quiet = ctx->opt->quiet;
-	u.cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	u.ac.flags = u.flags;
+	u.ac.cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	atomic_init(&u.ac.chown_denied, false);
 
 	if (split_path(&u, path) != 0 || rd_resolve(ctx, path, &start) != 0)
+		goto out;
+	if (rd_finisher_create(&u.ac, ctx->opt->num_jobs > 1, &u.fin) != 0)
 		goto out;
 	raise_fd_limit();
 	if (set_level(&u, 0, "") != 0)
@@ -882,6 +813,10 @@ int rd_unpack(rd_ctx_t *ctx)
 		}
 		ret = unpack_leaf(&u, u.comp_count, name, start, NULL);
 	}
+	/* every file is finished before the directories holding them */
+	if (rd_finisher_destroy(u.fin) != 0)
+		ret = -1;
+	u.fin = NULL;
 
 	/* the directories leading to the path, innermost first */
 	for (size_t i = u.comp_count; ret == 0 && i-- > 1;) {
@@ -890,14 +825,15 @@ int rd_unpack(rd_ctx_t *ctx)
 				  u.lv[i].name, join(&u, i, NULL));
 	}
 out:
+	rd_finisher_destroy(u.fin);
 	for (size_t i = 0; i < u.lv_max; ++i) {
 		close_level(&u, i);
 		free(u.lv[i].name);
 	}
 	for (size_t i = 0; i < u.comp_count; ++i)
 		free(u.comp[i]);
-	if (u.cwd_fd >= 0)
-		close(u.cwd_fd);
+	if (u.ac.cwd_fd >= 0)
+		close(u.ac.cwd_fd);
 	free(u.comp);
 	free(u.lv);
 	free(u.path);

@@ -322,7 +322,35 @@ for j in 1 2 3 8; do
 	check "damaged, -j $j: the same files as -j 1" \
 		test "$(tree_sums "$WORK/jd$j")" = "$(cat "$WORK/jd1.sums")"
 done
-rm -rf "$JT" "$WORK"/jd*
+
+# a file that cannot be written (over the file size limit: EFBIG) stops
+# the unpacking with status 1 and names the file, whether its bytes are
+# written on the main thread (a file bigger than a block) or by the
+# finisher thread (a block at most), alone or amid a whole tree
+small=$(cd "$JT" && find . -type f -size +2k -size -5k | sort | head -n 1)
+[ -n "$small" ] || hard_error "no file of 2-4 KiB in the -j tree"
+for what in /f000 "${small#.}" /; do
+	for j in 1 2; do
+		rm -rf "$WORK/wf"
+		(
+			trap '' XFSZ
+			ulimit -f 2
+			exec "$RDSQ" -q -j "$j" -u "$what" -p "$WORK/wf" \
+				"$WORK/jt.sqfs"
+		) >"$WORK/rd.out" 2>"$WORK/rd.err"
+		RC=$?
+		expect_eq "write failure, -u $what -j $j: exit status" "$RC" 1
+		check "write failure, -u $what -j $j: names the file" \
+			grep -q '^rdsquashfs: [^ ]*: cannot write: ' "$WORK/rd.err"
+		check "write failure, -u $what -j $j: no sanitizer report" \
+			test "$(grep -c 'Sanitizer\|runtime error' \
+				"$WORK/rd.err")" = 0
+	done
+done
+# (the last round unpacked the whole tree at -j 2)
+check "write failure amid a tree: the walk stops early" \
+	test "$(find "$WORK/wf" -type f | wc -l)" -lt 300
+rm -rf "$JT" "$WORK"/jd* "$WORK/wf"
 
 # ------------------------------------------------------------ describe
 
