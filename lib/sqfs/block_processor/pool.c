@@ -4,8 +4,10 @@
  *
  * Three queues (doc/block-processor.md has the whole design):
  *   work queue  FIFO of submitted blocks, each holding its processing
- *               number (proc_seq); workers take from the front.
- *   done queue  processed blocks, sorted by proc_seq. The main thread takes
+ *               number (proc_seq); workers take from the front. FILE_END
+ *               markers have nothing to process and skip it.
+ *   done queue  processed blocks and markers, sorted by proc_seq (markers
+ *               go straight to its tail). The main thread takes
  *               them strictly in proc_seq order and completes them: each
  *               gets the next I/O number. Fragment blocks come from the
  *               front end like data blocks (it packs tails itself), so
@@ -64,8 +66,9 @@ struct pool {
 
 	bp_block_t *work_head;
 	bp_block_t *work_tail;
-	/* Sorted by proc_seq. */
+	/* Sorted by proc_seq; the tail, where markers go. */
 	bp_block_t *done;
+	bp_block_t *done_tail;
 	bool shutdown;
 	/* Signals are sent only to a thread that waits: a wake-up costs a
 	 * system call, and most blocks find a worker busy and the main
@@ -103,6 +106,23 @@ static void insert_sorted(bp_block_t **list, bp_block_t *blk, bool by_io)
 	*list = blk;
 }
 
+/* Put blk on the done queue (under the lock). Markers are the newest
+ * block and go to the tail at once, however many wait behind a block
+ * still being compressed. */
+static void done_insert(pool_t *pool, bp_block_t *blk)
+{
+	if (pool->done_tail != NULL &&
+	    pool->done_tail->proc_seq < blk->proc_seq) {
+		blk->next = NULL;
+		pool->done_tail->next = blk;
+		pool->done_tail = blk;
+		return;
+	}
+	insert_sorted(&pool->done, blk, false);
+	if (blk->next == NULL)
+		pool->done_tail = blk;
+}
+
 static void *worker_main(void *arg)
 {
 	pool_worker_t *w = arg;
@@ -128,7 +148,7 @@ static void *worker_main(void *arg)
 		blk->error = bp_process_block(w->proc, w->cmp, w->scratch, blk);
 
 		pthread_mutex_lock(&pool->lock);
-		insert_sorted(&pool->done, blk, false);
+		done_insert(pool, blk);
 		if (pool->main_waiting && blk->proc_seq == pool->next_done_seq)
 			pthread_cond_signal(&pool->done_ready);
 	}
@@ -162,6 +182,8 @@ static bp_block_t *take_done(pool_t *pool, bool wait)
 		    pool->done->proc_seq == pool->next_done_seq) {
 			blk = pool->done;
 			pool->done = blk->next;
+			if (pool->done == NULL)
+				pool->done_tail = NULL;
 			blk->next = NULL;
 			pool->next_done_seq += 1;
 			break;
@@ -291,9 +313,18 @@ static int pool_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 	pool_t *pool = bp->backend;
 
 	blk->proc_seq = bp->next_proc_seq++;
-	if (!blk->marker) {
-		pool->in_flight += buffers_of(blk->out != NULL);
+	if (blk->marker) {
+		/* Nothing to process: straight to the done queue, in its
+		 * place by number, with no worker woken for it (a tree of
+		 * a million small files is a million markers). */
+		blk->error =
+		    bp_process_block(pool->workers[0].proc, NULL, NULL, blk);
+		pthread_mutex_lock(&pool->lock);
+		done_insert(pool, blk);
+		pthread_mutex_unlock(&pool->lock);
+		return complete_ready(bp, pool);
 	}
+	pool->in_flight += buffers_of(blk->out != NULL);
 	push_work(pool, blk);
 	/* Keeps the writer busy and blocks recycled while data comes in. */
 	return complete_ready(bp, pool);
