@@ -285,6 +285,67 @@ static void test_fragment_hash_collision(void **state)
 	free(q);
 }
 
+/*
+ * Tails of up to 8 bytes are keyed by their bytes, not the hash function:
+ * with every hash equal, 100 tiny tails of each length 1-8 (more than the
+ * 64 candidates a hash lookup compares) still dedup exactly: equal bytes
+ * share a fragment, different bytes never do, whether the first copy is
+ * in the open block or in one written long before.
+ */
+static void test_tiny_tails_exact(void **state)
+{
+	const uint32_t bs = 4096;
+	enum { PER_SIZE = 100, N = 8 * PER_SIZE };
+	sqfs_file_data_t *first, *again;
+	uint8_t bytes[N][8];
+	size_t i, j;
+	bp_ctx_t c;
+
+	(void)state;
+	first = calloc(N, sizeof(first[0]));
+	again = calloc(N, sizeof(again[0]));
+	assert_non_null(first);
+	assert_non_null(again);
+	/* odd first bytes: never all zero (that would be a sparse file) */
+	for (i = 0; i < N; ++i) {
+		for (j = 0; j < 8; ++j)
+			bytes[i][j] = (uint8_t)(i / 8 * 2 + 1 + j * 13);
+	}
+	bp_ctx_open(&c, bs, 0, NULL);
+	sqfs_block_processor_set_hash_fn(c.bp, const_hash);
+	for (i = 0; i < N; ++i)
+		bp_ctx_add(&c, &first[i], bytes[i], i % 8 + 1, 0);
+	assert_int_equal(stats(&c).duplicate_fragments, 0);
+	/* filler: the blocks of the first copies are all written */
+	for (i = 0; i < 3; ++i) {
+		sqfs_file_data_t fill;
+		uint8_t *f = test_make_data(3000, TEST_DATA_RANDOM, 60 + i);
+
+		bp_ctx_add(&c, &fill, f, 3000, 0);
+		sqfs_file_data_cleanup(&fill);
+		free(f);
+	}
+	for (i = N; i-- > 0;)
+		bp_ctx_add(&c, &again[i], bytes[i], i % 8 + 1, 0);
+	assert_int_equal(stats(&c).duplicate_fragments, N);
+	for (i = 0; i < N; ++i) {
+		assert_int_equal(again[i].fragment_index,
+				 first[i].fragment_index);
+		assert_int_equal(again[i].fragment_offset,
+				 first[i].fragment_offset);
+	}
+	bp_ctx_finish(&c);
+	for (i = 0; i < N; ++i) {
+		bp_check_file(&c, &first[i], bytes[i], i % 8 + 1);
+		bp_check_file(&c, &again[i], bytes[i], i % 8 + 1);
+		sqfs_file_data_cleanup(&first[i]);
+		sqfs_file_data_cleanup(&again[i]);
+	}
+	bp_ctx_close(&c);
+	free(first);
+	free(again);
+}
+
 static void test_fragment_dedup(void **state)
 {
 	const uint32_t bs = 4096;
@@ -590,6 +651,7 @@ int main(void)
 	    cmocka_unit_test(test_block_hash_collision),
 	    cmocka_unit_test(test_fragment_hash_collision),
 	    cmocka_unit_test(test_fragment_dedup),
+	    cmocka_unit_test(test_tiny_tails_exact),
 	    cmocka_unit_test(test_dedup_then_fragment_flush),
 	    cmocka_unit_test(test_run_split_by_fragment_block),
 	    cmocka_unit_test(test_sparse_inside_run),

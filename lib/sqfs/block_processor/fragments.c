@@ -8,7 +8,8 @@
  * each record links to the previous one. A candidate with the same size and
  * hash is compared byte for byte: directly in the open fragment block, or
  * in a written fragment block read back from the output and decoded (the
- * last one decoded is kept, since duplicates tend to cluster).
+ * last one decoded is kept, since duplicates tend to cluster). Tails of up
+ * to BP_EXACT_TAIL bytes need no comparison: their hash is their bytes.
  */
 #include "config.h"
 
@@ -219,6 +220,11 @@ static int find_fragment(bp_packer_t *pk, const bp_block_t *tail, uint32_t *out)
 		rec = frag_at(pk, i);
 		if (rec->size != tail->size || rec->hash != tail->hash)
 			continue;
+		/* a tiny tail's hash is its bytes (bp_tail_hash) */
+		if (tail->size <= BP_EXACT_TAIL) {
+			*out = (uint32_t)i;
+			return 0;
+		}
 		if (tried++ == BP_MAX_CANDIDATES)
 			break;
 

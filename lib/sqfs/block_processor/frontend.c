@@ -396,7 +396,8 @@ static int submit_tail(sqfs_block_processor_t *bp, bp_block_t *tail)
 		tail->kind = BP_BLOCK_TAIL;
 		tail->fd = bp->in.fd;
 		tail->flags = bp->in.flags;
-		tail->hash = bp->proc.hash_fn(tail->data, tail->size);
+		tail->hash =
+		    bp_tail_hash(bp->proc.hash_fn, tail->data, tail->size);
 		ret = bp_packer_add(&bp->packer, tail);
 		release(bp, tail);
 		return ret;
