@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * id_table.c - the uid/gid table.
+ * id_table.c - the uid/gid table: its encoding (one u32 per id, in a
+ * lookup table), its decoding, and the table a writer fills.
  *
  * A writer asks for the index of an id once per inode, so lookups go
  * through a small open-addressing hash from id to index. Slots hold
@@ -15,6 +16,9 @@
 #include "sqfs/super.h"
 #include "sqfs/table.h"
 #include "util/le.h"
+
+#include "sqfs/format_internal.h"
+#include "sqfs/table_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -190,13 +194,13 @@ int sqfs_id_table_write(sqfs_id_table_t *tbl, sqfs_file_t *file,
 	if (tbl->count == 0)
 		return SQFS_ERROR_SEQUENCE;
 
-	raw = malloc(tbl->count * sizeof(uint32_t));
+	raw = malloc(tbl->count * SQFS_ID_ENTRY_SIZE);
 	if (raw == NULL)
 		return SQFS_ERROR_ALLOC;
 	for (i = 0; i < tbl->count; ++i)
-		put_le32(raw + i * sizeof(uint32_t), tbl->ids[i]);
+		put_le32(raw + i * SQFS_ID_ENTRY_SIZE, tbl->ids[i]);
 
-	ret = sqfs_table_write(file, cmp, raw, tbl->count * sizeof(uint32_t),
+	ret = sqfs_table_write(file, cmp, raw, tbl->count * SQFS_ID_ENTRY_SIZE,
 			       &start);
 	free(raw);
 	if (ret != 0)
@@ -207,19 +211,43 @@ int sqfs_id_table_write(sqfs_id_table_t *tbl, sqfs_file_t *file,
 	return 0;
 }
 
-int sqfs_id_table_read(sqfs_id_table_t *tbl, sqfs_file_t *file,
-		       const sqfs_super_t *super, sqfs_compressor_t *cmp)
+int sqfs_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       const sqfs_super_t *super, uint64_t lower,
+		       uint64_t upper, uint32_t **out, uint64_t *first_block)
 {
-	uint64_t lower, upper;
-	size_t count, i, mask;
-	uint16_t *slots;
+	uint16_t count = super->id_count, i;
 	uint32_t *ids;
 	void *raw;
 	int ret;
 
-	if (super->id_count == 0)
+	*out = NULL;
+	/* every inode refers to an id: an image without one is damaged */
+	if (count == 0)
 		return SQFS_ERROR_CORRUPTED;
-	count = super->id_count;
+	ret = sqfs_table_load(file, cmp, count, SQFS_ID_ENTRY_SIZE,
+			      super->id_table_start, lower, upper, &raw,
+			      first_block);
+	if (ret != 0)
+		return ret;
+
+	/* in place: the buffer comes from malloc, so it is aligned for
+	 * uint32_t, and each entry is read before it is replaced */
+	ids = raw;
+	for (i = 0; i < count; ++i)
+		ids[i] =
+		    get_le32((const uint8_t *)raw + i * SQFS_ID_ENTRY_SIZE);
+	*out = ids;
+	return 0;
+}
+
+int sqfs_id_table_read(sqfs_id_table_t *tbl, sqfs_file_t *file,
+		       const sqfs_super_t *super, sqfs_compressor_t *cmp)
+{
+	uint64_t lower, upper;
+	size_t mask;
+	uint16_t *slots;
+	uint32_t *ids;
+	int ret;
 
 	/* the id table follows the inode and directory tables and ends
 	 * before the xattr table, or at the end of the image */
@@ -230,21 +258,11 @@ int sqfs_id_table_read(sqfs_id_table_t *tbl, sqfs_file_t *file,
 		    ? super->xattr_id_table_start
 		    : super->bytes_used;
 
-	ret = sqfs_table_read(file, cmp, count * sizeof(uint32_t),
-			      super->id_table_start, lower, upper, &raw);
+	ret = sqfs_id_table_load(file, cmp, super, lower, upper, &ids, NULL);
 	if (ret != 0)
 		return ret;
 
-	ids = malloc(count * sizeof(ids[0]));
-	if (ids == NULL) {
-		free(raw);
-		return SQFS_ERROR_ALLOC;
-	}
-	for (i = 0; i < count; ++i)
-		ids[i] = get_le32((const uint8_t *)raw + i * sizeof(uint32_t));
-	free(raw);
-
-	ret = build_hash(ids, count, count, &slots, &mask);
+	ret = build_hash(ids, super->id_count, super->id_count, &slots, &mask);
 	if (ret != 0) {
 		free(ids);
 		return ret;
@@ -253,8 +271,8 @@ int sqfs_id_table_read(sqfs_id_table_t *tbl, sqfs_file_t *file,
 	free(tbl->ids);
 	free(tbl->slots);
 	tbl->ids = ids;
-	tbl->count = count;
-	tbl->capacity = count;
+	tbl->count = super->id_count;
+	tbl->capacity = super->id_count;
 	tbl->slots = slots;
 	tbl->mask = mask;
 	return 0;

@@ -11,6 +11,10 @@
  * followed by slack. Once the first block of each table is known, the end
  * of the directory table (the first block of whatever follows it) is
  * known too, and every later lookup can be confined to its own region.
+ *
+ * Only that order lives here: each table's decoding and the checks of its
+ * entries are in its own file (sqfs/table_internal.h lists them), beside
+ * its encoding.
  */
 #include "config.h"
 
@@ -21,11 +25,11 @@
 #include "sqfs/io.h"
 #include "sqfs/meta_reader.h"
 #include "sqfs/super.h"
-#include "sqfs/table.h"
 #include "util/le.h"
 
 #include "image_internal.h"
 #include "sqfs/format_internal.h"
+#include "sqfs/table_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,19 +54,9 @@ struct sqfs_image {
 	uint64_t kv_start;
 	uint64_t kv_end;
 	uint32_t xattr_count;
-	sqfs_image_xattr_id_t *xattr_ids;
+	sqfs_xattr_id_entry_t *xattr_ids;
 	sqfs_meta_reader_t *kv;
 };
-
-/* Bytes of the u64 index of a lookup table of count entries. */
-static uint64_t index_size(uint64_t count, uint64_t entry_size)
-{
-	uint64_t bytes = count * entry_size;
-
-	return (bytes / SQFS_META_BLOCK_SIZE +
-		(bytes % SQFS_META_BLOCK_SIZE != 0 ? 1 : 0)) *
-	       sizeof(uint64_t);
-}
 
 static int read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
 {
@@ -70,314 +64,6 @@ static int read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
 
 	/* every position read here lies inside bytes_used */
 	return ret == SQFS_ERROR_OUT_OF_BOUNDS ? SQFS_ERROR_TRUNCATED : ret;
-}
-
-/*
- * Read a lookup table and the position of its first block, which is where
- * the region of the table before it must end.
- */
-static int load_table(sqfs_image_t *img, uint64_t count, uint64_t entry_size,
-		      uint64_t index_start, uint64_t lower, uint64_t upper,
-		      void **data, uint64_t *first_block)
-{
-	uint8_t raw[8];
-	int ret;
-
-	/* 32-bit hosts: a size_t must hold the table */
-	if (count > SIZE_MAX / entry_size)
-		return SQFS_ERROR_OVERFLOW;
-
-	ret = sqfs_table_read(img->file, img->cmp, (size_t)(count * entry_size),
-			      index_start, lower, upper, data);
-	if (ret != 0)
-		return ret;
-
-	ret = read_exact(img->file, index_start, raw, sizeof(raw));
-	if (ret != 0) {
-		free(*data);
-		*data = NULL;
-		return ret;
-	}
-	*first_block = get_le64(raw);
-	return 0;
-}
-
-static int check_fragment(const sqfs_image_t *img, const sqfs_fragment_t *frag)
-{
-	uint32_t len = frag->size & SQFS_SIZE_WORD_LENGTH;
-
-	if ((frag->size & SQFS_SIZE_WORD_RESERVED) != 0 || len == 0 ||
-	    len > img->super.block_size)
-		return SQFS_ERROR_CORRUPTED;
-	if (frag->start < img->data_start ||
-	    frag->start > img->super.inode_table_start ||
-	    len > img->super.inode_table_start - frag->start)
-		return SQFS_ERROR_CORRUPTED;
-	return 0;
-}
-
-static int load_fragments(sqfs_image_t *img, uint64_t upper,
-			  uint64_t *first_block)
-{
-	uint32_t count = img->super.fragment_entry_count;
-	const uint8_t *p;
-	uint32_t i;
-	void *raw;
-	int ret;
-
-	ret = load_table(img, count, SQFS_FRAGMENT_ENTRY_SIZE,
-			 img->super.fragment_table_start,
-			 img->super.directory_table_start, upper, &raw,
-			 first_block);
-	if (ret != 0)
-		return ret;
-
-	img->fragments = calloc(count, sizeof(img->fragments[0]));
-	if (img->fragments == NULL) {
-		free(raw);
-		return SQFS_ERROR_ALLOC;
-	}
-
-	for (i = 0; i < count; ++i) {
-		p = (const uint8_t *)raw + (size_t)i * SQFS_FRAGMENT_ENTRY_SIZE;
-		img->fragments[i].start = get_le64(p);
-		img->fragments[i].size = get_le32(p + 8);
-
-		ret = check_fragment(img, &img->fragments[i]);
-		if (ret != 0)
-			break;
-	}
-	free(raw);
-	return ret;
-}
-
-static int load_ids(sqfs_image_t *img, uint64_t lower, uint64_t upper,
-		    uint64_t *first_block)
-{
-	uint16_t count = img->super.id_count;
-	uint16_t i;
-	void *raw;
-	int ret;
-
-	ret = load_table(img, count, SQFS_ID_ENTRY_SIZE,
-			 img->super.id_table_start, lower, upper, &raw,
-			 first_block);
-	if (ret != 0)
-		return ret;
-
-	/* the buffer comes from malloc, so it is aligned for uint32_t;
-	 * each entry is read before it is overwritten */
-	img->ids = raw;
-	for (i = 0; i < count; ++i)
-		img->ids[i] =
-		    get_le32((const uint8_t *)raw + i * SQFS_ID_ENTRY_SIZE);
-	return 0;
-}
-
-static int load_export(sqfs_image_t *img, uint64_t lower, uint64_t upper,
-		       uint64_t *first_block)
-{
-	uint32_t count = img->super.inode_count;
-	uint32_t i;
-	void *raw;
-	int ret;
-
-	ret = load_table(img, count, SQFS_EXPORT_ENTRY_SIZE,
-			 img->super.export_table_start, lower, upper, &raw,
-			 first_block);
-	if (ret != 0)
-		return ret;
-
-	img->export_refs = raw;
-	for (i = 0; i < count; ++i) {
-		img->export_refs[i] = get_le64(
-		    (const uint8_t *)raw + (size_t)i * SQFS_EXPORT_ENTRY_SIZE);
-	}
-	return 0;
-}
-
-/* Check the xattr-id index alone, before any block is decoded. */
-static int check_xattr_index(const uint64_t *index, size_t count,
-			     uint64_t kv_start, uint64_t header_pos)
-{
-	size_t i;
-
-	for (i = 0; i < count; ++i) {
-		if (index[i] <= kv_start || index[i] >= header_pos)
-			return SQFS_ERROR_CORRUPTED;
-		if (i > 0 &&
-		    (index[i] <= index[i - 1] ||
-		     index[i] - index[i - 1] > SQFS_META_MAX_DISK_SIZE))
-			return SQFS_ERROR_CORRUPTED;
-	}
-	if (header_pos - index[count - 1] > SQFS_META_MAX_DISK_SIZE)
-		return SQFS_ERROR_CORRUPTED;
-	return 0;
-}
-
-static int append_xattr_ids(sqfs_image_t *img, const uint8_t *chunk,
-			    size_t entries, size_t *used, size_t *capacity)
-{
-	uint64_t region = img->kv_end - img->kv_start;
-	sqfs_image_xattr_id_t *grown, *ent;
-	size_t want, i;
-
-	/* grow with the data actually decoded, never ahead of it; doubling
-	 * keeps the copying linear */
-	if (entries > *capacity - *used) {
-		want = *capacity * 2;
-		if (want < *used + entries)
-			want = *used + entries;
-		if (want > img->xattr_count)
-			want = img->xattr_count;
-		grown = realloc(img->xattr_ids, want * sizeof(*grown));
-		if (grown == NULL)
-			return SQFS_ERROR_ALLOC;
-		img->xattr_ids = grown;
-		*capacity = want;
-	}
-
-	for (i = 0; i < entries; ++i) {
-		ent = &img->xattr_ids[*used + i];
-		ent->ref = get_le64(chunk + i * SQFS_XATTR_ID_ENTRY_SIZE);
-		ent->count = get_le32(chunk + i * SQFS_XATTR_ID_ENTRY_SIZE + 8);
-		ent->size = get_le32(chunk + i * SQFS_XATTR_ID_ENTRY_SIZE + 12);
-
-		if ((ent->ref & 0xFFFF) >= SQFS_META_BLOCK_SIZE ||
-		    (ent->ref >> 16) >= region)
-			return SQFS_ERROR_CORRUPTED;
-	}
-	*used += entries;
-	return 0;
-}
-
-/*
- * The xattr-id blocks end at the 16-byte header, not at their index, so
- * sqfs_table_read cannot take them; decode them one by one with a reader
- * confined to [index[0], header) and require that each block unpacks to
- * exactly its share and ends where the next one starts.
- */
-static int read_xattr_ids(sqfs_image_t *img, const uint64_t *index,
-			  size_t blocks, uint64_t header_pos)
-{
-	uint64_t total = (uint64_t)img->xattr_count * SQFS_XATTR_ID_ENTRY_SIZE;
-	sqfs_meta_reader_t *mr;
-	uint8_t *chunk = NULL;
-	size_t i, len, used = 0, capacity = 0, offset;
-	uint64_t pos, next;
-	int ret;
-
-	ret = sqfs_meta_reader_create(img->file, img->cmp, index[0], header_pos,
-				      &mr);
-	if (ret != 0)
-		return ret;
-
-	chunk = malloc(SQFS_META_BLOCK_SIZE);
-	if (chunk == NULL) {
-		ret = SQFS_ERROR_ALLOC;
-		goto out;
-	}
-
-	for (i = 0; i < blocks; ++i) {
-		len = SQFS_META_BLOCK_SIZE;
-		if (total - (uint64_t)i * SQFS_META_BLOCK_SIZE < len)
-			len = (size_t)(total -
-				       (uint64_t)i * SQFS_META_BLOCK_SIZE);
-
-		ret = sqfs_meta_reader_seek(mr, index[i], 0);
-		if (ret == 0)
-			ret = sqfs_meta_reader_read(mr, chunk, len);
-		if (ret != 0)
-			goto out;
-
-		next = i + 1 < blocks ? index[i + 1] : header_pos;
-		sqfs_meta_reader_get_position(mr, &pos, &offset);
-		if (pos != next || offset != 0) {
-			ret = SQFS_ERROR_CORRUPTED;
-			goto out;
-		}
-
-		ret =
-		    append_xattr_ids(img, chunk, len / SQFS_XATTR_ID_ENTRY_SIZE,
-				     &used, &capacity);
-		if (ret != 0)
-			goto out;
-	}
-out:
-	free(chunk);
-	sqfs_meta_reader_destroy(mr);
-	return ret;
-}
-
-/*
- * The xattr table: key/value stream, xattr-id blocks, the 16-byte header
- * the superblock points at, and the index, which ends at bytes_used.
- * Returns the start of the key/value stream in *kv_start.
- */
-static int load_xattr_header(sqfs_image_t *img, uint64_t *kv_start)
-{
-	uint64_t header_pos = img->super.xattr_id_table_start;
-	uint8_t header[SQFS_XATTR_ID_HEADER_SIZE];
-	int ret;
-
-	/* sqfs_super_validate: header_pos + 16 <= bytes_used */
-	ret = read_exact(img->file, header_pos, header, sizeof(header));
-	if (ret != 0)
-		return ret;
-
-	*kv_start = get_le64(header);
-	img->xattr_count = get_le32(header + 8);
-	if (img->xattr_count == 0)
-		return SQFS_ERROR_CORRUPTED;
-
-	if (img->super.bytes_used - (header_pos + SQFS_XATTR_ID_HEADER_SIZE) !=
-	    index_size(img->xattr_count, SQFS_XATTR_ID_ENTRY_SIZE))
-		return SQFS_ERROR_CORRUPTED;
-	return 0;
-}
-
-static int load_xattr_ids(sqfs_image_t *img)
-{
-	uint64_t header_pos = img->super.xattr_id_table_start;
-	uint64_t index_pos = header_pos + SQFS_XATTR_ID_HEADER_SIZE;
-	uint64_t size = img->super.bytes_used - index_pos;
-	size_t blocks = (size_t)(size / sizeof(uint64_t)), i;
-	uint8_t *raw = NULL;
-	uint64_t *index = NULL;
-	int ret;
-
-	/* the index fits the file, which bounds this allocation */
-	if (size > SIZE_MAX)
-		return SQFS_ERROR_OVERFLOW;
-	raw = malloc((size_t)size);
-	index = calloc(blocks, sizeof(index[0]));
-	if (raw == NULL || index == NULL) {
-		ret = SQFS_ERROR_ALLOC;
-		goto out;
-	}
-
-	ret = read_exact(img->file, index_pos, raw, (size_t)size);
-	if (ret != 0)
-		goto out;
-	for (i = 0; i < blocks; ++i)
-		index[i] = get_le64(raw + i * sizeof(uint64_t));
-
-	/* the key/value stream must not be empty: kv_start < index[0] */
-	ret = check_xattr_index(index, blocks, img->kv_start, header_pos);
-	if (ret != 0)
-		goto out;
-	img->kv_end = index[0];
-
-	ret = read_xattr_ids(img, index, blocks, header_pos);
-	if (ret != 0)
-		goto out;
-
-	ret = sqfs_meta_reader_create(img->file, img->cmp, img->kv_start,
-				      img->kv_end, &img->kv);
-out:
-	free(index);
-	free(raw);
-	return ret;
 }
 
 /*
@@ -398,30 +84,34 @@ static int load_tables(sqfs_image_t *img)
 	 * these ends cannot overflow */
 	if (has_frag) {
 		frag_end = s->fragment_table_start +
-			   index_size(s->fragment_entry_count,
-				      SQFS_FRAGMENT_ENTRY_SIZE);
+			   sqfs_table_index_size(s->fragment_entry_count,
+						 SQFS_FRAGMENT_ENTRY_SIZE);
 	}
 	if (has_export) {
 		exp_end = s->export_table_start +
-			  index_size(s->inode_count, SQFS_EXPORT_ENTRY_SIZE);
+			  sqfs_table_index_size(s->inode_count,
+						SQFS_EXPORT_ENTRY_SIZE);
 	}
 
 	id_end = s->bytes_used;
 	if (has_xattr) {
-		ret = load_xattr_header(img, &img->kv_start);
+		ret = sqfs_xattr_id_table_header(img->file, s, &img->kv_start,
+						 &img->xattr_count);
 		if (ret != 0)
 			return ret;
 		id_end = img->kv_start;
 	}
 
 	/* the id index ends exactly where the next table starts */
-	if (s->id_table_start + index_size(s->id_count, SQFS_ID_ENTRY_SIZE) !=
+	if (s->id_table_start +
+		sqfs_table_index_size(s->id_count, SQFS_ID_ENTRY_SIZE) !=
 	    id_end)
 		return SQFS_ERROR_CORRUPTED;
 
 	lower = has_export ? exp_end
 			   : (has_frag ? frag_end : s->directory_table_start);
-	ret = load_ids(img, lower, id_end, &id_first);
+	ret = sqfs_id_table_load(img->file, img->cmp, s, lower, id_end,
+				 &img->ids, &id_first);
 	if (ret != 0)
 		return ret;
 	next_first = id_first;
@@ -431,7 +121,9 @@ static int load_tables(sqfs_image_t *img)
 		if (exp_end != id_first)
 			return SQFS_ERROR_CORRUPTED;
 		lower = has_frag ? frag_end : s->directory_table_start;
-		ret = load_export(img, lower, id_first, &exp_first);
+		ret = sqfs_export_table_load(img->file, img->cmp, s, lower,
+					     id_first, &img->export_refs,
+					     &exp_first);
 		if (ret != 0)
 			return ret;
 		next_first = exp_first;
@@ -439,7 +131,9 @@ static int load_tables(sqfs_image_t *img)
 
 	if (has_frag) {
 		/* the fragment index alone may be followed by a gap */
-		ret = load_fragments(img, next_first, &frag_first);
+		ret = sqfs_fragment_table_load(img->file, img->cmp, s,
+					       img->data_start, next_first,
+					       &img->fragments, &frag_first);
 		if (ret != 0)
 			return ret;
 		next_first = frag_first;
@@ -449,9 +143,15 @@ static int load_tables(sqfs_image_t *img)
 		return SQFS_ERROR_CORRUPTED;
 	img->dir_end = next_first;
 
-	if (has_xattr)
-		return load_xattr_ids(img);
-	return 0;
+	if (!has_xattr)
+		return 0;
+	ret = sqfs_xattr_id_table_load(img->file, img->cmp, s, img->kv_start,
+				       img->xattr_count, &img->xattr_ids,
+				       &img->kv_end);
+	if (ret != 0)
+		return ret;
+	return sqfs_meta_reader_create(img->file, img->cmp, img->kv_start,
+				       img->kv_end, &img->kv);
 }
 
 static int setup_compressor(sqfs_image_t *img)
@@ -674,7 +374,7 @@ void sqfs_image_data_region(const sqfs_image_t *img, uint64_t *start,
 }
 
 int sqfs_image_xattr_id(const sqfs_image_t *img, uint32_t index,
-			sqfs_image_xattr_id_t *out)
+			sqfs_xattr_id_entry_t *out)
 {
 	if (index >= img->xattr_count)
 		return SQFS_ERROR_OUT_OF_BOUNDS;

@@ -9,6 +9,7 @@
 
 #include "sqfs/image.h"
 #include "sqfs/meta_reader.h"
+#include "sqfs/table_internal.h"
 
 /* The file the image reads from. */
 sqfs_file_t *sqfs_image_file(const sqfs_image_t *img);
@@ -34,19 +35,12 @@ uint64_t sqfs_image_dir_table_end(const sqfs_image_t *img);
 void sqfs_image_data_region(const sqfs_image_t *img, uint64_t *start,
 			    uint64_t *end);
 
-/* One xattr-id entry (FORMAT §11.1), as sqfs_image_open checked it: ref's
- * offset is below 8192 and its block inside the key/value stream. */
-typedef struct {
-	uint64_t ref;
-	uint32_t count;
-	/* Advisory only: writers disagree on what it counts. */
-	uint32_t size;
-} sqfs_image_xattr_id_t;
-
-/* Xattr-id entry index (SQFS_ERROR_OUT_OF_BOUNDS past the table, and
- * always when the image has no xattrs). */
+/* Xattr-id entry index, as sqfs_image_open checked it: ref's offset is
+ * below 8192 and its block inside the key/value stream
+ * (SQFS_ERROR_OUT_OF_BOUNDS past the table, and always when the image has
+ * no xattrs). */
 int sqfs_image_xattr_id(const sqfs_image_t *img, uint32_t index,
-			sqfs_image_xattr_id_t *out);
+			sqfs_xattr_id_entry_t *out);
 
 /*
  * The image's reader of the xattr key/value stream [*start, *end) (xattr

@@ -18,6 +18,7 @@
 #include "sqfs/table.h"
 #include "util/le.h"
 #include "sqfs/format_internal.h"
+#include "sqfs/table_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,15 @@ static size_t block_count(size_t size)
 {
 	return size / SQFS_META_BLOCK_SIZE +
 	       (size % SQFS_META_BLOCK_SIZE != 0 ? 1 : 0);
+}
+
+uint64_t sqfs_table_index_size(uint64_t count, uint64_t entry_size)
+{
+	uint64_t bytes = count * entry_size;
+
+	return (bytes / SQFS_META_BLOCK_SIZE +
+		(bytes % SQFS_META_BLOCK_SIZE != 0 ? 1 : 0)) *
+	       sizeof(uint64_t);
 }
 
 int sqfs_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
@@ -95,14 +105,14 @@ static int read_file(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
 	return ret == SQFS_ERROR_OUT_OF_BOUNDS ? SQFS_ERROR_TRUNCATED : ret;
 }
 
-/* Check the index values alone: limits first, then order and steps. */
-static int check_index(const uint64_t *index, size_t count,
-		       uint64_t index_start, uint64_t lower_limit)
+/* Limits first, then order and steps. */
+int sqfs_table_check_index(const uint64_t *index, size_t count, uint64_t end,
+			   uint64_t lower)
 {
 	size_t i;
 
 	for (i = 0; i < count; ++i) {
-		if (index[i] < lower_limit || index[i] >= index_start)
+		if (index[i] < lower || index[i] >= end)
 			return SQFS_ERROR_OUT_OF_BOUNDS;
 	}
 
@@ -112,7 +122,7 @@ static int check_index(const uint64_t *index, size_t count,
 			return SQFS_ERROR_CORRUPTED;
 	}
 
-	if (index_start - index[count - 1] > SQFS_META_MAX_DISK_SIZE)
+	if (end - index[count - 1] > SQFS_META_MAX_DISK_SIZE)
 		return SQFS_ERROR_CORRUPTED;
 	return 0;
 }
@@ -130,7 +140,8 @@ static int read_block(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t pos,
 	if (err != 0)
 		return err;
 
-	/* check_index guarantees pos < next and a step of at most 8194 */
+	/* the checked index guarantees pos < next and a step of at most
+	 * 8194 */
 	len = get_le16(header) & SQFS_META_LENGTH;
 	if (len == 0 || len > SQFS_META_BLOCK_SIZE || next - pos != len + 2)
 		return SQFS_ERROR_CORRUPTED;
@@ -181,14 +192,53 @@ static int grow(uint8_t **data, size_t *capacity, size_t done, size_t chunk,
 	return 0;
 }
 
-int sqfs_table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
-		    uint64_t index_start, uint64_t lower_limit,
-		    uint64_t upper_limit, void **out)
+int sqfs_table_decode(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		      const uint64_t *index, size_t count, uint64_t end,
+		      size_t size, void **out)
 {
-	uint8_t *scratch = NULL, *data = NULL;
-	size_t count, i, chunk, done = 0, capacity = 0;
+	uint8_t *scratch, *data = NULL;
+	size_t i, chunk, done = 0, capacity = 0;
+	int ret = 0;
+
+	if (count != block_count(size))
+		return SQFS_ERROR_CORRUPTED;
+	scratch = malloc(SQFS_META_BLOCK_SIZE);
+	if (scratch == NULL)
+		return SQFS_ERROR_ALLOC;
+
+	for (i = 0; i < count; ++i) {
+		chunk = size - done;
+		if (chunk > SQFS_META_BLOCK_SIZE)
+			chunk = SQFS_META_BLOCK_SIZE;
+
+		ret = grow(&data, &capacity, done, chunk, size);
+		if (ret != 0)
+			goto out;
+
+		ret = read_block(file, cmp, index[i],
+				 i + 1 < count ? index[i + 1] : end,
+				 data + done, chunk, scratch);
+		if (ret != 0)
+			goto out;
+		done += chunk;
+	}
+
+	*out = data;
+	data = NULL;
+out:
+	free(data);
+	free(scratch);
+	return ret;
+}
+
+/* sqfs_table_read, and where the first block starts. */
+static int table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
+		      uint64_t index_start, uint64_t lower_limit,
+		      uint64_t upper_limit, void **out, uint64_t *first_block)
+{
 	uint64_t *index = NULL;
 	uint64_t index_size;
+	size_t count, i;
 	int ret;
 
 	if (file == NULL || out == NULL || size == 0)
@@ -222,38 +272,32 @@ int sqfs_table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
 	for (i = 0; i < count; ++i)
 		index[i] = get_le64((const uint8_t *)(index + i));
 
-	ret = check_index(index, count, index_start, lower_limit);
-	if (ret != 0)
-		goto out;
-
-	scratch = malloc(SQFS_META_BLOCK_SIZE);
-	if (scratch == NULL) {
-		ret = SQFS_ERROR_ALLOC;
-		goto out;
-	}
-
-	for (i = 0; i < count; ++i) {
-		chunk = size - done;
-		if (chunk > SQFS_META_BLOCK_SIZE)
-			chunk = SQFS_META_BLOCK_SIZE;
-
-		ret = grow(&data, &capacity, done, chunk, size);
-		if (ret != 0)
-			goto out;
-
-		ret = read_block(file, cmp, index[i],
-				 i + 1 < count ? index[i + 1] : index_start,
-				 data + done, chunk, scratch);
-		if (ret != 0)
-			goto out;
-		done += chunk;
-	}
-
-	*out = data;
-	data = NULL;
+	ret = sqfs_table_check_index(index, count, index_start, lower_limit);
+	if (ret == 0)
+		ret = sqfs_table_decode(file, cmp, index, count, index_start,
+					size, out);
+	if (ret == 0 && first_block != NULL)
+		*first_block = index[0];
 out:
-	free(data);
-	free(scratch);
 	free(index);
 	return ret;
+}
+
+int sqfs_table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
+		    uint64_t index_start, uint64_t lower_limit,
+		    uint64_t upper_limit, void **out)
+{
+	return table_read(file, cmp, size, index_start, lower_limit,
+			  upper_limit, out, NULL);
+}
+
+int sqfs_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
+		    uint64_t entry_size, uint64_t index_start, uint64_t lower,
+		    uint64_t upper, void **data, uint64_t *first_block)
+{
+	/* 32-bit hosts: a size_t must hold the table */
+	if (count > SIZE_MAX / entry_size)
+		return SQFS_ERROR_OVERFLOW;
+	return table_read(file, cmp, (size_t)(count * entry_size), index_start,
+			  lower, upper, data, first_block);
 }

@@ -10,21 +10,28 @@
 #include "sqfs/error.h"
 #include "sqfs/format_internal.h"
 #include "sqfs/xattr.h"
+#include "sqfs/xattr_writer.h"
 
 #include <string.h>
 
 int sqfs_xattr_check(const sqfs_xattr_t *x, const char **why)
 {
+	return sqfs_xattr_check_ns(x, why, NULL);
+}
+
+int sqfs_xattr_check_ns(const sqfs_xattr_t *x, const char **why, int *ns)
+{
 	const char *reason = NULL;
 	size_t prefix_len, len;
-	int ret = 0;
+	int ret = 0, id = -1;
 
 	if (x == NULL || x->key == NULL || (x->value == NULL && x->size > 0)) {
 		reason = "no key, or a value without data";
 		ret = SQFS_ERROR_ARG_INVALID;
 		goto out;
 	}
-	if (sqfs_xattr_namespace(x->key, &prefix_len) < 0) {
+	id = sqfs_xattr_namespace(x->key, &prefix_len);
+	if (id < 0) {
 		reason = "namespace not supported (only user., trusted. and "
 			 "security.)";
 		ret = SQFS_ERROR_UNSUPPORTED;
@@ -47,5 +54,7 @@ int sqfs_xattr_check(const sqfs_xattr_t *x, const char **why)
 out:
 	if (why != NULL)
 		*why = reason;
+	if (ns != NULL)
+		*ns = ret == 0 ? id : -1;
 	return ret;
 }

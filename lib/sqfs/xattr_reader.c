@@ -249,7 +249,7 @@ static int read_pair(xattr_state_t *st, bool last)
 int sqfs_image_read_xattrs(sqfs_image_t *img, const sqfs_inode_t *inode,
 			   sqfs_xattr_t **list, size_t *count)
 {
-	sqfs_image_xattr_id_t ent;
+	sqfs_xattr_id_entry_t ent;
 	xattr_state_t st;
 	uint32_t i;
 	int ret;

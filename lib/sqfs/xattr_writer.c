@@ -20,6 +20,7 @@
 #include "util/array.h"
 #include "util/le.h"
 #include "sqfs/format_internal.h"
+#include "sqfs/table_internal.h"
 #include "sqfs/xattr.h"
 
 #include <stdlib.h>
@@ -327,7 +328,7 @@ int sqfs_xattr_writer_add(sqfs_xattr_writer_t *xw, const char *key,
 {
 	uint32_t key_id, value_id;
 	open_pair_t *pair;
-	size_t len, prefix_len;
+	size_t len;
 	int ns, ret;
 
 	if (xw == NULL || key == NULL || (value == NULL && size > 0))
@@ -339,11 +340,10 @@ int sqfs_xattr_writer_add(sqfs_xattr_writer_t *xw, const char *key,
 		const sqfs_xattr_t x = {
 		    .key = key, .value = value, .size = size};
 
-		ret = sqfs_xattr_check(&x, NULL);
+		ret = sqfs_xattr_check_ns(&x, NULL, &ns);
 		if (ret != 0)
 			return ret;
 	}
-	ns = sqfs_xattr_namespace(key, &prefix_len);
 	len = strlen(key);
 	if (xw->cur.count >= UINT32_MAX)
 		return SQFS_ERROR_LIMIT;
@@ -521,7 +521,7 @@ static int write_pair(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
 
 /* Write the kv stream and fill in the id entries. */
 static int write_kv(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
-		    uint8_t *ids)
+		    sqfs_xattr_id_entry_t *ids)
 {
 	const set_rec_t *sets = xw->sets.data;
 	const pair_t *pairs = xw->pairs.data;
@@ -530,7 +530,7 @@ static int write_kv(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
 	int ret;
 
 	for (i = 0; i < xw->sets.count; ++i) {
-		put_le64(ids + i * SQFS_XATTR_ID_ENTRY_SIZE, stream_ref(mw));
+		ids[i].ref = stream_ref(mw);
 		size = 0;
 		for (j = 0; j < sets[i].count; ++j) {
 			ret = write_pair(xw, mw, pairs + sets[i].first + j,
@@ -540,36 +540,8 @@ static int write_kv(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
 		}
 		if (size > UINT32_MAX)
 			return SQFS_ERROR_OVERFLOW;
-		put_le32(ids + i * SQFS_XATTR_ID_ENTRY_SIZE + 8, sets[i].count);
-		put_le32(ids + i * SQFS_XATTR_ID_ENTRY_SIZE + 12,
-			 (uint32_t)size);
-	}
-	return sqfs_meta_writer_flush(mw);
-}
-
-/* Write the id entries as md-blocks, noting each block's position. */
-static int write_ids(sqfs_meta_writer_t *mw, sqfs_file_t *file,
-		     const uint8_t *ids, size_t size, uint8_t *index)
-{
-	uint64_t base = file->get_size(file), pos;
-	size_t done, chunk, i = 0;
-	uint32_t offset;
-	int ret;
-
-	for (done = 0; done < size; done += chunk) {
-		/* the writer appends at the end of the file and nothing else
-		 * writes in between, so stream positions map to the file */
-		sqfs_meta_writer_get_position(mw, &pos, &offset);
-		if (pos > UINT64_MAX - base)
-			return SQFS_ERROR_OVERFLOW;
-		put_le64(index + 8 * i++, base + pos);
-
-		chunk = size - done;
-		if (chunk > SQFS_META_BLOCK_SIZE)
-			chunk = SQFS_META_BLOCK_SIZE;
-		ret = sqfs_meta_writer_append(mw, ids + done, chunk);
-		if (ret != 0)
-			return ret;
+		ids[i].count = sets[i].count;
+		ids[i].size = (uint32_t)size;
 	}
 	return sqfs_meta_writer_flush(mw);
 }
@@ -579,10 +551,9 @@ int sqfs_xattr_writer_flush(sqfs_xattr_writer_t *xw, sqfs_file_t *file,
 {
 	const unsigned int flags =
 	    cmp == NULL ? SQFS_META_WRITER_NO_COMPRESS : 0;
-	uint8_t *ids = NULL, *tail = NULL;
+	sqfs_xattr_id_entry_t *ids;
 	sqfs_meta_writer_t *mw = NULL;
-	size_t ids_size, nblocks;
-	uint64_t kv_start, hdr_pos;
+	uint64_t kv_start;
 	int ret;
 
 	if (xw == NULL || file == NULL || super == NULL)
@@ -597,52 +568,21 @@ int sqfs_xattr_writer_flush(sqfs_xattr_writer_t *xw, sqfs_file_t *file,
 		return 0;
 	}
 
-	if (xw->sets.count > SIZE_MAX / SQFS_XATTR_ID_ENTRY_SIZE)
-		return SQFS_ERROR_OVERFLOW;
-	ids_size = xw->sets.count * SQFS_XATTR_ID_ENTRY_SIZE;
-	nblocks = ids_size / SQFS_META_BLOCK_SIZE +
-		  (ids_size % SQFS_META_BLOCK_SIZE != 0 ? 1 : 0);
-	ids = malloc(ids_size);
-	/* the header and the index are written together */
-	tail = malloc(SQFS_XATTR_ID_HEADER_SIZE + nblocks * 8);
-	if (ids == NULL || tail == NULL) {
-		ret = SQFS_ERROR_ALLOC;
-		goto out;
-	}
+	ids = calloc(xw->sets.count, sizeof(ids[0]));
+	if (ids == NULL)
+		return SQFS_ERROR_ALLOC;
 
+	/* the key/value stream, then the id table after it */
 	kv_start = file->get_size(file);
 	ret = sqfs_meta_writer_create(file, cmp, flags, &mw);
 	if (ret == 0)
 		ret = write_kv(xw, mw, ids);
 	sqfs_meta_writer_destroy(mw);
-	mw = NULL;
-	if (ret != 0)
-		goto out;
-
-	ret = sqfs_meta_writer_create(file, cmp, flags, &mw);
 	if (ret == 0)
-		ret = write_ids(mw, file, ids, ids_size,
-				tail + SQFS_XATTR_ID_HEADER_SIZE);
-	if (ret != 0)
-		goto out;
-
-	hdr_pos = file->get_size(file);
-	put_le64(tail, kv_start);
-	put_le32(tail + 8, (uint32_t)xw->sets.count);
-	put_le32(tail + 12, 0);
-	ret = file->write_at(file, hdr_pos, tail,
-			     SQFS_XATTR_ID_HEADER_SIZE + nblocks * 8);
-	if (ret != 0)
-		goto out;
-
-	super->xattr_id_table_start = hdr_pos;
-	super->flags &= (uint16_t)~SQFS_FLAG_NO_XATTRS;
-	if (cmp == NULL)
-		super->flags |= SQFS_FLAG_UNCOMPRESSED_XATTRS;
-	xw->flushed = true;
-out:
-	sqfs_meta_writer_destroy(mw);
-	free(tail);
+		ret = sqfs_xattr_id_table_write(file, cmp, ids, xw->sets.count,
+						kv_start, super);
+	if (ret == 0)
+		xw->flushed = true;
 	free(ids);
 	return ret;
 }

@@ -14,8 +14,16 @@
 #define SQFS_XATTR_WRITER_H
 
 #include "sqfs/predef.h"
+#include "sqfs/xattr.h"
 
 typedef struct sqfs_xattr_writer sqfs_xattr_writer_t;
+
+/*
+ * sqfs_xattr_check (sqfs/xattr.h) that also gives the namespace id of a
+ * key it accepts in *ns (may be NULL): the rules and the namespace lookup
+ * in one pass (xattr.c).
+ */
+int sqfs_xattr_check_ns(const sqfs_xattr_t *x, const char **why, int *ns);
 
 int sqfs_xattr_writer_create(sqfs_xattr_writer_t **out);
 

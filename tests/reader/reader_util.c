@@ -684,7 +684,7 @@ uint8_t *ru_dup(const uint8_t *data, size_t size)
 void ru_tables_extract(const uint8_t *data, size_t size, ru_tables_t *t)
 {
 	const sqfs_super_t *super;
-	sqfs_image_xattr_id_t xid;
+	sqfs_xattr_id_entry_t xid;
 	sqfs_fragment_t frag;
 	uint64_t ref, kv_start, kv_end, dir_end;
 	sqfs_file_t *file;

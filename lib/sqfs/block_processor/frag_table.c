@@ -2,17 +2,15 @@
 /*
  * frag_table.c - the fragment table while an image is written: one entry
  * per fragment block, added when the packer opens the block and filled in
- * when the writer has written it, and its encoding on disk (16 bytes per
- * entry: start, size word, 4 unused bytes, in metadata blocks with an
- * index of their positions).
+ * when the writer has written it. Its encoding on disk is
+ * fragment_table.c's, beside the decoding.
  */
 #include "config.h"
 
 #include "sqfs/block_processor/internal.h"
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
-#include "sqfs/table.h"
-#include "util/le.h"
+#include "sqfs/table_internal.h"
 
 #include <stdlib.h>
 
@@ -46,7 +44,7 @@ int bp_frag_table_add(bp_frag_table_t *tbl, uint32_t *index)
 	*index = (uint32_t)tbl->entries.count;
 	e = entries(tbl) + tbl->entries.count++;
 	e->start = 0;
-	e->size_word = 0;
+	e->size = 0;
 	return 0;
 }
 
@@ -65,44 +63,13 @@ int bp_frag_table_set(bp_frag_table_t *tbl, uint32_t idx, uint64_t start,
 	if (idx >= tbl->entries.count || size_word == 0)
 		return SQFS_ERROR_INTERNAL;
 	entries(tbl)[idx].start = start;
-	entries(tbl)[idx].size_word = size_word;
+	entries(tbl)[idx].size = size_word;
 	return 0;
 }
 
 int bp_frag_table_write(const bp_frag_table_t *tbl, sqfs_file_t *file,
 			sqfs_compressor_t *cmp, sqfs_super_t *super)
 {
-	size_t count = tbl->entries.count, i;
-	uint64_t start;
-	uint8_t *raw;
-	int ret;
-
-	if (count == 0) {
-		super->fragment_entry_count = 0;
-		super->fragment_table_start = SQFS_TABLE_ABSENT;
-		return 0;
-	}
-	/* add never makes more entries than a u32 index can name */
-	if (count > UINT32_MAX || count > SIZE_MAX / SQFS_FRAGMENT_ENTRY_SIZE)
-		return SQFS_ERROR_INTERNAL;
-
-	raw = malloc(count * SQFS_FRAGMENT_ENTRY_SIZE);
-	if (raw == NULL)
-		return SQFS_ERROR_ALLOC;
-	for (i = 0; i < count; ++i) {
-		uint8_t *p = raw + i * SQFS_FRAGMENT_ENTRY_SIZE;
-
-		put_le64(p, entries(tbl)[i].start);
-		put_le32(p + 8, entries(tbl)[i].size_word);
-		put_le32(p + 12, 0);
-	}
-	ret = sqfs_table_write(file, cmp, raw, count * SQFS_FRAGMENT_ENTRY_SIZE,
-			       &start);
-	free(raw);
-	if (ret != 0)
-		return ret;
-
-	super->fragment_entry_count = (uint32_t)count;
-	super->fragment_table_start = start;
-	return 0;
+	return sqfs_fragment_table_write(file, cmp, entries(tbl),
+					 tbl->entries.count, super);
 }

@@ -66,7 +66,7 @@ static bool written(const bp_packer_t *pk, uint32_t idx)
 {
 	const bp_frag_entry_t *e = bp_frag_table_get(pk->ftable, idx);
 
-	return e != NULL && e->size_word != 0;
+	return e != NULL && e->size != 0;
 }
 
 /* Decode written fragment block number idx into the cache. */
@@ -81,7 +81,7 @@ static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
 	e = bp_frag_table_get(pk->ftable, idx);
 	if (e == NULL)
 		return SQFS_ERROR_INTERNAL;
-	len = e->size_word & SQFS_SIZE_WORD_LENGTH;
+	len = e->size & SQFS_SIZE_WORD_LENGTH;
 	if (len == 0 || len > bs)
 		return SQFS_ERROR_INTERNAL;
 
@@ -92,7 +92,7 @@ static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
 	}
 	pk->cache_index = BP_NONE;
 
-	if (e->size_word & SQFS_SIZE_WORD_RAW) {
+	if (e->size & SQFS_SIZE_WORD_RAW) {
 		ret = file->read_at(file, e->start, pk->cache, len);
 		if (ret != 0)
 			return (int)ret;

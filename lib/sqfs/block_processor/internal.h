@@ -80,6 +80,7 @@
 #include "util/hash_table.h"
 #include "sqfs/compressor.h"
 #include "sqfs/format_internal.h"
+#include "sqfs/image.h"
 
 /* "No entry" in the index chains. */
 #define BP_NONE UINT32_MAX
@@ -238,11 +239,9 @@ static inline uint64_t bp_dedup_key(uint64_t hash, uint32_t size)
 
 /* ---- frag_table.c: the fragment table ------------------------------------ */
 
-/* One fragment block: where it was written; size_word 0 until then. */
-typedef struct {
-	uint64_t start;
-	uint32_t size_word;
-} bp_frag_entry_t;
+/* One fragment block (sqfs_fragment_t): where it was written; size 0
+ * until then. */
+typedef sqfs_fragment_t bp_frag_entry_t;
 
 typedef struct {
 	array_t entries;

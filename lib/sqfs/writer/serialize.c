@@ -17,7 +17,6 @@
 #include "sqfs/inode.h"
 #include "sqfs/meta_writer.h"
 #include "sqfs/io.h"
-#include "util/le.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +182,7 @@ static int emit_inode(ser_t *s, wr_node_t *n, sqfs_inode_t *ino)
 	n->ref = (block << 16) | offset;
 	n->itype = (uint8_t)ino->type;
 	if (s->export_table != NULL)
-		put_le64((uint8_t *)&s->export_table[n->num - 1], n->ref);
+		s->export_table[n->num - 1] = n->ref;
 	s->written += 1;
 	return 0;
 }

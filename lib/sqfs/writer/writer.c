@@ -10,8 +10,8 @@
 #include "sqfs/id_table.h"
 #include "sqfs/inode.h"
 #include "sqfs/io.h"
-#include "sqfs/table.h"
 #include "sqfs/format_internal.h"
+#include "sqfs/table_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -759,13 +759,9 @@ int sqfs_writer_finish(sqfs_writer_t *wr)
 		ret = wr_write_tables(wr, &export_table);
 	if (ret == 0)
 		ret = sqfs_block_processor_write_fragment_table(wr->bp, super);
-	if (ret == 0 && export_table != NULL) {
-		ret = sqfs_table_write(wr->file, wr->cmp, export_table,
-				       (size_t)super->inode_count *
-					   sizeof(uint64_t),
-				       &super->export_table_start);
-		super->flags |= SQFS_FLAG_EXPORTABLE;
-	}
+	if (ret == 0 && export_table != NULL)
+		ret = sqfs_export_table_write(wr->file, wr->cmp, export_table,
+					      super->inode_count, super);
 	free(export_table);
 	if (ret == 0)
 		ret = sqfs_id_table_write(wr->idtbl, wr->file, super, wr->cmp);

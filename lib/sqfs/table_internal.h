@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * table_internal.h - the tables behind the directory table, one file each.
+ *
+ * Every table has one home that holds its encoding, its decoding and the
+ * checks its entries get on the way in:
+ *   table.c           lookup tables in general: the u64 index, its checks,
+ *                     the metadata blocks it names;
+ *   fragment_table.c  fragment blocks: position and size word;
+ *   export_table.c    inode number -> inode reference (NFS export);
+ *   id_table.c        the 32-bit uids and gids inodes refer to by index;
+ *   xattr_id_table.c  xattr set -> key/value reference, behind a header.
+ * image.c only knows the order of the chain and hands each loader the
+ * region its table must lie in; the writers call the encoders.
+ *
+ * Loaders trust nothing they read: a failure is SQFS_ERROR_CORRUPTED,
+ * _OUT_OF_BOUNDS, _TRUNCATED (the file ends early), _OVERFLOW, _ALLOC or
+ * an I/O or decompression error, and nothing is returned.
+ */
+#ifndef SQFS_TABLE_INTERNAL_H
+#define SQFS_TABLE_INTERNAL_H
+
+#include "sqfs/compressor.h"
+#include "sqfs/image.h"
+#include "sqfs/io.h"
+#include "sqfs/super.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- table.c --------------------------------------------------------------
+ */
+
+/* Bytes of the u64 index of a table of count entries of entry_size bytes. */
+uint64_t sqfs_table_index_size(uint64_t count, uint64_t entry_size);
+
+/*
+ * Check the block positions of an index alone, before any block is read:
+ * each in [lower, end) (else SQFS_ERROR_OUT_OF_BOUNDS), increasing, and no
+ * block (the last one ends at end) longer than a metadata block can be
+ * (else SQFS_ERROR_CORRUPTED).
+ */
+int sqfs_table_check_index(const uint64_t *index, size_t count, uint64_t end,
+			   uint64_t lower);
+
+/*
+ * Decode size bytes from the count metadata blocks of a checked index, the
+ * last one ending exactly at end; each block must fill exactly its share
+ * (a full block, or the rest). *out receives a malloc'ed buffer, grown as
+ * blocks decode rather than sized from size up front.
+ */
+int sqfs_table_decode(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		      const uint64_t *index, size_t count, uint64_t end,
+		      size_t size, void **out);
+
+/*
+ * sqfs_table_read for count entries of entry_size bytes, also giving the
+ * position of the table's first block: where the region before the table
+ * must end.
+ */
+int sqfs_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
+		    uint64_t entry_size, uint64_t index_start, uint64_t lower,
+		    uint64_t upper, void **data, uint64_t *first_block);
+
+/* ---- fragment_table.c -----------------------------------------------------
+ */
+
+/*
+ * Write count entries as the fragment table and record it in super (no
+ * table, and SQFS_TABLE_ABSENT, for none).
+ */
+int sqfs_fragment_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			      const sqfs_fragment_t *list, size_t count,
+			      sqfs_super_t *super);
+
+/*
+ * Load the fragment table super names, from below upper: every entry a
+ * size word without reserved bits and a non-empty block of at most the
+ * block size inside the data region [data_start, inode_table_start).
+ */
+int sqfs_fragment_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			     const sqfs_super_t *super, uint64_t data_start,
+			     uint64_t upper, sqfs_fragment_t **out,
+			     uint64_t *first_block);
+
+/* ---- export_table.c -------------------------------------------------------
+ */
+
+/* Write refs[0 .. count) (of inodes 1 .. count) as the export table, record
+ * it in super and mark the image exportable. */
+int sqfs_export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			    const uint64_t *refs, uint32_t count,
+			    sqfs_super_t *super);
+
+/* Load the export table of super's inode_count entries from [lower, upper).
+ * The references are checked where they are used. */
+int sqfs_export_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			   const sqfs_super_t *super, uint64_t lower,
+			   uint64_t upper, uint64_t **out,
+			   uint64_t *first_block);
+
+/* ---- id_table.c -----------------------------------------------------------
+ */
+
+/* Load the id_count ids of super from [lower, upper). */
+int sqfs_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       const sqfs_super_t *super, uint64_t lower,
+		       uint64_t upper, uint32_t **out, uint64_t *first_block);
+
+/* ---- xattr_id_table.c -----------------------------------------------------
+ */
+
+/* One xattr-id entry: where a set's key/value pairs start in the stream
+ * (block relative to the stream's start << 16 | offset), how many. */
+typedef struct {
+	uint64_t ref;
+	uint32_t count;
+	/* Advisory only: writers disagree on what it counts. */
+	uint32_t size;
+} sqfs_xattr_id_entry_t;
+
+/*
+ * Write the xattr-id table after a key/value stream that starts at
+ * kv_start: the entries in metadata blocks, then the header and the index
+ * (super->xattr_id_table_start points at the header).
+ */
+int sqfs_xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			      const sqfs_xattr_id_entry_t *ids, size_t count,
+			      uint64_t kv_start, sqfs_super_t *super);
+
+/*
+ * Read the header super's xattr_id_table_start points at: where the
+ * key/value stream starts, and how many entries there are (at least one,
+ * with an index that ends exactly at bytes_used).
+ */
+int sqfs_xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
+			       uint64_t *kv_start, uint32_t *count);
+
+/*
+ * Load the count entries after the header: the blocks lie in [kv_end,
+ * header), where kv_end (the first block, returned) is past kv_start so
+ * that the stream is not empty; every reference points into the stream.
+ */
+int sqfs_xattr_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			     const sqfs_super_t *super, uint64_t kv_start,
+			     uint32_t count, sqfs_xattr_id_entry_t **out,
+			     uint64_t *kv_end);
+
+#endif /* SQFS_TABLE_INTERNAL_H */

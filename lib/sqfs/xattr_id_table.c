@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xattr_id_table.c - the xattr-id table: one 16-byte entry per xattr set
+ * (the reference of its first key/value pair in the stream, the pair
+ * count, a size), in metadata blocks that follow the key/value stream;
+ * then a 16-byte header (the stream's start, the entry count, 4 unused
+ * bytes), which the superblock points at; then the u64 index of the
+ * blocks, which ends the image's tables.
+ *
+ * Unlike the other lookup tables, the blocks end at the header, not at
+ * their index, and the stream before them has no index of its own: the
+ * first block is where the stream ends.
+ */
+#include "config.h"
+
+#include "sqfs/error.h"
+#include "sqfs/meta_writer.h"
+#include "sqfs/super.h"
+#include "util/le.h"
+
+#include "sqfs/format_internal.h"
+#include "sqfs/table_internal.h"
+
+#include <stdlib.h>
+
+/* Write the entries as metadata blocks, noting each block's position. */
+static int write_entries(sqfs_meta_writer_t *mw, sqfs_file_t *file,
+			 const uint8_t *raw, size_t size, uint8_t *index)
+{
+	uint64_t base = file->get_size(file), pos;
+	size_t done, chunk, i = 0;
+	uint32_t offset;
+	int ret;
+
+	for (done = 0; done < size; done += chunk) {
+		/* the writer appends at the end of the file and nothing else
+		 * writes in between, so stream positions map to the file */
+		sqfs_meta_writer_get_position(mw, &pos, &offset);
+		if (pos > UINT64_MAX - base)
+			return SQFS_ERROR_OVERFLOW;
+		put_le64(index + 8 * i++, base + pos);
+
+		chunk = size - done;
+		if (chunk > SQFS_META_BLOCK_SIZE)
+			chunk = SQFS_META_BLOCK_SIZE;
+		ret = sqfs_meta_writer_append(mw, raw + done, chunk);
+		if (ret != 0)
+			return ret;
+	}
+	return sqfs_meta_writer_flush(mw);
+}
+
+int sqfs_xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			      const sqfs_xattr_id_entry_t *ids, size_t count,
+			      uint64_t kv_start, sqfs_super_t *super)
+{
+	const unsigned int flags =
+	    cmp == NULL ? SQFS_META_WRITER_NO_COMPRESS : 0;
+	uint8_t *raw = NULL, *tail = NULL;
+	sqfs_meta_writer_t *mw = NULL;
+	size_t size, nblocks, i;
+	uint64_t hdr_pos;
+	int ret;
+
+	if (count == 0 || count > UINT32_MAX ||
+	    count > SIZE_MAX / SQFS_XATTR_ID_ENTRY_SIZE)
+		return SQFS_ERROR_OVERFLOW;
+	size = count * SQFS_XATTR_ID_ENTRY_SIZE;
+	nblocks = size / SQFS_META_BLOCK_SIZE +
+		  (size % SQFS_META_BLOCK_SIZE != 0 ? 1 : 0);
+	raw = malloc(size);
+	/* the header and the index are written together */
+	tail = malloc(SQFS_XATTR_ID_HEADER_SIZE + nblocks * 8);
+	if (raw == NULL || tail == NULL) {
+		ret = SQFS_ERROR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < count; ++i) {
+		uint8_t *p = raw + i * SQFS_XATTR_ID_ENTRY_SIZE;
+
+		put_le64(p, ids[i].ref);
+		put_le32(p + 8, ids[i].count);
+		put_le32(p + 12, ids[i].size);
+	}
+
+	ret = sqfs_meta_writer_create(file, cmp, flags, &mw);
+	if (ret == 0)
+		ret = write_entries(mw, file, raw, size,
+				    tail + SQFS_XATTR_ID_HEADER_SIZE);
+	if (ret != 0)
+		goto out;
+
+	hdr_pos = file->get_size(file);
+	put_le64(tail, kv_start);
+	put_le32(tail + 8, (uint32_t)count);
+	put_le32(tail + 12, 0);
+	ret = file->write_at(file, hdr_pos, tail,
+			     SQFS_XATTR_ID_HEADER_SIZE + nblocks * 8);
+	if (ret != 0)
+		goto out;
+
+	super->xattr_id_table_start = hdr_pos;
+	super->flags &= (uint16_t)~SQFS_FLAG_NO_XATTRS;
+	if (cmp == NULL)
+		super->flags |= SQFS_FLAG_UNCOMPRESSED_XATTRS;
+out:
+	sqfs_meta_writer_destroy(mw);
+	free(tail);
+	free(raw);
+	return ret;
+}
+
+static int read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
+{
+	int ret = file->read_at(file, pos, buf, size);
+
+	/* every position read here lies inside bytes_used */
+	return ret == SQFS_ERROR_OUT_OF_BOUNDS ? SQFS_ERROR_TRUNCATED : ret;
+}
+
+int sqfs_xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
+			       uint64_t *kv_start, uint32_t *count)
+{
+	uint64_t header_pos = super->xattr_id_table_start;
+	uint8_t header[SQFS_XATTR_ID_HEADER_SIZE];
+	int ret;
+
+	/* sqfs_super_validate: header_pos + 16 <= bytes_used */
+	ret = read_exact(file, header_pos, header, sizeof(header));
+	if (ret != 0)
+		return ret;
+
+	*kv_start = get_le64(header);
+	*count = get_le32(header + 8);
+	if (*count == 0)
+		return SQFS_ERROR_CORRUPTED;
+
+	if (super->bytes_used - (header_pos + SQFS_XATTR_ID_HEADER_SIZE) !=
+	    sqfs_table_index_size(*count, SQFS_XATTR_ID_ENTRY_SIZE))
+		return SQFS_ERROR_CORRUPTED;
+	return 0;
+}
+
+int sqfs_xattr_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			     const sqfs_super_t *super, uint64_t kv_start,
+			     uint32_t count, sqfs_xattr_id_entry_t **out,
+			     uint64_t *kv_end)
+{
+	uint64_t header_pos = super->xattr_id_table_start;
+	uint64_t index_pos = header_pos + SQFS_XATTR_ID_HEADER_SIZE;
+	uint64_t size = super->bytes_used - index_pos, region;
+	size_t blocks = (size_t)(size / sizeof(uint64_t)), i;
+	sqfs_xattr_id_entry_t *ids = NULL;
+	uint64_t *index = NULL;
+	void *raw = NULL;
+	int ret;
+
+	*out = NULL;
+	/* sqfs_xattr_id_table_header matched the index to count, and the
+	 * index fits the file, which bounds this allocation */
+	if (size > SIZE_MAX || blocks == 0 || kv_start >= header_pos)
+		return SQFS_ERROR_CORRUPTED;
+	if ((uint64_t)count * SQFS_XATTR_ID_ENTRY_SIZE > SIZE_MAX)
+		return SQFS_ERROR_OVERFLOW;
+	index = malloc((size_t)size);
+	if (index == NULL)
+		return SQFS_ERROR_ALLOC;
+	ret = read_exact(file, index_pos, index, (size_t)size);
+	if (ret != 0)
+		goto out;
+	/* in place: each entry's bytes are read before they are replaced */
+	for (i = 0; i < blocks; ++i)
+		index[i] = get_le64((const uint8_t *)(index + i));
+
+	/* the key/value stream must not be empty: kv_start < index[0] */
+	ret = sqfs_table_check_index(index, blocks, header_pos, kv_start + 1);
+	if (ret != 0) {
+		ret = SQFS_ERROR_CORRUPTED;
+		goto out;
+	}
+	ret = sqfs_table_decode(file, cmp, index, blocks, header_pos,
+				(size_t)count * SQFS_XATTR_ID_ENTRY_SIZE, &raw);
+	if (ret != 0)
+		goto out;
+
+	ids = calloc(count, sizeof(ids[0]));
+	if (ids == NULL) {
+		ret = SQFS_ERROR_ALLOC;
+		goto out;
+	}
+	region = index[0] - kv_start;
+	for (i = 0; i < count; ++i) {
+		const uint8_t *p =
+		    (const uint8_t *)raw + i * SQFS_XATTR_ID_ENTRY_SIZE;
+
+		ids[i].ref = get_le64(p);
+		ids[i].count = get_le32(p + 8);
+		ids[i].size = get_le32(p + 12);
+		if ((ids[i].ref & 0xFFFF) >= SQFS_META_BLOCK_SIZE ||
+		    (ids[i].ref >> 16) >= region) {
+			ret = SQFS_ERROR_CORRUPTED;
+			goto out;
+		}
+	}
+	*kv_end = index[0];
+	*out = ids;
+	ids = NULL;
+out:
+	free(ids);
+	free(raw);
+	free(index);
+	return ret;
+}
