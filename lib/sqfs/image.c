@@ -58,14 +58,6 @@ struct sqfs_image {
 	sqfs_meta_reader_t *kv;
 };
 
-static int read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
-{
-	int ret = file->read_at(file, pos, buf, size);
-
-	/* every position read here lies inside bytes_used */
-	return ret == SQFS_ERROR_OUT_OF_BOUNDS ? SQFS_ERROR_TRUNCATED : ret;
-}
-
 /*
  * Walk the chain from the end of the image to the directory table:
  * xattr header, id, export, fragment tables.
@@ -172,8 +164,8 @@ static int setup_compressor(sqfs_image_t *img)
 			return ret;
 
 		/* read_options accepted a raw block of this length */
-		ret = read_exact(img->file, SQFS_SUPER_SIZE, header,
-				 sizeof(header));
+		ret = sqfs_read_exact(img->file, SQFS_SUPER_SIZE, header,
+				      sizeof(header));
 		if (ret != 0)
 			return ret;
 		img->data_start +=

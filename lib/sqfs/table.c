@@ -38,14 +38,51 @@ uint64_t sqfs_table_index_size(uint64_t count, uint64_t entry_size)
 	       sizeof(uint64_t);
 }
 
-int sqfs_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
-		     const void *data, size_t size, uint64_t *index_start)
+int sqfs_table_write_blocks(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			    const void *data, size_t size, uint8_t *index)
 {
 	const uint8_t *src = data;
-	size_t count, i, chunk;
+	size_t count = block_count(size), i, chunk;
 	sqfs_meta_writer_t *mw;
 	uint64_t base, pos;
 	uint32_t offset;
+	int ret;
+
+	ret = sqfs_meta_writer_create(
+	    file, cmp, cmp == NULL ? SQFS_META_WRITER_NO_COMPRESS : 0, &mw);
+	if (ret != 0)
+		return ret;
+
+	/* the writer appends at the end of the file and nothing else
+	 * writes in between, so stream positions map to file positions */
+	base = file->get_size(file);
+	for (i = 0; i < count; ++i) {
+		sqfs_meta_writer_get_position(mw, &pos, &offset);
+		if (base > UINT64_MAX - pos) {
+			ret = SQFS_ERROR_OVERFLOW;
+			goto out;
+		}
+		put_le64(index + i * sizeof(uint64_t), base + pos);
+
+		chunk = size - i * SQFS_META_BLOCK_SIZE;
+		if (chunk > SQFS_META_BLOCK_SIZE)
+			chunk = SQFS_META_BLOCK_SIZE;
+		ret = sqfs_meta_writer_append(mw, src, chunk);
+		if (ret != 0)
+			goto out;
+		src += chunk;
+	}
+	ret = sqfs_meta_writer_flush(mw);
+out:
+	sqfs_meta_writer_destroy(mw);
+	return ret;
+}
+
+int sqfs_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		     const void *data, size_t size, uint64_t *index_start)
+{
+	size_t count;
+	uint64_t pos;
 	uint8_t *index;
 	int ret;
 
@@ -57,52 +94,49 @@ int sqfs_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	if (index == NULL)
 		return SQFS_ERROR_ALLOC;
 
-	ret = sqfs_meta_writer_create(
-	    file, cmp, cmp == NULL ? SQFS_META_WRITER_NO_COMPRESS : 0, &mw);
-	if (ret != 0)
-		goto out_index;
-
-	/* the writer appends at the end of the file and nothing else
-	 * writes in between, so stream positions map to file positions */
-	base = file->get_size(file);
-	for (i = 0; i < count; ++i) {
-		sqfs_meta_writer_get_position(mw, &pos, &offset);
-		if (base > UINT64_MAX - pos) {
-			ret = SQFS_ERROR_OVERFLOW;
-			goto out_writer;
-		}
-		put_le64(index + i * sizeof(uint64_t), base + pos);
-
-		chunk = size - i * SQFS_META_BLOCK_SIZE;
-		if (chunk > SQFS_META_BLOCK_SIZE)
-			chunk = SQFS_META_BLOCK_SIZE;
-		ret = sqfs_meta_writer_append(mw, src, chunk);
-		if (ret != 0)
-			goto out_writer;
-		src += chunk;
+	ret = sqfs_table_write_blocks(file, cmp, data, size, index);
+	if (ret == 0) {
+		pos = file->get_size(file);
+		ret =
+		    file->write_at(file, pos, index, count * sizeof(uint64_t));
+		if (ret == 0)
+			*index_start = pos;
 	}
-
-	ret = sqfs_meta_writer_flush(mw);
-	if (ret != 0)
-		goto out_writer;
-
-	pos = file->get_size(file);
-	ret = file->write_at(file, pos, index, count * sizeof(uint64_t));
-	if (ret == 0)
-		*index_start = pos;
-out_writer:
-	sqfs_meta_writer_destroy(mw);
-out_index:
 	free(index);
 	return ret;
 }
 
-static int read_file(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
+int sqfs_read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
 {
 	int ret = file->read_at(file, pos, buf, size);
 
 	/* the caller's limits lie inside bytes_used: the file is short */
 	return ret == SQFS_ERROR_OUT_OF_BOUNDS ? SQFS_ERROR_TRUNCATED : ret;
+}
+
+int sqfs_table_read_index(sqfs_file_t *file, uint64_t pos, size_t count,
+			  uint64_t **out)
+{
+	uint64_t *index;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	if (count > SIZE_MAX / sizeof(uint64_t))
+		return SQFS_ERROR_OVERFLOW;
+	index = malloc(count * sizeof(uint64_t));
+	if (index == NULL)
+		return SQFS_ERROR_ALLOC;
+	ret = sqfs_read_exact(file, pos, index, count * sizeof(uint64_t));
+	if (ret != 0) {
+		free(index);
+		return ret;
+	}
+	/* in place: each entry's bytes are read before they are replaced */
+	for (i = 0; i < count; ++i)
+		index[i] = get_le64((const uint8_t *)(index + i));
+	*out = index;
+	return 0;
 }
 
 /* Limits first, then order and steps. */
@@ -136,7 +170,7 @@ static int read_block(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t pos,
 	size_t len;
 	int err;
 
-	err = read_file(file, pos, header, sizeof(header));
+	err = sqfs_read_exact(file, pos, header, sizeof(header));
 	if (err != 0)
 		return err;
 
@@ -149,12 +183,12 @@ static int read_block(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t pos,
 	if (get_le16(header) & SQFS_META_RAW) {
 		if (len != expected)
 			return SQFS_ERROR_CORRUPTED;
-		return read_file(file, pos + 2, out, len);
+		return sqfs_read_exact(file, pos + 2, out, len);
 	}
 
 	if (cmp == NULL)
 		return SQFS_ERROR_UNSUPPORTED;
-	err = read_file(file, pos + 2, scratch, len);
+	err = sqfs_read_exact(file, pos + 2, scratch, len);
 	if (err != 0)
 		return err;
 
@@ -238,7 +272,7 @@ static int table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
 {
 	uint64_t *index = NULL;
 	uint64_t index_size;
-	size_t count, i;
+	size_t count;
 	int ret;
 
 	if (file == NULL || out == NULL || size == 0)
@@ -261,16 +295,9 @@ static int table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
 	if (index_start + index_size > file->get_size(file))
 		return SQFS_ERROR_TRUNCATED;
 
-	index = malloc(count * sizeof(uint64_t));
-	if (index == NULL)
-		return SQFS_ERROR_ALLOC;
-
-	ret = read_file(file, index_start, index, count * sizeof(uint64_t));
+	ret = sqfs_table_read_index(file, index_start, count, &index);
 	if (ret != 0)
-		goto out;
-	/* in place: each entry's bytes are read before they are replaced */
-	for (i = 0; i < count; ++i)
-		index[i] = get_le64((const uint8_t *)(index + i));
+		return ret;
 
 	ret = sqfs_table_check_index(index, count, index_start, lower_limit);
 	if (ret == 0)
@@ -278,7 +305,6 @@ static int table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
 					size, out);
 	if (ret == 0 && first_block != NULL)
 		*first_block = index[0];
-out:
 	free(index);
 	return ret;
 }

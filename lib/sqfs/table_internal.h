@@ -31,6 +31,25 @@
 /* ---- table.c --------------------------------------------------------------
  */
 
+/* Read size bytes at pos; SQFS_ERROR_TRUNCATED if the file ends first
+ * (the callers only read inside bytes_used). */
+int sqfs_read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size);
+
+/*
+ * Append size bytes of data to file as metadata blocks (uncompressed if cmp
+ * is NULL), putting each block's position, little-endian, into index (8
+ * bytes per 8 KiB of data, rounded up). The index itself is not written:
+ * sqfs_table_write puts it right after the blocks, the xattr-id table
+ * after its header.
+ */
+int sqfs_table_write_blocks(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			    const void *data, size_t size, uint8_t *index);
+
+/* Read the count positions of an index at pos into a malloc'ed array in
+ * host order. Nothing is checked yet (sqfs_table_check_index). */
+int sqfs_table_read_index(sqfs_file_t *file, uint64_t pos, size_t count,
+			  uint64_t **out);
+
 /* Bytes of the u64 index of a table of count entries of entry_size bytes. */
 uint64_t sqfs_table_index_size(uint64_t count, uint64_t entry_size);
 

@@ -14,7 +14,6 @@
 #include "config.h"
 
 #include "sqfs/error.h"
-#include "sqfs/meta_writer.h"
 #include "sqfs/super.h"
 #include "util/le.h"
 
@@ -23,54 +22,23 @@
 
 #include <stdlib.h>
 
-/* Write the entries as metadata blocks, noting each block's position. */
-static int write_entries(sqfs_meta_writer_t *mw, sqfs_file_t *file,
-			 const uint8_t *raw, size_t size, uint8_t *index)
-{
-	uint64_t base = file->get_size(file), pos;
-	size_t done, chunk, i = 0;
-	uint32_t offset;
-	int ret;
-
-	for (done = 0; done < size; done += chunk) {
-		/* the writer appends at the end of the file and nothing else
-		 * writes in between, so stream positions map to the file */
-		sqfs_meta_writer_get_position(mw, &pos, &offset);
-		if (pos > UINT64_MAX - base)
-			return SQFS_ERROR_OVERFLOW;
-		put_le64(index + 8 * i++, base + pos);
-
-		chunk = size - done;
-		if (chunk > SQFS_META_BLOCK_SIZE)
-			chunk = SQFS_META_BLOCK_SIZE;
-		ret = sqfs_meta_writer_append(mw, raw + done, chunk);
-		if (ret != 0)
-			return ret;
-	}
-	return sqfs_meta_writer_flush(mw);
-}
-
 int sqfs_xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 			      const sqfs_xattr_id_entry_t *ids, size_t count,
 			      uint64_t kv_start, sqfs_super_t *super)
 {
-	const unsigned int flags =
-	    cmp == NULL ? SQFS_META_WRITER_NO_COMPRESS : 0;
 	uint8_t *raw = NULL, *tail = NULL;
-	sqfs_meta_writer_t *mw = NULL;
-	size_t size, nblocks, i;
-	uint64_t hdr_pos;
+	uint64_t index_size, hdr_pos;
+	size_t size, i;
 	int ret;
 
 	if (count == 0 || count > UINT32_MAX ||
 	    count > SIZE_MAX / SQFS_XATTR_ID_ENTRY_SIZE)
 		return SQFS_ERROR_OVERFLOW;
 	size = count * SQFS_XATTR_ID_ENTRY_SIZE;
-	nblocks = size / SQFS_META_BLOCK_SIZE +
-		  (size % SQFS_META_BLOCK_SIZE != 0 ? 1 : 0);
+	index_size = sqfs_table_index_size(count, SQFS_XATTR_ID_ENTRY_SIZE);
 	raw = malloc(size);
 	/* the header and the index are written together */
-	tail = malloc(SQFS_XATTR_ID_HEADER_SIZE + nblocks * 8);
+	tail = malloc(SQFS_XATTR_ID_HEADER_SIZE + (size_t)index_size);
 	if (raw == NULL || tail == NULL) {
 		ret = SQFS_ERROR_ALLOC;
 		goto out;
@@ -83,10 +51,8 @@ int sqfs_xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		put_le32(p + 12, ids[i].size);
 	}
 
-	ret = sqfs_meta_writer_create(file, cmp, flags, &mw);
-	if (ret == 0)
-		ret = write_entries(mw, file, raw, size,
-				    tail + SQFS_XATTR_ID_HEADER_SIZE);
+	ret = sqfs_table_write_blocks(file, cmp, raw, size,
+				      tail + SQFS_XATTR_ID_HEADER_SIZE);
 	if (ret != 0)
 		goto out;
 
@@ -95,7 +61,7 @@ int sqfs_xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	put_le32(tail + 8, (uint32_t)count);
 	put_le32(tail + 12, 0);
 	ret = file->write_at(file, hdr_pos, tail,
-			     SQFS_XATTR_ID_HEADER_SIZE + nblocks * 8);
+			     SQFS_XATTR_ID_HEADER_SIZE + (size_t)index_size);
 	if (ret != 0)
 		goto out;
 
@@ -104,18 +70,9 @@ int sqfs_xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	if (cmp == NULL)
 		super->flags |= SQFS_FLAG_UNCOMPRESSED_XATTRS;
 out:
-	sqfs_meta_writer_destroy(mw);
 	free(tail);
 	free(raw);
 	return ret;
-}
-
-static int read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
-{
-	int ret = file->read_at(file, pos, buf, size);
-
-	/* every position read here lies inside bytes_used */
-	return ret == SQFS_ERROR_OUT_OF_BOUNDS ? SQFS_ERROR_TRUNCATED : ret;
 }
 
 int sqfs_xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
@@ -126,7 +83,7 @@ int sqfs_xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
 	int ret;
 
 	/* sqfs_super_validate: header_pos + 16 <= bytes_used */
-	ret = read_exact(file, header_pos, header, sizeof(header));
+	ret = sqfs_read_exact(file, header_pos, header, sizeof(header));
 	if (ret != 0)
 		return ret;
 
@@ -162,15 +119,9 @@ int sqfs_xattr_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		return SQFS_ERROR_CORRUPTED;
 	if ((uint64_t)count * SQFS_XATTR_ID_ENTRY_SIZE > SIZE_MAX)
 		return SQFS_ERROR_OVERFLOW;
-	index = malloc((size_t)size);
-	if (index == NULL)
-		return SQFS_ERROR_ALLOC;
-	ret = read_exact(file, index_pos, index, (size_t)size);
+	ret = sqfs_table_read_index(file, index_pos, blocks, &index);
 	if (ret != 0)
-		goto out;
-	/* in place: each entry's bytes are read before they are replaced */
-	for (i = 0; i < blocks; ++i)
-		index[i] = get_le64((const uint8_t *)(index + i));
+		return ret;
 
 	/* the key/value stream must not be empty: kv_start < index[0] */
 	ret = sqfs_table_check_index(index, blocks, header_pos, kv_start + 1);
