@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 
 	sqfs_writer_options_init(&opt);
 	opt.mkfs_time = 1700000000;
-	ret = sqfs_writer_create(file, &opt, &wr);
+	ret = sqfs_writer_create(file, &opt, &wr, NULL);
 	if (ret != 0) {
 		sqfs_file_destroy(file);
 		return fail("creating the writer", ret);

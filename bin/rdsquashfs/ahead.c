@@ -99,7 +99,7 @@ int rd_ahead_push(rd_ctx_t *ctx, rd_ahead_t *a, const sqfs_walk_entry_t *ent,
 		ret = sqfs_file_stream_enqueue(ctx->stream, q->inode, q);
 		if (ret != 0) {
 			free_entry(q);
-			tool_error(ent->path, "%s", rd_error_string(ret));
+			rd_image_error(ctx, ent->path);
 			return -1;
 		}
 	}

@@ -49,7 +49,7 @@ int rd_cat(rd_ctx_t *ctx)
 	if (ret == 0)
 		ret = rd_read_file(ctx, inode, inode, to_stdout, NULL);
 	if (ret < 0)
-		tool_error(path, "%s", rd_error_string(ret));
+		rd_image_error(ctx, path);
 	free(inode);
 	return ret == 0 ? 0 : -1;
 }

@@ -99,7 +99,7 @@ static int describe_entry(rd_ctx_t *ctx, const sqfs_walk_entry_t *ent)
 	}
 	ret = sqfs_image_inode_owner(ctx->img, inode, &uid, &gid);
 	if (ret != 0) {
-		tool_error(ent->path, "%s", rd_error_string(ret));
+		rd_image_error(ctx, ent->path);
 		return 2;
 	}
 
@@ -137,7 +137,7 @@ int rd_describe(rd_ctx_t *ctx)
 
 	ret = sqfs_walker_create(ctx->img, "", 0, 0, &w);
 	if (ret != 0) {
-		tool_error(ctx->opt->image, "%s", rd_error_string(ret));
+		rd_image_error(ctx, NULL);
 		return -1;
 	}
 	while ((ret = sqfs_walker_next(w, &ent)) == 0) {
@@ -148,7 +148,7 @@ int rd_describe(rd_ctx_t *ctx)
 			skipped = true;
 	}
 	if (ret < 0)
-		tool_error(ctx->opt->image, "%s", rd_error_string(ret));
+		rd_image_error(ctx, NULL);
 	sqfs_walker_destroy(w);
 	return ret == 1 && !skipped ? 0 : -1;
 }

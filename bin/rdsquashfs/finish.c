@@ -48,14 +48,14 @@ void rd_attrs_gather(rd_attr_ctx_t *ac, sqfs_image_t *img,
 			out->set_owner = true;
 		else
 			tool_warning(path, "owner: %s; not changed",
-				     rd_error_string(ret));
+				     sqfs_image_error(img));
 	}
 	if (ac->flags & UNPACK_SET_XATTR) {
 		ret = sqfs_image_read_xattrs(img, inode, &out->xattrs,
 					     &out->xattr_count);
 		if (ret != 0) {
 			tool_warning(path, "xattrs: %s; not set",
-				     rd_error_string(ret));
+				     sqfs_image_error(img));
 			out->xattrs = NULL;
 			out->xattr_count = 0;
 		}

@@ -136,7 +136,7 @@ static int add_entry(rd_ctx_t *ctx, list_t *list, const char *name,
 
 	ret = sqfs_image_inode_owner(ctx->img, inode, &e->uid, &e->gid);
 	if (ret != 0) {
-		tool_error(name, "%s", rd_error_string(ret));
+		rd_image_error(ctx, name);
 		return -1;
 	}
 	mode_string(inode, e->mode);
@@ -179,7 +179,7 @@ static int read_dir(rd_ctx_t *ctx, list_t *list, const sqfs_inode_t *dir)
 			return -1;
 	}
 	if (ret < 0) {
-		tool_error(ctx->opt->cmdpath, "%s", rd_error_string(ret));
+		rd_image_error(ctx, ctx->opt->cmdpath);
 		return -1;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 
 static int open_image(rd_ctx_t *ctx, const char *path)
 {
+	char why[SQFS_ERROR_TEXT_SIZE];
 	int ret;
 
 	ret = sqfs_file_open(&ctx->file, path, SQFS_FILE_OPEN_READ_ONLY);
@@ -26,9 +27,9 @@ static int open_image(rd_ctx_t *ctx, const char *path)
 						: sqfs_error_string(ret));
 		return -1;
 	}
-	ret = sqfs_image_open(ctx->file, &ctx->img);
+	ret = sqfs_image_open(ctx->file, &ctx->img, why);
 	if (ret != 0) {
-		tool_error(path, "%s", rd_error_string(ret));
+		tool_error(path, "%s", why);
 		return -1;
 	}
 	ctx->block_size = sqfs_image_super(ctx->img)->block_size;

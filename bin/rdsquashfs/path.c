@@ -11,22 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *rd_error_string(int err)
+void rd_image_error(const rd_ctx_t *ctx, const char *what)
 {
-	switch (err) {
-	case SQFS_ERROR_NO_ENTRY:
-		return "no such file or directory";
-	case SQFS_ERROR_NOT_DIR:
-		return "a component of the path is not a directory";
-	case SQFS_ERROR_ARG_INVALID:
-		return "'..' is not allowed in a path";
-	case SQFS_ERROR_CORRUPTED:
-	case SQFS_ERROR_OUT_OF_BOUNDS:
-	case SQFS_ERROR_TRUNCATED:
-		return "the image is damaged";
-	default:
-		return sqfs_error_string(err);
-	}
+	tool_error(what != NULL ? what : ctx->opt->image, "%s",
+		   sqfs_image_error(ctx->img));
 }
 
 int rd_resolve(rd_ctx_t *ctx, const char *path, sqfs_inode_t **out)
@@ -35,7 +23,8 @@ int rd_resolve(rd_ctx_t *ctx, const char *path, sqfs_inode_t **out)
 
 	if (ret != 0) {
 		*out = NULL;
-		tool_error(path, "%s", rd_error_string(ret));
+		/* the words name the path, and the part of it that fails */
+		rd_image_error(ctx, NULL);
 		return -1;
 	}
 	return 0;

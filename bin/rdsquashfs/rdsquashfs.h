@@ -87,8 +87,9 @@ int rd_describe(rd_ctx_t *ctx);
  */
 int rd_resolve(rd_ctx_t *ctx, const char *path, sqfs_inode_t **out);
 
-/* A message for a library error code met while reading the image. */
-const char *rd_error_string(int err);
+/* Print the image's words for its last failure, as what's error (the
+ * image's name if what is NULL). */
+void rd_image_error(const rd_ctx_t *ctx, const char *what);
 
 /*
  * The last component of a user path ("" for the root), ignoring empty

@@ -129,7 +129,7 @@ int rd_stat(rd_ctx_t *ctx)
 		return -1;
 	ret = sqfs_image_inode_owner(ctx->img, inode, &uid, &gid);
 	if (ret != 0) {
-		tool_error(path, "%s", rd_error_string(ret));
+		rd_image_error(ctx, path);
 		free(inode);
 		return -1;
 	}

@@ -363,7 +363,7 @@ static int make_file(unpacker_t *u, int dirfd, const char *name,
 	}
 	ret = rd_read_file(u->ctx, inode, u->data_key, write_piece, &sink);
 	if (ret < 0) {
-		tool_error(path, "%s", rd_error_string(ret));
+		tool_error(path, "%s", sqfs_image_error(u->ctx->img));
 		goto fail;
 	}
 	if (ret > 0) {
@@ -739,7 +739,7 @@ static int walk(unpacker_t *u, const char *path)
 	memset(&ahead, 0, sizeof(ahead));
 	ret = sqfs_walker_create(u->ctx->img, path, 0, SQFS_WALK_POST_DIRS, &w);
 	if (ret != 0) {
-		tool_error(path, "%s", rd_error_string(ret));
+		rd_image_error(u->ctx, NULL);
 		return -1;
 	}
 	while ((ret = sqfs_walker_next(w, &ent)) == 0) {
@@ -756,7 +756,7 @@ static int walk(unpacker_t *u, const char *path)
 			goto fail;
 	}
 	if (ret < 0)
-		tool_error(path, "%s", rd_error_string(ret));
+		rd_image_error(u->ctx, NULL);
 	sqfs_walker_destroy(w);
 	rd_ahead_free(&ahead);
 	return ret == 1 ? 0 : -1;
@@ -805,7 +805,7 @@ int rd_unpack(rd_ctx_t *ctx)
 			ret =
 			    sqfs_file_stream_enqueue(ctx->stream, start, start);
 			if (ret != 0) {
-				tool_error(path, "%s", rd_error_string(ret));
+				rd_image_error(ctx, path);
 				ret = -1;
 				goto out;
 			}

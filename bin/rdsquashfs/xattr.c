@@ -60,7 +60,7 @@ int rd_xattr(rd_ctx_t *ctx)
 	ret = sqfs_image_read_xattrs(ctx->img, inode, &list, &count);
 	free(inode);
 	if (ret != 0) {
-		tool_error(path, "%s", rd_error_string(ret));
+		rd_image_error(ctx, path);
 		return -1;
 	}
 	for (size_t i = 0; i < count; ++i)

@@ -166,9 +166,7 @@ static int put_file_data(sqfs2tar_t *s, const s2t_item_t *item,
 	do {
 		ret = sqfs_file_stream_next(s->stream, &blk);
 		if (ret < 0) {
-			tool_error(what, "reading block %llu: %s",
-				   (unsigned long long)blk.index,
-				   sqfs_error_string(ret));
+			tool_error(what, "%s", sqfs_image_error(s->img));
 			return -1;
 		}
 		if (ret == 1 || blk.user != item) {
@@ -206,8 +204,7 @@ static int add_xattrs(sqfs2tar_t *s, const sqfs_inode_t *inode,
 
 	ret = sqfs_image_read_xattrs(s->img, inode, &list, &count);
 	if (ret != 0) {
-		tool_error(what, "reading extended attributes: %s",
-			   sqfs_error_string(ret));
+		tool_error(what, "%s", sqfs_image_error(s->img));
 		return -1;
 	}
 	for (size_t i = 0; i < count; ++i)
@@ -231,8 +228,7 @@ static int set_attributes(sqfs2tar_t *s, const char *name,
 
 	ret = sqfs_image_inode_owner(s->img, inode, &uid, &gid);
 	if (ret != 0) {
-		tool_error(what, "looking up the owner: %s",
-			   sqfs_error_string(ret));
+		tool_error(what, "%s", sqfs_image_error(s->img));
 		return -1;
 	}
 	/* numeric only: names of this machine's users would not be the
@@ -253,7 +249,10 @@ static int set_type_data(sqfs2tar_t *s, const sqfs_inode_t *inode,
 	case SQFS_INODE_FILE:
 		ret = file_layout(s, inode, fl);
 		if (ret != 0) {
-			tool_error(what, "%s", sqfs_error_string(ret));
+			tool_error(what,
+				   "inode %u: the block list does not match "
+				   "the file size",
+				   inode->inode_number);
 			return -1;
 		}
 		archive_entry_set_size(e, (int64_t)fl->size);
@@ -262,8 +261,10 @@ static int set_type_data(sqfs2tar_t *s, const sqfs_inode_t *inode,
 	case SQFS_INODE_SLINK:
 		if (inode->payload_size <= inode->data.slink.target_size ||
 		    inode->payload[inode->data.slink.target_size] != '\0') {
-			tool_error(what, "%s",
-				   sqfs_error_string(SQFS_ERROR_CORRUPTED));
+			tool_error(what,
+				   "inode %u: the symlink target is "
+				   "damaged",
+				   inode->inode_number);
 			return -1;
 		}
 		archive_entry_copy_symlink(e, (const char *)inode->payload);

@@ -20,6 +20,7 @@
 static int open_image(sqfs2tar_t *s, sqfs_file_t **file)
 {
 	const char *path = s->opt->image;
+	char why[SQFS_ERROR_TEXT_SIZE];
 	int ret;
 
 	errno = 0;
@@ -30,9 +31,12 @@ static int open_image(sqfs2tar_t *s, sqfs_file_t **file)
 				      : sqfs_error_string(ret));
 		return -1;
 	}
-	ret = sqfs_image_open(*file, &s->img);
-	if (ret == 0)
-		ret = sqfs_dir_reader_create(s->img, &s->dr);
+	ret = sqfs_image_open(*file, &s->img, why);
+	if (ret != 0) {
+		tool_error(path, "%s", why);
+		return -1;
+	}
+	ret = sqfs_dir_reader_create(s->img, &s->dr);
 	if (ret == 0)
 		ret = sqfs_file_stream_create(s->img, s->opt->num_jobs,
 					      &s->stream);

@@ -172,7 +172,7 @@ int s2t_queue_entry(sqfs2tar_t *s, char *name, const sqfs_inode_t *inode,
 	if (it->has_data) {
 		ret = sqfs_file_stream_enqueue(s->stream, it->inode, it);
 		if (ret != 0) {
-			tool_error(what, "%s", sqfs_error_string(ret));
+			tool_error(what, "%s", sqfs_image_error(s->img));
 			free_item(it);
 			return -1;
 		}

@@ -94,8 +94,7 @@ static int write_subtree(sqfs2tar_t *s, const char *sub, const char *prefix,
 	if (ret != 0) {
 		if (s2t_flush(s) != 0)
 			return -1;
-		tool_error(s->opt->image, "/%s: %s", sub,
-			   sqfs_error_string(ret));
+		tool_error(s->opt->image, "%s", sqfs_image_error(s->img));
 		return -1;
 	}
 	for (;;) {
@@ -105,8 +104,8 @@ static int write_subtree(sqfs2tar_t *s, const char *sub, const char *prefix,
 		if (ret != 0) {
 			if (s2t_flush(s) != 0)
 				goto out;
-			tool_error(s->opt->image, "walking /%s: %s", sub,
-				   sqfs_error_string(ret));
+			tool_error(s->opt->image, "%s",
+				   sqfs_image_error(s->img));
 			goto out;
 		}
 		if (ent.path[0] == '\0' && !emit_start)
@@ -127,8 +126,7 @@ static int resolve(sqfs2tar_t *s, const char *path, sqfs_inode_t **out)
 	if (ret != 0) {
 		if (s2t_flush(s) != 0)
 			return -1;
-		tool_error(s->opt->image, "/%s: %s", path,
-			   sqfs_error_string(ret));
+		tool_error(s->opt->image, "%s", sqfs_image_error(s->img));
 		return -1;
 	}
 	return 0;
@@ -150,8 +148,8 @@ static int write_one(sqfs2tar_t *s, const char *path, const char *name)
 		ret = sqfs_image_read_root(s->img, &inode);
 		if (ret != 0) {
 			if (s2t_flush(s) == 0)
-				tool_error(s->opt->image, "the root: %s",
-					   sqfs_error_string(ret));
+				tool_error(s->opt->image, "%s",
+					   sqfs_image_error(s->img));
 			ret = -1;
 		}
 	} else {

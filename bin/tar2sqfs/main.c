@@ -52,6 +52,7 @@ int main(int argc, char **argv)
 	tar2sqfs_options_t opt;
 	sqfs_writer_stats_t st;
 	out_file_t *of = NULL;
+	char why[SQFS_ERROR_TEXT_SIZE];
 	int ret, status = EXIT_FAILURE;
 
 	tool_set_name("tar2sqfs");
@@ -68,9 +69,9 @@ int main(int argc, char **argv)
 	if (open_input(&pk) != 0)
 		goto out;
 
-	ret = sqfs_writer_create(out_file_get(of), &opt.wr, &pk.wr);
+	ret = sqfs_writer_create(out_file_get(of), &opt.wr, &pk.wr, why);
 	if (ret != 0) {
-		tool_error(opt.output, "%s", sqfs_error_string(ret));
+		tool_error(opt.output, "%s", why);
 		goto out;
 	}
 
@@ -79,7 +80,8 @@ int main(int argc, char **argv)
 	if (ret == 0) {
 		ret = sqfs_writer_finish(pk.wr);
 		if (ret != 0)
-			tool_image_error(opt.output, NULL, ret, errno);
+			tool_image_error(opt.output, NULL, ret, errno,
+					 sqfs_writer_error(pk.wr));
 	}
 	progress_end(&pk.progress);
 	if (ret != 0)

@@ -2,9 +2,13 @@
 /*
  * process.c - turning tar entries into image entries.
  *
- * Everything an archive says is checked here before the writer sees it,
- * so that an entry that cannot be stored is reported by name and skipped
- * (or ends the run under --no-skip) while the image stays consistent.
+ * The writer enforces the format and says in words what it refuses; this
+ * file holds tar2sqfs's policy: which entries to leave out (--exclude,
+ * outside --root-becomes), and that an entry the image cannot hold is
+ * reported by its archive name and skipped, or ends the run under
+ * --no-skip, while the image stays consistent. The only checks made here
+ * are the ones the writer cannot make: values that do not fit the
+ * writer's types, and a size known before the data arrives.
  */
 #include "config.h"
 
@@ -21,13 +25,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* What the image format can hold. */
-#define MAX_NAME_LEN 256
-#define MAX_SYMLINK_LEN 4096
-#define MAX_RDEV_MAJOR 0xfffu
-#define MAX_RDEV_MINOR 0xfffffu
 /* A file's block list lives in the inode table; beyond this many blocks
- * it could not be addressed, and the list alone would take gigabytes. */
+ * it could not be addressed, and the list alone would take gigabytes. The
+ * writer would find out only once the data is half in the image, which
+ * ends the run: refused up front, the entry can be skipped. */
 #define MAX_FILE_BLOCKS (1ull << 30)
 
 /* An entry that cannot be stored: a warning and a skip, or the end. */
@@ -66,8 +67,9 @@ static int writer_failed(tar2sqfs_packer_t *pk, const char *name, int ret)
 	int os_errno = errno;
 
 	if (writer_error_is_entry(ret))
-		return bad_entry(pk, name, "%s", sqfs_error_string(ret));
-	tool_image_error(pk->opt->output, name, ret, os_errno);
+		return bad_entry(pk, name, "%s", sqfs_writer_error(pk->wr));
+	tool_image_error(pk->opt->output, name, ret, os_errno,
+			 sqfs_writer_error(pk->wr));
 	return -1;
 }
 
@@ -101,20 +103,6 @@ static int excluded(const tar2sqfs_options_t *opt, const char *path)
 	}
 	free(buf);
 	return 0;
-}
-
-static const char *check_name(const char *path)
-{
-	while (*path != '\0') {
-		size_t n = strcspn(path, "/");
-
-		if (n > MAX_NAME_LEN)
-			return "a name component is longer than 256 bytes";
-		path += n;
-		if (*path == '/')
-			++path;
-	}
-	return NULL;
 }
 
 /* Keep the xattrs the image can hold (the library's rules); warn about the
@@ -201,7 +189,7 @@ static int add_file(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 		}
 		if (ret != 0) {
 			tool_image_error(pk->opt->output, ent->raw_path, ret,
-					 errno);
+					 errno, sqfs_writer_error(pk->wr));
 			return -1;
 		}
 		progress_update(&pk->progress, tar_reader_position(pk->rd),
@@ -216,7 +204,8 @@ static int add_file(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 
 	ret = sqfs_writer_end_file(pk->wr);
 	if (ret != 0) {
-		tool_image_error(pk->opt->output, ent->raw_path, ret, errno);
+		tool_image_error(pk->opt->output, ent->raw_path, ret, errno,
+				 sqfs_writer_error(pk->wr));
 		return -1;
 	}
 	return 0;
@@ -257,7 +246,6 @@ static int add_symlink(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 {
 	const char *prefix = pk->opt->root_becomes;
 	char *retarget = NULL;
-	size_t len;
 	int ret;
 
 	if (prefix != NULL && !pk->opt->no_symlink_retarget) {
@@ -265,15 +253,6 @@ static int add_symlink(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 			tool_error(NULL, "out of memory");
 			return -1;
 		}
-	}
-
-	len = strlen(retarget != NULL ? retarget : ent->symlink);
-	if (len == 0 || len > MAX_SYMLINK_LEN) {
-		free(retarget);
-		return bad_entry(pk, ent->raw_path,
-				 len == 0 ? "symlink with an empty target"
-					  : "symlink target longer than 4096 "
-					    "bytes");
 	}
 
 	ret = sqfs_writer_add_symlink(
@@ -319,10 +298,6 @@ static int add_entry(tar2sqfs_packer_t *pk, const tar_entry_t *ent)
 			return 0;
 	}
 
-	why = check_name(path);
-	if (why != NULL)
-		return bad_entry(pk, ent->raw_path, "%s", why);
-
 	switch (ent->type) {
 	case TAR_TYPE_DIR:
 		type = S_IFDIR;
@@ -338,8 +313,10 @@ static int add_entry(tar2sqfs_packer_t *pk, const tar_entry_t *ent)
 	case TAR_TYPE_CHR:
 	case TAR_TYPE_BLK:
 		type = ent->type == TAR_TYPE_CHR ? S_IFCHR : S_IFBLK;
-		if (ent->rdev_major > MAX_RDEV_MAJOR ||
-		    ent->rdev_minor > MAX_RDEV_MINOR)
+		/* the writer judges what fits the image; this is only
+		 * what fits its arguments */
+		if (ent->rdev_major > UINT32_MAX ||
+		    ent->rdev_minor > UINT32_MAX)
 			return bad_entry(pk, ent->raw_path,
 					 "device number %llu:%llu out of range",
 					 (unsigned long long)ent->rdev_major,
@@ -353,10 +330,6 @@ static int add_entry(tar2sqfs_packer_t *pk, const tar_entry_t *ent)
 				 "cannot store an entry of %s type",
 				 type_name(ent->type));
 	}
-
-	if (path[0] == '\0' && type != S_IFDIR)
-		return bad_entry(pk, ent->raw_path,
-				 "the root can only be a directory");
 
 	if (ent->type == TAR_TYPE_HARDLINK)
 		return add_hard_link(pk, ent, path);
@@ -453,7 +426,7 @@ int tar2sqfs_pack(tar2sqfs_packer_t *pk)
 
 	ret = sqfs_writer_drop_broken_links(pk->wr, report_broken, pk);
 	if (ret < 0) {
-		tool_error(pk->opt->output, "%s", sqfs_error_string(ret));
+		tool_error(pk->opt->output, "%s", sqfs_writer_error(pk->wr));
 		return -1;
 	}
 	if (ret > 0 && pk->opt->no_skip)

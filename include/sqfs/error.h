@@ -5,6 +5,14 @@
  * Functions that can fail return 0 (or a non-negative count) on success and
  * one of the negative values below on failure. The library never prints,
  * exits or aborts: the caller decides what to tell the user.
+ *
+ * A code says what kind of failure it was; the objects a program talks to
+ * also say in words what went wrong and where ("xattr 'foo.x': namespace
+ * not supported", "inode 17: block list runs past the data"):
+ * sqfs_writer_error for the writer, sqfs_image_error for an image and the
+ * readers made from it, and the `why` buffer of sqfs_image_open. Codes
+ * are for program logic, the words are for people; their wording may
+ * change between versions.
  */
 #ifndef SQFS_ERROR_H
 #define SQFS_ERROR_H
@@ -55,6 +63,9 @@ typedef enum {
 	/* The entry already exists. */
 	SQFS_ERROR_EXISTS = -20,
 } sqfs_error_t;
+
+/* Room for the words of one error, the terminating NUL included. */
+#define SQFS_ERROR_TEXT_SIZE 320
 
 SQFS_BEGIN_DECLS
 

@@ -13,6 +13,13 @@
  * a read outside the image.
  *
  * An image object is not thread safe; open the file once per thread.
+ *
+ * Errors: besides its code, every failing call of the image, or of a
+ * reader made from it (directory reader, walker, data reader, file
+ * stream), leaves words saying what went wrong and where, which
+ * sqfs_image_error returns: "inode 17: block list runs past the data",
+ * "'..' in path 'a/../b'". The image and its readers share the one text,
+ * as they share the image's thread.
  */
 #ifndef SQFS_IMAGE_H
 #define SQFS_IMAGE_H
@@ -38,8 +45,20 @@ SQFS_BEGIN_DECLS
  * with the superblock's errors, SQFS_ERROR_UNSUPPORTED for a compressor
  * this build lacks, or SQFS_ERROR_CORRUPTED for a table that is out of
  * place, overlapping, or inconsistent with its count.
+ *
+ * why is NULL or room for SQFS_ERROR_TEXT_SIZE bytes; on failure it
+ * receives the words ("fragment table: offset or index out of bounds"),
+ * on success the empty string.
  */
-SQFS_API int sqfs_image_open(sqfs_file_t *file, sqfs_image_t **out);
+SQFS_API int sqfs_image_open(sqfs_file_t *file, sqfs_image_t **out, char *why);
+
+/*
+ * What the last failing call of img or of a reader made from it went
+ * wrong on, in words (no trailing period or newline); "no error" before
+ * any failure. The text stays until the next failure: check the code
+ * first. Never NULL; valid until the next call on img or its readers.
+ */
+SQFS_API const char *sqfs_image_error(const sqfs_image_t *img);
 
 /* Close the image; NULL is allowed. */
 SQFS_API void sqfs_image_destroy(sqfs_image_t *img);

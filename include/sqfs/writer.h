@@ -30,6 +30,14 @@
  * _LIMIT) leaves the writer as it was, so a caller may skip it and go on.
  * Any other error (I/O, memory, compressor) leaves the image incomplete:
  * destroy the writer and discard the output file.
+ *
+ * Every failure also leaves words saying what was wrong, for the caller to
+ * show its user (sqfs_writer_error): "xattr 'foo.x': namespace not
+ * supported (only user., trusted. and security.)", "'a/b' is not a
+ * directory", "device number 4096:0 does not fit the image ...". They
+ * describe the entry's content, not its path, which the caller knows
+ * best how to name (an archive member, a listing line). A program need not
+ * check the format's limits itself.
  */
 #ifndef SQFS_WRITER_H
 #define SQFS_WRITER_H
@@ -143,11 +151,13 @@ SQFS_API void sqfs_writer_options_init(sqfs_writer_options_t *opt);
 
 /*
  * Create a writer that builds an image in file, which must be empty. The
- * writer uses but does not own file.
+ * writer uses but does not own file. why is NULL or room for
+ * SQFS_ERROR_TEXT_SIZE bytes; on failure it receives the words ("block
+ * size 3000 is not a power of two from 4 KiB to 1 MiB"), on success "".
  */
 SQFS_API int sqfs_writer_create(sqfs_file_t *file,
 				const sqfs_writer_options_t *opt,
-				sqfs_writer_t **out);
+				sqfs_writer_t **out, char *why);
 
 /* Destroy a writer; NULL is allowed. The output is not finished. */
 SQFS_API void sqfs_writer_destroy(sqfs_writer_t *wr);
@@ -243,6 +253,14 @@ SQFS_API int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
 							  const char *path,
 							  const char *target),
 					   void *user);
+
+/*
+ * What the last failing call went wrong on, in words (no trailing period
+ * or newline); "no error" before any failure. The text stays until the
+ * next failure: check the return code first. Never NULL; valid until the
+ * next call on wr.
+ */
+SQFS_API const char *sqfs_writer_error(const sqfs_writer_t *wr);
 
 /* Statistics so far; complete after sqfs_writer_finish. */
 SQFS_API void sqfs_writer_get_stats(const sqfs_writer_t *wr,

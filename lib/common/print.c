@@ -62,7 +62,7 @@ void tool_error(const char *what, const char *fmt, ...)
 }
 
 void tool_image_error(const char *image, const char *entry, int err,
-		      int os_errno)
+		      int os_errno, const char *words)
 {
 	if (err == SQFS_ERROR_IO && os_errno != 0) {
 		if (entry != NULL)
@@ -73,7 +73,8 @@ void tool_image_error(const char *image, const char *entry, int err,
 				   strerror(os_errno));
 		return;
 	}
-	tool_error(entry != NULL ? entry : image, "%s", sqfs_error_string(err));
+	tool_error(entry != NULL ? entry : image, "%s",
+		   words != NULL ? words : sqfs_error_string(err));
 }
 
 void tool_warning(const char *what, const char *fmt, ...)

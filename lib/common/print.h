@@ -27,10 +27,11 @@ void tool_error(const char *what, const char *fmt, ...) TOOL_PRINTF(2, 3);
  * Report a library error while writing image, found at entry (may be
  * NULL). An I/O error is the image's, not the entry's, and os_errno (errno
  * right after the failing call) tells why: "no space left on device"
- * rather than "input/output error".
+ * rather than "input/output error". Any other error is told in words, the
+ * library's (sqfs_writer_error) if not NULL.
  */
 void tool_image_error(const char *image, const char *entry, int err,
-		      int os_errno);
+		      int os_errno, const char *words);
 
 /* The same for a problem the tool goes on after; the same form, so that
  * the text alone ("...; skipped") says that it goes on. */

@@ -17,6 +17,14 @@
 #include "sqfs/image.h"
 #include "sqfs/inode.h"
 #include "sqfs/format_internal.h"
+#include "sqfs/error_internal.h"
+
+/*
+ * The checks below return NULL when a value passes, and otherwise the
+ * words for what is wrong with it (the fault is SQFS_ERROR_CORRUPTED);
+ * sqfs_data_fault turns them into the image's error text, so that both
+ * readers describe a bad file in the same words.
+ */
 
 /* What a reader needs to know about a file it reads. */
 typedef struct {
@@ -42,41 +50,41 @@ static inline int sqfs_data_block_size(const sqfs_image_t *img, uint32_t *out)
 
 /* A block size word: no reserved bits, not "raw of length 0", at most a
  * block long. */
-static inline int sqfs_data_check_word(uint32_t block_size, uint32_t word)
+static inline const char *sqfs_data_check_word(uint32_t block_size,
+					       uint32_t word)
 {
 	if ((word & SQFS_SIZE_WORD_RESERVED) != 0 ||
 	    word == SQFS_SIZE_WORD_RAW ||
 	    (word & SQFS_SIZE_WORD_LENGTH) > block_size)
-		return SQFS_ERROR_CORRUPTED;
-	return 0;
+		return "its size word is invalid";
+	return NULL;
 }
 
 /* A stored block of len bytes at pos must lie inside the data region
  * [start, end). */
-static inline int sqfs_data_check_place(uint64_t start, uint64_t end,
-					uint64_t pos, uint32_t len)
+static inline const char *sqfs_data_check_place(uint64_t start, uint64_t end,
+						uint64_t pos, uint32_t len)
 {
-	if (pos < start || pos > end || len > end - pos)
-		return SQFS_ERROR_CORRUPTED;
-	return 0;
+	if (pos < start)
+		return "block list starts before the data";
+	if (pos > end || len > end - pos)
+		return "block list runs past the data";
+	return NULL;
 }
 
-/* The block list of a regular file, checked against its size. */
-static inline int sqfs_data_file_info(uint32_t block_size,
-				      const sqfs_inode_t *inode,
-				      sqfs_data_file_t *fi)
+/* The block list of a regular file, checked against its size; the
+ * caller has made sure the inode is a regular file. */
+static inline const char *sqfs_data_file_info(uint32_t block_size,
+					      const sqfs_inode_t *inode,
+					      sqfs_data_file_t *fi)
 {
 	uint64_t count, size;
-
-	if (inode->type != SQFS_INODE_FILE &&
-	    inode->type != SQFS_INODE_EXT_FILE)
-		return SQFS_ERROR_NOT_FILE;
 
 	size = inode->data.file.file_size;
 	count = sqfs_inode_block_count(inode, block_size);
 	if (inode->payload_size % sizeof(uint32_t) != 0 ||
 	    count != inode->payload_size / sizeof(uint32_t))
-		return SQFS_ERROR_CORRUPTED;
+		return "the block list does not match the file size";
 
 	fi->inode = inode;
 	fi->words = (const uint32_t *)(const void *)inode->payload;
@@ -86,9 +94,9 @@ static inline int sqfs_data_file_info(uint32_t block_size,
 	if (inode->data.file.fragment_index != SQFS_NO_FRAGMENT) {
 		fi->tail = (size_t)(size % block_size);
 		if (fi->tail == 0)
-			return SQFS_ERROR_CORRUPTED;
+			return "a fragment for a file of whole blocks";
 	}
-	return 0;
+	return NULL;
 }
 
 /* The unpacked size of listed block index: a full block, except the last
@@ -105,25 +113,57 @@ static inline size_t sqfs_data_block_expect(uint32_t block_size,
 
 /* A fragment-table entry: a fragment block holds data, so it is never
  * sparse, and it lies inside the data region. */
-static inline int sqfs_data_check_fragment(uint32_t block_size, uint64_t start,
-					   uint64_t end,
-					   const sqfs_fragment_t *frag)
+static inline const char *sqfs_data_check_fragment(uint32_t block_size,
+						   uint64_t start, uint64_t end,
+						   const sqfs_fragment_t *frag)
 {
-	if (frag->size == 0 || sqfs_data_check_word(block_size, frag->size) ||
-	    sqfs_data_check_place(start, end, frag->start,
-				  frag->size & SQFS_SIZE_WORD_LENGTH))
-		return SQFS_ERROR_CORRUPTED;
-	return 0;
+	if (frag->size == 0 ||
+	    sqfs_data_check_word(block_size, frag->size) != NULL)
+		return "its fragment table entry has an invalid size";
+	if (sqfs_data_check_place(start, end, frag->start,
+				  frag->size & SQFS_SIZE_WORD_LENGTH) != NULL)
+		return "its fragment block lies outside the data";
+	return NULL;
 }
 
 /* A tail of tail bytes at offset must lie inside the frag_len bytes its
  * fragment block unpacked to. */
-static inline int sqfs_data_check_tail(size_t frag_len, uint32_t offset,
-				       size_t tail)
+static inline const char *sqfs_data_check_tail(size_t frag_len, uint32_t offset,
+					       size_t tail)
 {
 	if (offset > frag_len || tail > frag_len - offset)
-		return SQFS_ERROR_CORRUPTED;
-	return 0;
+		return "it runs past the end of its fragment block";
+	return NULL;
+}
+
+/* Words for a block that unpacked to a size its place does not allow. */
+#define SQFS_DATA_WRONG_SIZE "it unpacks to the wrong size"
+/* ... for a tail whose fragment index is past the table ... */
+#define SQFS_DATA_NO_FRAGMENT "its fragment index is past the fragment table"
+/* ... and for a stream the codec refused. */
+#define SQFS_DATA_BAD_STREAM "it does not decompress"
+
+/*
+ * Word a failure reading block index of inode number ino (index == count:
+ * the tail; SQFS_DATA_WHOLE_FILE: the file as a whole) with code: why, if
+ * given, says what is wrong; otherwise the code's phrase. Returns code.
+ */
+#define SQFS_DATA_WHOLE_FILE SIZE_MAX
+
+static inline int sqfs_data_fault(sqfs_errtext_t *e, int code, uint32_t ino,
+				  size_t index, size_t count, const char *why)
+{
+	if (why == NULL && code == SQFS_ERROR_CORRUPTED)
+		why = SQFS_DATA_BAD_STREAM;
+	if (why == NULL)
+		why = sqfs_error_string(code);
+	if (index == SQFS_DATA_WHOLE_FILE)
+		return sqfs_errtext_set(e, code, "inode %u: %s", ino, why);
+	if (index >= count)
+		return sqfs_errtext_set(e, code, "inode %u: tail: %s", ino,
+					why);
+	return sqfs_errtext_set(e, code, "inode %u: block %zu: %s", ino, index,
+				why);
 }
 
 /* Unpack a compressed block; a stream that would not fit is as corrupt as

@@ -65,7 +65,18 @@ struct sqfs_data_reader {
 	size_t cur_payload_size;
 	size_t cur_index;
 	uint64_t cur_offset;
+
+	/* What is wrong with the block that failed (data_internal.h's
+	 * words), or NULL for the code's own phrase. */
+	const char *why;
 };
+
+/* Record why a block failed; returns the code. */
+static int bad(sqfs_data_reader_t *dr, const char *why)
+{
+	dr->why = why;
+	return SQFS_ERROR_CORRUPTED;
+}
 
 typedef sqfs_data_file_t file_info_t;
 
@@ -116,21 +127,46 @@ void sqfs_data_reader_destroy(sqfs_data_reader_t *dr)
 	free(dr);
 }
 
-static int check_word(const sqfs_data_reader_t *dr, uint32_t word)
+static const char *check_word(const sqfs_data_reader_t *dr, uint32_t word)
 {
 	return sqfs_data_check_word(dr->block_size, word);
 }
 
-static int check_place(const sqfs_data_reader_t *dr, uint64_t pos, uint32_t len)
+static const char *check_place(const sqfs_data_reader_t *dr, uint64_t pos,
+			       uint32_t len)
 {
 	return sqfs_data_check_place(dr->region_start, dr->region_end, pos,
 				     len);
 }
 
-static int get_file_info(const sqfs_data_reader_t *dr,
-			 const sqfs_inode_t *inode, file_info_t *fi)
+/* The start of every public call: the file's block list, checked. */
+static int get_file_info(sqfs_data_reader_t *dr, const sqfs_inode_t *inode,
+			 file_info_t *fi)
 {
-	return sqfs_data_file_info(dr->block_size, inode, fi);
+	const char *why;
+
+	sqfs_errtext_begin(sqfs_image_errtext(dr->img));
+	dr->why = NULL;
+	if (inode->type != SQFS_INODE_FILE &&
+	    inode->type != SQFS_INODE_EXT_FILE)
+		return sqfs_errtext_set(
+		    sqfs_image_errtext(dr->img), SQFS_ERROR_NOT_FILE,
+		    "inode %u is not a regular file", inode->inode_number);
+	why = sqfs_data_file_info(dr->block_size, inode, fi);
+	if (why != NULL)
+		return sqfs_errtext_set(sqfs_image_errtext(dr->img),
+					SQFS_ERROR_CORRUPTED, "inode %u: %s",
+					inode->inode_number, why);
+	return 0;
+}
+
+/* The exit of every public call that read block index of fi. */
+static int block_failed(sqfs_data_reader_t *dr, const file_info_t *fi,
+			size_t index, int code)
+{
+	return sqfs_data_fault(sqfs_image_errtext(dr->img), code,
+			       fi->inode->inode_number, index, fi->count,
+			       dr->why);
 }
 
 /*
@@ -159,8 +195,9 @@ static int block_offset(sqfs_data_reader_t *dr, const file_info_t *fi,
 
 	/* at most 2^32 words of at most 2^24 each: no overflow */
 	for (; i < index; ++i) {
-		if (check_word(dr, fi->words[i]) != 0)
-			return SQFS_ERROR_CORRUPTED;
+		if (check_word(dr, fi->words[i]) != NULL)
+			return bad(dr, "the size word of an earlier block is "
+				       "invalid");
 		off += fi->words[i] & SQFS_SIZE_WORD_LENGTH;
 	}
 
@@ -189,7 +226,7 @@ static ptrdiff_t unpack(sqfs_data_reader_t *dr, uint64_t pos, uint32_t word,
 
 	if (word & SQFS_SIZE_WORD_RAW) {
 		if (len > outsize)
-			return SQFS_ERROR_CORRUPTED;
+			return bad(dr, SQFS_DATA_WRONG_SIZE);
 		ret = dr->file->read_at(dr->file, pos, out, len);
 		return ret != 0 ? ret : (ptrdiff_t)len;
 	}
@@ -209,7 +246,8 @@ static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
 	uint64_t pos;
 	ptrdiff_t ret;
 
-	if (check_word(dr, word) != 0)
+	dr->why = check_word(dr, word);
+	if (dr->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 
 	if (word == 0) {
@@ -221,9 +259,10 @@ static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
 	if (block_offset(dr, fi, index, &pos) != 0)
 		return SQFS_ERROR_CORRUPTED;
 	if (pos > UINT64_MAX - inode->data.file.blocks_start)
-		return SQFS_ERROR_CORRUPTED;
+		return bad(dr, "block list runs past the data");
 	pos += inode->data.file.blocks_start;
-	if (check_place(dr, pos, word & SQFS_SIZE_WORD_LENGTH) != 0)
+	dr->why = check_place(dr, pos, word & SQFS_SIZE_WORD_LENGTH);
+	if (dr->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 
 	if (!dr->block_valid || dr->block_pos != pos ||
@@ -240,7 +279,7 @@ static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
 
 	/* the same stored block cannot unpack to two different sizes */
 	if (dr->block_len != expect)
-		return SQFS_ERROR_CORRUPTED;
+		return bad(dr, SQFS_DATA_WRONG_SIZE);
 
 	*data = dr->block;
 	*size = expect;
@@ -258,10 +297,13 @@ static int load_tail(sqfs_data_reader_t *dr, const file_info_t *fi,
 	if (!dr->frag_valid || dr->frag_index != index) {
 		dr->frag_valid = false;
 		ret = sqfs_image_get_fragment(dr->img, index, &frag);
-		if (ret < 0)
+		if (ret < 0) {
+			dr->why = SQFS_DATA_NO_FRAGMENT;
 			return (int)ret;
-		if (sqfs_data_check_fragment(dr->block_size, dr->region_start,
-					     dr->region_end, &frag) != 0)
+		}
+		dr->why = sqfs_data_check_fragment(
+		    dr->block_size, dr->region_start, dr->region_end, &frag);
+		if (dr->why != NULL)
 			return SQFS_ERROR_CORRUPTED;
 
 		ret =
@@ -273,7 +315,8 @@ static int load_tail(sqfs_data_reader_t *dr, const file_info_t *fi,
 		dr->frag_valid = true;
 	}
 
-	if (sqfs_data_check_tail(dr->frag_len, offset, fi->tail) != 0)
+	dr->why = sqfs_data_check_tail(dr->frag_len, offset, fi->tail);
+	if (dr->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 
 	*data = dr->frag + offset;
@@ -304,7 +347,12 @@ int sqfs_data_reader_get_block(sqfs_data_reader_t *dr, const sqfs_inode_t *file,
 	ret = get_file_info(dr, file, &fi);
 	if (ret != 0)
 		return ret;
-	return load(dr, &fi, index, data, size);
+	ret = load(dr, &fi, index, data, size);
+	if (ret == SQFS_ERROR_OUT_OF_BOUNDS)
+		return sqfs_errtext_set(sqfs_image_errtext(dr->img), ret,
+					"inode %u has no block %zu",
+					file->inode_number, index);
+	return ret == 0 ? 0 : block_failed(dr, &fi, index, ret);
 }
 
 ptrdiff_t sqfs_data_reader_read(sqfs_data_reader_t *dr,
@@ -339,11 +387,12 @@ ptrdiff_t sqfs_data_reader_read(sqfs_data_reader_t *dr,
 
 		ret = load(dr, &fi, (size_t)index, &data, &len);
 		if (ret != 0)
-			return ret;
+			return block_failed(dr, &fi, index, ret);
 		/* every block but the last is full, and the last one ends
 		 * the file, so the block always covers offset */
 		if (skip >= len)
-			return SQFS_ERROR_INTERNAL;
+			return block_failed(dr, &fi, index,
+					    SQFS_ERROR_INTERNAL);
 
 		n = len - skip;
 		if (n > size - done)

@@ -25,8 +25,13 @@
 #include "util/le.h"
 #include "sqfs/format_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The image's error text, where the reader words its failures. */
+#define ERR(dr) sqfs_image_errtext((dr)->img)
 
 /* Checkpoints kept for one listing (about 17 KiB). */
 #define MAX_CHECKPOINTS 64u
@@ -53,6 +58,10 @@ struct sqfs_dir_reader {
 	sqfs_dir_state_t st;
 	/* A listing that failed keeps failing until it is reopened. */
 	int err;
+	/* The inode number of the directory whose listing is open, for
+	 * the words of an error, and the words of err. */
+	uint32_t dir_number;
+	char err_text[SQFS_ERROR_TEXT_SIZE];
 
 	uint64_t ent_block;
 	size_t ent_offset;
@@ -151,15 +160,23 @@ int sqfs_dir_reader_open(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir)
 
 	if (dr == NULL || dir == NULL)
 		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(ERR(dr));
 	close_listing(dr, 0);
+	dr->dir_number = dir->inode_number;
 	if (!is_dir(dir))
-		return SQFS_ERROR_NOT_DIR;
+		return sqfs_errtext_set(ERR(dr), SQFS_ERROR_NOT_DIR,
+					"inode %u is not a directory",
+					dir->inode_number);
 
 	size = dir->data.dir.size;
 	if (size < SQFS_DIR_SIZE_EMPTY ||
 	    (size > SQFS_DIR_SIZE_EMPTY && size < SQFS_DIR_SIZE_MIN) ||
 	    dir->data.dir.offset >= SQFS_META_BLOCK_SIZE)
-		return SQFS_ERROR_CORRUPTED;
+		return sqfs_errtext_set(ERR(dr), SQFS_ERROR_CORRUPTED,
+					"directory inode %u: listing of %u "
+					"bytes at offset %u is impossible",
+					dir->inode_number, size,
+					(unsigned int)dir->data.dir.offset);
 
 	/* an empty directory's position may be the very end of the table */
 	if (size > SQFS_DIR_SIZE_EMPTY) {
@@ -167,10 +184,29 @@ int sqfs_dir_reader_open(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir)
 		    dr->mr, dr->table_start + dir->data.dir.start_block,
 		    dir->data.dir.offset);
 		if (ret != 0)
-			return ret;
+			return sqfs_errtext_end(ERR(dr), ret,
+						"directory inode %u: listing",
+						dir->inode_number);
 	}
 	begin_listing(dr, dir, size - SQFS_DIR_SIZE_EMPTY);
 	return 0;
+}
+
+/* A listing that breaks the format; the words name the directory. */
+static int listing_damaged(sqfs_dir_reader_t *dr, const char *fmt, ...)
+    SQFS_ERRTEXT_PRINTF(2, 3);
+
+static int listing_damaged(sqfs_dir_reader_t *dr, const char *fmt, ...)
+{
+	char what[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return sqfs_errtext_set(ERR(dr), SQFS_ERROR_CORRUPTED,
+				"directory inode %u: listing holds %s",
+				dr->dir_number, what);
 }
 
 static int read_header(sqfs_dir_reader_t *dr)
@@ -182,7 +218,8 @@ static int read_header(sqfs_dir_reader_t *dr)
 
 	/* a header needs at least one entry with a one-byte name after it */
 	if (st->remaining < SQFS_DIR_HEADER_SIZE + SQFS_DIR_ENTRY_SIZE + 1)
-		return SQFS_ERROR_CORRUPTED;
+		return listing_damaged(dr, "a run header with no room for an "
+					   "entry after it");
 	ret = sqfs_meta_reader_read(dr->mr, raw, sizeof(raw));
 	if (ret != 0)
 		return ret;
@@ -191,10 +228,14 @@ static int read_header(sqfs_dir_reader_t *dr)
 	count = get_le32(raw);
 	block = get_le32(raw + 4);
 	if (count >= SQFS_DIR_MAX_RUN_ENTRIES)
-		return SQFS_ERROR_CORRUPTED;
+		return listing_damaged(dr, "a run of %u entries",
+				       (unsigned int)count + 1);
 	if (dr->super->inode_table_start + block >=
 	    dr->super->directory_table_start)
-		return SQFS_ERROR_CORRUPTED;
+		return listing_damaged(dr,
+				       "a run's inode block %u is past "
+				       "the inode table",
+				       (unsigned int)block);
 
 	st->run_left = count + 1;
 	st->run_block = block;
@@ -286,7 +327,7 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 		new_run = true;
 	}
 	if (st->remaining < SQFS_DIR_ENTRY_SIZE + 1)
-		return SQFS_ERROR_CORRUPTED;
+		return listing_damaged(dr, "a run that ends past the listing");
 
 	sqfs_meta_reader_get_position(dr->mr, &dr->ent_block, &dr->ent_offset);
 	ret = sqfs_meta_reader_read(dr->mr, raw, sizeof(raw));
@@ -300,14 +341,18 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 	len = (size_t)get_le16(raw + 6) + 1;
 
 	if (offset >= SQFS_META_BLOCK_SIZE)
-		return SQFS_ERROR_CORRUPTED;
+		return listing_damaged(dr, "an inode offset of %u",
+				       (unsigned int)offset);
 	if (number < 1 || number > (int64_t)UINT32_MAX ||
 	    number > (int64_t)dr->super->inode_count)
-		return SQFS_ERROR_CORRUPTED;
+		return listing_damaged(dr, "inode number %lld, outside 1..%u",
+				       (long long)number,
+				       dr->super->inode_count);
 	if (type < SQFS_INODE_DIR || type > SQFS_INODE_SOCKET)
-		return SQFS_ERROR_CORRUPTED;
+		return listing_damaged(dr, "an entry of unknown type %u",
+				       (unsigned int)type);
 	if (len > SQFS_MAX_NAME_SIZE || len > st->remaining)
-		return SQFS_ERROR_CORRUPTED;
+		return listing_damaged(dr, "a name of %zu bytes", len);
 
 	ret = sqfs_meta_reader_read(dr->mr, dr->name, len);
 	if (ret != 0)
@@ -316,10 +361,14 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 	dr->name[len] = '\0';
 
 	if (!name_valid(dr->name, len))
-		return SQFS_ERROR_CORRUPTED;
+		return listing_damaged(dr, "an invalid name (empty, '.', "
+					   "'..', or with '/' or NUL)");
 	if (st->prev_len > 0 &&
 	    name_cmp(st->prev, st->prev_len, dr->name, len) >= 0)
-		return SQFS_ERROR_CORRUPTED;
+		return listing_damaged(dr,
+				       "names out of order or twice "
+				       "('%s')",
+				       dr->name);
 	memcpy(st->prev, dr->name, len);
 	st->prev_len = (uint16_t)len;
 	st->run_left -= 1;
@@ -343,13 +392,19 @@ int sqfs_dir_reader_next(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 
 	if (dr == NULL || ent == NULL)
 		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(ERR(dr));
 	if (dr->err != 0)
-		return dr->err;
+		return sqfs_errtext_set(ERR(dr), dr->err, "%s", dr->err_text);
 	if (!dr->st.open)
-		return SQFS_ERROR_SEQUENCE;
+		return sqfs_errtext_set(ERR(dr), SQFS_ERROR_SEQUENCE,
+					"no directory listing is open");
 	ret = read_entry(dr, ent);
-	if (ret < 0)
-		dr->err = ret;
+	if (ret >= 0)
+		return ret;
+	dr->err = ret;
+	sqfs_errtext_end(ERR(dr), ret, "directory inode %u: listing",
+			 dr->dir_number);
+	sqfs_errtext_copy(ERR(dr), dr->err_text);
 	return ret;
 }
 
@@ -536,13 +591,22 @@ int sqfs_dir_reader_find(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 			 const char *name, sqfs_dir_entry_t *ent)
 {
 	size_t len;
+	int ret;
 
 	if (dr == NULL || dir == NULL || name == NULL || ent == NULL)
 		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(ERR(dr));
 	len = strlen(name);
 	if (len == 0 || memchr(name, '/', len) != NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	return find_name(dr, dir, name, len, ent);
+		return sqfs_errtext_set(ERR(dr), SQFS_ERROR_ARG_INVALID,
+					"'%s' is not a name", name);
+	ret = find_name(dr, dir, name, len, ent);
+	if (ret == SQFS_ERROR_NO_ENTRY)
+		return sqfs_errtext_set(ERR(dr), ret,
+					"directory inode %u has no entry "
+					"'%s'",
+					dir->inode_number, name);
+	return sqfs_errtext_end(ERR(dr), ret, "looking up '%s'", name);
 }
 
 /* The next path component at *path, skipping separators and "."; length 0
@@ -575,12 +639,14 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 
 	if (dr == NULL || path == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(ERR(dr));
 
 	/* refuse ".." before any lookup, so the answer never depends on
 	 * what happens to exist */
 	for (p = path; (len = next_component(&p)) > 0; p += len) {
 		if (len == 2 && p[0] == '.' && p[1] == '.')
-			return SQFS_ERROR_ARG_INVALID;
+			return sqfs_errtext_set(ERR(dr), SQFS_ERROR_ARG_INVALID,
+						"'..' in path '%s'", path);
 	}
 
 	ret = sqfs_image_read_root(dr->img, &cur);
@@ -589,6 +655,19 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 
 	for (p = path; (len = next_component(&p)) > 0; p += len) {
 		ret = find_name(dr, cur, p, len, &ent);
+		if (ret == SQFS_ERROR_NO_ENTRY || ret == SQFS_ERROR_NOT_DIR) {
+			/* the words name the part of the path that fails */
+			int upto = (int)(ret == SQFS_ERROR_NO_ENTRY
+					     ? (size_t)(p - path) + len
+					     : (size_t)(p - path));
+
+			while (upto > 0 && path[upto - 1] == '/')
+				--upto;
+			sqfs_errtext_set(ERR(dr), ret, "'%.*s': %s", upto, path,
+					 ret == SQFS_ERROR_NO_ENTRY
+					     ? "no such file or directory"
+					     : "not a directory");
+		}
 		if (ret != 0)
 			goto fail;
 		ret = sqfs_image_read_inode(dr->img, ent.inode_ref, &next);
@@ -597,7 +676,12 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 		free(cur);
 		cur = next;
 		if (cur->inode_number != ent.inode_number) {
-			ret = SQFS_ERROR_CORRUPTED;
+			ret = sqfs_errtext_set(
+			    ERR(dr), SQFS_ERROR_CORRUPTED,
+			    "'%.*s': the listing says inode %u, the inode "
+			    "says %u",
+			    (int)((size_t)(p - path) + len), path,
+			    ent.inode_number, cur->inode_number);
 			goto fail;
 		}
 	}
@@ -605,7 +689,7 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 	return 0;
 fail:
 	free(cur);
-	return ret;
+	return sqfs_errtext_end(ERR(dr), ret, "path '%s'", path);
 }
 
 /* ---- for the walker ----------------------------------------------------- */

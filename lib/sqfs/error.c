@@ -2,6 +2,11 @@
 #include "config.h"
 
 #include "sqfs/error.h"
+#include "sqfs/error_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 
 const char *sqfs_error_string(int code)
 {
@@ -51,4 +56,68 @@ const char *sqfs_error_string(int code)
 	default:
 		return "unknown error";
 	}
+}
+
+int sqfs_errtext_set(sqfs_errtext_t *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	va_end(ap);
+	e->fresh = true;
+	return code;
+}
+
+int sqfs_errtext_end(sqfs_errtext_t *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (code >= 0)
+		return code;
+	if (e->fresh)
+		return code;
+
+	if (fmt != NULL) {
+		va_start(ap, fmt);
+		n = vsnprintf(e->text, sizeof(e->text), fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			n = 0;
+	}
+	if ((size_t)n < sizeof(e->text)) {
+		snprintf(e->text + n, sizeof(e->text) - (size_t)n, "%s%s",
+			 n > 0 ? ": " : "", sqfs_error_string(code));
+	}
+	e->fresh = true;
+	return code;
+}
+
+int sqfs_errtext_wrap(sqfs_errtext_t *e, int code, const char *fmt, ...)
+{
+	char inner[sizeof(e->text)];
+	va_list ap;
+	int n;
+
+	if (code >= 0)
+		return code;
+	if (e->fresh)
+		memcpy(inner, e->text, sizeof(inner));
+	else
+		snprintf(inner, sizeof(inner), "%s", sqfs_error_string(code));
+
+	va_start(ap, fmt);
+	n = vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(e->text))
+		snprintf(e->text + n, sizeof(e->text) - (size_t)n, ": %s",
+			 inner);
+	e->fresh = true;
+	return code;
+}
+
+void sqfs_errtext_copy(const sqfs_errtext_t *e, char *out)
+{
+	memcpy(out, e->text, sizeof(e->text));
 }

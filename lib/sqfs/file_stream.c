@@ -67,6 +67,7 @@ typedef struct file_rec {
 	sqfs_data_file_t fi;
 	/* what sqfs_data_file_info said, handed back at the first piece */
 	int error;
+	const char *why;
 	/* how many pieces the file is handed back as */
 	size_t pieces;
 } file_rec_t;
@@ -81,6 +82,10 @@ typedef struct {
 	/* where the piece starts in the slot's unpacked block */
 	size_t skip;
 	int error;
+	/* data_internal.h's words for error, or NULL */
+	const char *why;
+	/* the error is about the file, not this block */
+	bool whole_file;
 	bool sparse;
 	bool tail;
 } piece_t;
@@ -113,8 +118,14 @@ struct sqfs_file_stream {
 	/* the head piece was handed out; released at the next call */
 	bool holding;
 
+	/* The error handed back, again at every later call, and what
+	 * its words are made of. */
 	int error;
 	sqfs_file_block_t error_block;
+	uint32_t error_inode;
+	size_t error_index;
+	size_t error_count;
+	const char *error_why;
 
 	slot_t *job_head;
 	slot_t *job_tail;
@@ -338,24 +349,30 @@ static int schedule_block(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 	int ret;
 
 	p->size = sqfs_data_block_expect(fs->block_size, &f->fi, p->index);
-	if (sqfs_data_check_word(fs->block_size, word) != 0)
+	p->why = sqfs_data_check_word(fs->block_size, word);
+	if (p->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 	if (word == 0) {
 		p->sparse = true;
 		return 0;
 	}
 
-	if (fs->sched_pos > UINT64_MAX - start)
+	if (fs->sched_pos > UINT64_MAX - start) {
+		p->why = "block list runs past the data";
 		return SQFS_ERROR_CORRUPTED;
+	}
 	pos = start + fs->sched_pos;
-	if (sqfs_data_check_place(fs->region_start, fs->region_end, pos,
-				  word & SQFS_SIZE_WORD_LENGTH) != 0)
+	p->why = sqfs_data_check_place(fs->region_start, fs->region_end, pos,
+				       word & SQFS_SIZE_WORD_LENGTH);
+	if (p->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 
 	s = get_slot(fs);
 	if (s == NULL)
 		return 1;
 	ret = load(fs, s, pos, word, p->size);
+	if (ret == SQFS_ERROR_CORRUPTED)
+		p->why = SQFS_DATA_WRONG_SIZE;
 	if (ret != 0)
 		return ret;
 	s->refs = 1;
@@ -379,15 +396,20 @@ static int schedule_tail(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 	s = find_fragment(fs, index);
 	if (s == NULL) {
 		ret = sqfs_image_get_fragment(fs->img, index, &frag);
-		if (ret < 0)
+		if (ret < 0) {
+			p->why = SQFS_DATA_NO_FRAGMENT;
 			return ret;
-		if (sqfs_data_check_fragment(fs->block_size, fs->region_start,
-					     fs->region_end, &frag) != 0)
+		}
+		p->why = sqfs_data_check_fragment(
+		    fs->block_size, fs->region_start, fs->region_end, &frag);
+		if (p->why != NULL)
 			return SQFS_ERROR_CORRUPTED;
 		s = get_slot(fs);
 		if (s == NULL)
 			return 1;
 		ret = load(fs, s, frag.start, frag.size, fs->block_size);
+		if (ret == SQFS_ERROR_CORRUPTED)
+			p->why = SQFS_DATA_WRONG_SIZE;
 		if (ret != 0)
 			return ret;
 		s->cached = true;
@@ -415,9 +437,11 @@ static bool schedule_one(sqfs_file_stream_t *fs)
 	p->index = fs->sched_index;
 	p->offset = (uint64_t)p->index * fs->block_size;
 
-	if (f->error != 0)
+	if (f->error != 0) {
 		ret = f->error;
-	else if (p->index < f->fi.count)
+		p->why = f->why;
+		p->whole_file = true;
+	} else if (p->index < f->fi.count)
 		ret = schedule_block(fs, f, p);
 	else if (f->fi.tail > 0)
 		ret = schedule_tail(fs, f, p);
@@ -472,16 +496,26 @@ static void release(sqfs_file_stream_t *fs)
 }
 
 /* Whether the unpacked block of piece p has the size its place implies. */
-static int check_piece(const piece_t *p)
+static int check_piece(piece_t *p)
 {
 	ptrdiff_t result = p->slot->result;
 
 	if (result < 0)
 		return (int)result;
 	if (p->tail)
-		return sqfs_data_check_tail((size_t)result, (uint32_t)p->skip,
-					    p->size);
-	return (size_t)result == p->size ? 0 : SQFS_ERROR_CORRUPTED;
+		p->why = sqfs_data_check_tail((size_t)result, (uint32_t)p->skip,
+					      p->size);
+	else if ((size_t)result != p->size)
+		p->why = SQFS_DATA_WRONG_SIZE;
+	return p->why != NULL ? SQFS_ERROR_CORRUPTED : 0;
+}
+
+/* The words of the error the stream hands back. */
+static int word_error(sqfs_file_stream_t *fs)
+{
+	return sqfs_data_fault(sqfs_image_errtext(fs->img), fs->error,
+			       fs->error_inode, fs->error_index,
+			       fs->error_count, fs->error_why);
 }
 
 int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
@@ -491,15 +525,22 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 
 	if (fs == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(sqfs_image_errtext(fs->img));
 
 	release(fs);
 	if (fs->error != 0) {
 		*out = fs->error_block;
-		return fs->error;
+		return word_error(fs);
 	}
 	pump(fs);
-	if (fs->piece_count == 0)
-		return fs->files == NULL ? 1 : SQFS_ERROR_INTERNAL;
+	if (fs->piece_count == 0) {
+		if (fs->files == NULL)
+			return 1;
+		return sqfs_errtext_set(sqfs_image_errtext(fs->img),
+					SQFS_ERROR_INTERNAL,
+					"file stream: files queued but none "
+					"scheduled");
+	}
 
 	p = &fs->pieces[fs->piece_head];
 	memset(out, 0, sizeof(*out));
@@ -516,7 +557,12 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 	if (ret != 0) {
 		fs->error = ret;
 		fs->error_block = *out;
-		return ret;
+		fs->error_inode = p->file->inode->inode_number;
+		fs->error_index =
+		    p->whole_file ? SQFS_DATA_WHOLE_FILE : p->index;
+		fs->error_count = p->file->fi.count;
+		fs->error_why = p->why;
+		return word_error(fs);
 	}
 
 	out->data = p->slot != NULL ? p->slot->out + p->skip : fs->zeros;
@@ -537,9 +583,12 @@ int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
 
 	if (fs == NULL || inode == NULL)
 		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(sqfs_image_errtext(fs->img));
 	if (inode->type != SQFS_INODE_FILE &&
 	    inode->type != SQFS_INODE_EXT_FILE)
-		return SQFS_ERROR_NOT_FILE;
+		return sqfs_errtext_set(
+		    sqfs_image_errtext(fs->img), SQFS_ERROR_NOT_FILE,
+		    "inode %u is not a regular file", inode->inode_number);
 	if (inode->payload_size > SIZE_MAX - sizeof(*inode))
 		return SQFS_ERROR_ALLOC;
 	inode_size = sizeof(*inode) + inode->payload_size;
@@ -555,7 +604,8 @@ int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
 	memcpy(f->inode, inode, inode_size);
 	f->user = user;
 
-	f->error = sqfs_data_file_info(fs->block_size, f->inode, &f->fi);
+	f->why = sqfs_data_file_info(fs->block_size, f->inode, &f->fi);
+	f->error = f->why != NULL ? SQFS_ERROR_CORRUPTED : 0;
 	f->pieces = 1;
 	if (f->error == 0 && f->fi.count + (f->fi.tail > 0 ? 1 : 0) > 0)
 		f->pieces = f->fi.count + (f->fi.tail > 0 ? 1 : 0);

@@ -84,6 +84,14 @@
 #define SQFS_DIR_MAX_RUN_ENTRIES 256u
 #define SQFS_MAX_NAME_SIZE 256u
 
+/* ---- device numbers ---------------------------------------------------- */
+
+/* A device inode's 32-bit rdev holds a 12-bit major and a 20-bit minor
+ * (minor bits 0-7 in bits 0-7, major in bits 8-19, minor bits 8-19 in
+ * bits 20-31), as Linux's new_encode_dev lays them out. */
+#define SQFS_RDEV_MAJOR_MAX 0xFFFu
+#define SQFS_RDEV_MINOR_MAX 0xFFFFFu
+
 /* ---- extended attributes ----------------------------------------------- */
 
 /* Key header: type (u16: prefix id, bit 8 out-of-line), name size (u16). */

@@ -27,10 +27,12 @@
 #include "sqfs/super.h"
 #include "util/le.h"
 
+#include "sqfs/error_internal.h"
 #include "image_internal.h"
 #include "sqfs/format_internal.h"
 #include "sqfs/table_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +58,18 @@ struct sqfs_image {
 	uint32_t xattr_count;
 	sqfs_xattr_id_entry_t *xattr_ids;
 	sqfs_meta_reader_t *kv;
+
+	/* Words of the last failure of the image or a reader made from it
+	 * (sqfs_image_error); readers share them, as they share the image's
+	 * one thread. */
+	sqfs_errtext_t err;
 };
+
+/* The error text is the one thing a const lookup may change. */
+static sqfs_errtext_t *err_of(const sqfs_image_t *img)
+{
+	return &((sqfs_image_t *)img)->err;
+}
 
 /*
  * Walk the chain from the end of the image to the directory table:
@@ -90,7 +103,9 @@ static int load_tables(sqfs_image_t *img)
 		ret = sqfs_xattr_id_table_header(img->file, s, &img->kv_start,
 						 &img->xattr_count);
 		if (ret != 0)
-			return ret;
+			return sqfs_errtext_end(
+			    &img->err, ret, "xattr id table header at %llu",
+			    (unsigned long long)s->xattr_id_table_start);
 		id_end = img->kv_start;
 	}
 
@@ -98,26 +113,36 @@ static int load_tables(sqfs_image_t *img)
 	if (s->id_table_start +
 		sqfs_table_index_size(s->id_count, SQFS_ID_ENTRY_SIZE) !=
 	    id_end)
-		return SQFS_ERROR_CORRUPTED;
+		return sqfs_errtext_set(&img->err, SQFS_ERROR_CORRUPTED,
+					"id table: index at %llu for %u ids "
+					"does not end at %llu, where the next "
+					"table starts",
+					(unsigned long long)s->id_table_start,
+					(unsigned int)s->id_count,
+					(unsigned long long)id_end);
 
 	lower = has_export ? exp_end
 			   : (has_frag ? frag_end : s->directory_table_start);
 	ret = sqfs_id_table_load(img->file, img->cmp, s, lower, id_end,
 				 &img->ids, &id_first);
 	if (ret != 0)
-		return ret;
+		return sqfs_errtext_end(&img->err, ret, "id table");
 	next_first = id_first;
 
 	if (has_export) {
 		/* ... and so does the export index */
 		if (exp_end != id_first)
-			return SQFS_ERROR_CORRUPTED;
+			return sqfs_errtext_set(
+			    &img->err, SQFS_ERROR_CORRUPTED,
+			    "export table: index does not end at %llu, where "
+			    "the id table starts",
+			    (unsigned long long)id_first);
 		lower = has_frag ? frag_end : s->directory_table_start;
 		ret = sqfs_export_table_load(img->file, img->cmp, s, lower,
 					     id_first, &img->export_refs,
 					     &exp_first);
 		if (ret != 0)
-			return ret;
+			return sqfs_errtext_end(&img->err, ret, "export table");
 		next_first = exp_first;
 	}
 
@@ -127,12 +152,17 @@ static int load_tables(sqfs_image_t *img)
 					       img->data_start, next_first,
 					       &img->fragments, &frag_first);
 		if (ret != 0)
-			return ret;
+			return sqfs_errtext_end(&img->err, ret,
+						"fragment table");
 		next_first = frag_first;
 	}
 
 	if (next_first < s->directory_table_start)
-		return SQFS_ERROR_CORRUPTED;
+		return sqfs_errtext_set(
+		    &img->err, SQFS_ERROR_CORRUPTED,
+		    "the tables overlap the directory "
+		    "table at %llu",
+		    (unsigned long long)s->directory_table_start);
 	img->dir_end = next_first;
 
 	if (!has_xattr)
@@ -141,7 +171,7 @@ static int load_tables(sqfs_image_t *img)
 				       img->xattr_count, &img->xattr_ids,
 				       &img->kv_end);
 	if (ret != 0)
-		return ret;
+		return sqfs_errtext_end(&img->err, ret, "xattr id table");
 	return sqfs_meta_reader_create(img->file, img->cmp, img->kv_start,
 				       img->kv_end, &img->kv);
 }
@@ -154,47 +184,122 @@ static int setup_compressor(sqfs_image_t *img)
 	ret = sqfs_compressor_config_init(
 	    &img->cfg, (sqfs_compressor_id_t)img->super.compression_id,
 	    img->super.block_size, SQFS_COMP_FLAG_UNCOMPRESS);
-	if (ret != 0)
-		return ret;
+	if (ret != 0) {
+		const char *name =
+		    sqfs_compressor_name(img->super.compression_id);
+
+		if (name == NULL)
+			return sqfs_errtext_set(&img->err, ret,
+						"unknown compressor id %u",
+						img->super.compression_id);
+		return sqfs_errtext_end(&img->err, ret, "compressor %s", name);
+	}
 
 	img->data_start = SQFS_SUPER_SIZE;
 	if (img->super.flags & SQFS_FLAG_COMPRESSOR_OPTIONS) {
 		ret = sqfs_compressor_config_read_options(&img->cfg, img->file);
 		if (ret != 0)
-			return ret;
+			return sqfs_errtext_end(&img->err, ret,
+						"compressor options");
 
 		/* read_options accepted a raw block of this length */
 		ret = sqfs_read_exact(img->file, SQFS_SUPER_SIZE, header,
 				      sizeof(header));
 		if (ret != 0)
-			return ret;
+			return sqfs_errtext_end(&img->err, ret,
+						"compressor options");
 		img->data_start +=
 		    sizeof(header) + (get_le16(header) & SQFS_META_LENGTH);
 	}
 
 	if (img->data_start > img->super.inode_table_start)
-		return SQFS_ERROR_CORRUPTED;
+		return sqfs_errtext_set(
+		    &img->err, SQFS_ERROR_CORRUPTED,
+		    "the inode table starts at %llu, "
+		    "inside the compressor options",
+		    (unsigned long long)img->super.inode_table_start);
 
-	return sqfs_compressor_create(&img->cfg, &img->cmp);
+	ret = sqfs_compressor_create(&img->cfg, &img->cmp);
+	return sqfs_errtext_end(&img->err, ret, "compressor");
 }
 
-int sqfs_image_open(sqfs_file_t *file, sqfs_image_t **out)
+/* Words for a superblock sqfs_super_read refused, which it decoded into
+ * img->super first whenever the file was long enough. */
+static void super_failed(sqfs_image_t *img, int ret)
+{
+	const sqfs_super_t *s = &img->super;
+	uint64_t size = img->file->get_size(img->file);
+
+	switch (ret) {
+	case SQFS_ERROR_SUPER_MAGIC:
+		sqfs_errtext_end(&img->err, ret, NULL);
+		break;
+	case SQFS_ERROR_TRUNCATED:
+		if (size < SQFS_SUPER_SIZE)
+			sqfs_errtext_set(&img->err, ret,
+					 "the file of %llu bytes is too "
+					 "short for a superblock",
+					 (unsigned long long)size);
+		else
+			sqfs_errtext_set(&img->err, ret,
+					 "the image is cut short: it says "
+					 "%llu bytes, the file has %llu",
+					 (unsigned long long)s->bytes_used,
+					 (unsigned long long)size);
+		break;
+	case SQFS_ERROR_SUPER_VERSION:
+		sqfs_errtext_set(&img->err, ret,
+				 "SquashFS version %u.%u, not 4.0",
+				 (unsigned int)s->version_major,
+				 (unsigned int)s->version_minor);
+		break;
+	case SQFS_ERROR_SUPER_BLOCK_SIZE:
+		sqfs_errtext_set(&img->err, ret,
+				 "superblock: block size %u with block log "
+				 "%u",
+				 s->block_size, (unsigned int)s->block_log);
+		break;
+	case SQFS_ERROR_UNSUPPORTED:
+		sqfs_errtext_set(&img->err, ret, "unknown compressor id %u",
+				 (unsigned int)s->compression_id);
+		break;
+	default:
+		sqfs_errtext_end(&img->err, ret, "superblock");
+		break;
+	}
+}
+
+/* An open that fails before there is an image still has words. */
+static int open_failed(char *why, int code, const char *what)
+{
+	if (why != NULL)
+		snprintf(why, SQFS_ERROR_TEXT_SIZE, "%s", what);
+	return code;
+}
+
+int sqfs_image_open(sqfs_file_t *file, sqfs_image_t **out, char *why)
 {
 	sqfs_image_t *img;
 	int ret;
 
+	if (why != NULL)
+		why[0] = '\0';
 	if (file == NULL || out == NULL)
-		return SQFS_ERROR_ARG_INVALID;
+		return open_failed(why, SQFS_ERROR_ARG_INVALID,
+				   "sqfs_image_open: no file or no out");
 	*out = NULL;
 
 	img = calloc(1, sizeof(*img));
 	if (img == NULL)
-		return SQFS_ERROR_ALLOC;
+		return open_failed(why, SQFS_ERROR_ALLOC, "out of memory");
 	img->file = file;
+	sqfs_errtext_begin(&img->err);
 
 	ret = sqfs_super_read(&img->super, file);
-	if (ret != 0)
+	if (ret != 0) {
+		super_failed(img, ret);
 		goto fail;
+	}
 
 	ret = setup_compressor(img);
 	if (ret != 0)
@@ -213,8 +318,18 @@ int sqfs_image_open(sqfs_file_t *file, sqfs_image_t **out)
 	*out = img;
 	return 0;
 fail:
+	sqfs_errtext_end(&img->err, ret, NULL);
+	if (why != NULL)
+		sqfs_errtext_copy(&img->err, why);
 	sqfs_image_destroy(img);
 	return ret;
+}
+
+const char *sqfs_image_error(const sqfs_image_t *img)
+{
+	if (img == NULL)
+		return "no image";
+	return img->err.text[0] != '\0' ? img->err.text : "no error";
 }
 
 void sqfs_image_destroy(sqfs_image_t *img)
@@ -253,17 +368,22 @@ int sqfs_image_read_inode(sqfs_image_t *img, uint64_t ref, sqfs_inode_t **out)
 
 	if (img == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&img->err);
 
 	if (offset >= SQFS_META_BLOCK_SIZE ||
 	    block >=
 		img->super.directory_table_start - img->super.inode_table_start)
-		return SQFS_ERROR_OUT_OF_BOUNDS;
+		return sqfs_errtext_set(&img->err, SQFS_ERROR_OUT_OF_BOUNDS,
+					"inode reference %llu:%zu lies outside "
+					"the inode table",
+					(unsigned long long)block, offset);
 
 	ret = sqfs_meta_reader_seek(
 	    img->inodes, img->super.inode_table_start + block, offset);
-	if (ret != 0)
-		return ret;
-	return sqfs_inode_read(img->inodes, &img->super, out);
+	if (ret == 0)
+		ret = sqfs_inode_read(img->inodes, &img->super, out);
+	return sqfs_errtext_end(&img->err, ret, "inode at %llu:%zu",
+				(unsigned long long)block, offset);
 }
 
 int sqfs_image_read_root(sqfs_image_t *img, sqfs_inode_t **out)
@@ -280,7 +400,8 @@ int sqfs_image_read_root(sqfs_image_t *img, sqfs_inode_t **out)
 
 	if (sqfs_inode_type_basic(root->type) != SQFS_INODE_DIR) {
 		free(root);
-		return SQFS_ERROR_CORRUPTED;
+		return sqfs_errtext_set(&img->err, SQFS_ERROR_CORRUPTED,
+					"the root inode is not a directory");
 	}
 	*out = root;
 	return 0;
@@ -291,7 +412,11 @@ int sqfs_image_get_id(const sqfs_image_t *img, uint16_t index, uint32_t *id)
 	if (img == NULL || id == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	if (index >= img->super.id_count)
-		return SQFS_ERROR_OUT_OF_BOUNDS;
+		return sqfs_errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
+					"id index %u is past the id table "
+					"(%u ids)",
+					(unsigned int)index,
+					(unsigned int)img->super.id_count);
 	*id = img->ids[index];
 	return 0;
 }
@@ -302,7 +427,10 @@ int sqfs_image_get_fragment(const sqfs_image_t *img, uint32_t index,
 	if (img == NULL || frag == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	if (index >= img->super.fragment_entry_count)
-		return SQFS_ERROR_OUT_OF_BOUNDS;
+		return sqfs_errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
+					"fragment %u is past the fragment "
+					"table (%u entries)",
+					index, img->super.fragment_entry_count);
 	*frag = img->fragments[index];
 	return 0;
 }
@@ -313,9 +441,12 @@ int sqfs_image_inode_ref(const sqfs_image_t *img, uint32_t inode_number,
 	if (img == NULL || ref == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	if (img->export_refs == NULL)
-		return SQFS_ERROR_UNSUPPORTED;
+		return sqfs_errtext_set(err_of(img), SQFS_ERROR_UNSUPPORTED,
+					"the image has no export table");
 	if (inode_number == 0 || inode_number > img->super.inode_count)
-		return SQFS_ERROR_OUT_OF_BOUNDS;
+		return sqfs_errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
+					"inode number %u is outside 1..%u",
+					inode_number, img->super.inode_count);
 	*ref = img->export_refs[inode_number - 1];
 	return 0;
 }
@@ -331,10 +462,21 @@ int sqfs_image_inode_owner(const sqfs_image_t *img, const sqfs_inode_t *inode,
 	ret = sqfs_image_get_id(img, inode->uid_idx, uid);
 	if (ret == 0)
 		ret = sqfs_image_get_id(img, inode->gid_idx, gid);
-	return ret;
+	if (ret != 0)
+		return sqfs_errtext_set(err_of(img), ret,
+					"inode %u: owner or group index "
+					"past the id table (%u ids)",
+					inode->inode_number,
+					(unsigned int)img->super.id_count);
+	return 0;
 }
 
 /* ---- internal ------------------------------------------------------------ */
+
+sqfs_errtext_t *sqfs_image_errtext(const sqfs_image_t *img)
+{
+	return err_of(img);
+}
 
 sqfs_file_t *sqfs_image_file(const sqfs_image_t *img)
 {

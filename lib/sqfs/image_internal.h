@@ -10,6 +10,14 @@
 #include "sqfs/image.h"
 #include "sqfs/meta_reader.h"
 #include "sqfs/table_internal.h"
+#include "sqfs/error_internal.h"
+
+/*
+ * The words of the image's last failure, shared by the readers made from
+ * it: a reader's public call begins them and words its failures here, so
+ * that sqfs_image_error describes the last call that failed.
+ */
+sqfs_errtext_t *sqfs_image_errtext(const sqfs_image_t *img);
 
 /* The file the image reads from. */
 sqfs_file_t *sqfs_image_file(const sqfs_image_t *img);

@@ -96,7 +96,7 @@ uint32_t sqfs_inode_mode(const sqfs_inode_t *inode)
 
 bool sqfs_inode_encode_rdev(uint32_t major, uint32_t minor, uint32_t *rdev)
 {
-	if (major > 0xFFF || minor > 0xFFFFF)
+	if (major > SQFS_RDEV_MAJOR_MAX || minor > SQFS_RDEV_MINOR_MAX)
 		return false;
 	*rdev = (major << 8) | (minor & 0xFF) | ((minor & ~0xFFu) << 12);
 	return true;
@@ -104,7 +104,7 @@ bool sqfs_inode_encode_rdev(uint32_t major, uint32_t minor, uint32_t *rdev)
 
 void sqfs_inode_decode_rdev(uint32_t rdev, uint32_t *major, uint32_t *minor)
 {
-	*major = (rdev >> 8) & 0xFFF;
+	*major = (rdev >> 8) & SQFS_RDEV_MAJOR_MAX;
 	*minor = (rdev & 0xFF) | ((rdev >> 12) & 0xFFF00);
 }
 

@@ -24,11 +24,15 @@
 #include "sqfs/walker.h"
 
 #include "dir_reader_internal.h"
+#include "image_internal.h"
 #include "util/array.h"
 #include "util/hash_table.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The image's error text, where the walker words its failures. */
+#define ERR(w) sqfs_image_errtext((w)->img)
 
 typedef struct {
 	/* Position of the entry that named the inode first (unused for the
@@ -61,6 +65,8 @@ struct sqfs_walker {
 	bool started;
 	bool done;
 	int err;
+	/* The words of err, handed out again with it. */
+	char err_text[SQFS_ERROR_TEXT_SIZE];
 
 	/* The start until it is reported; the inode reported last (if not
 	 * owned by a level); a directory reported for the last time. */
@@ -249,17 +255,25 @@ static int visit(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
 	uint32_t id;
 	int ret;
 
-	if (depth > w->max_depth)
-		return SQFS_ERROR_LIMIT;
 	ret = path_push(w, top->path_len, dent->name, dent->name_len);
 	if (ret != 0)
 		return ret;
+	if (depth > w->max_depth)
+		return sqfs_errtext_set(ERR(w), SQFS_ERROR_LIMIT,
+					"'%s': nested deeper than %u levels",
+					(const char *)w->path.data,
+					w->max_depth);
 
 	ret = sqfs_image_read_inode(w->img, dent->inode_ref, &inode);
 	if (ret != 0)
-		return ret;
+		return sqfs_errtext_wrap(ERR(w), ret, "'%s'",
+					 (const char *)w->path.data);
 	if (inode->inode_number != dent->inode_number) {
-		ret = SQFS_ERROR_CORRUPTED;
+		ret = sqfs_errtext_set(ERR(w), SQFS_ERROR_CORRUPTED,
+				       "'%s': the listing says inode %u, the "
+				       "inode says %u",
+				       (const char *)w->path.data,
+				       dent->inode_number, inode->inode_number);
 		goto fail;
 	}
 	ent->path = w->path.data;
@@ -270,13 +284,22 @@ static int visit(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
 		first = get_node(w, prev);
 		/* a directory met twice is a loop or a directory hard link;
 		 * two objects of one number are simply broken */
-		if (is_dir(inode)) {
-			ret = first->is_dir ? SQFS_ERROR_LOOP
-					    : SQFS_ERROR_CORRUPTED;
+		if (is_dir(inode) && first->is_dir) {
+			ret = sqfs_errtext_set(ERR(w), SQFS_ERROR_LOOP,
+					       "'%s': directory inode %u is "
+					       "reached a second time (a loop "
+					       "or a directory hard link)",
+					       (const char *)w->path.data,
+					       inode->inode_number);
 			goto fail;
 		}
-		if (first->is_dir || first->inode_ref != dent->inode_ref) {
-			ret = SQFS_ERROR_CORRUPTED;
+		if (is_dir(inode) || first->is_dir ||
+		    first->inode_ref != dent->inode_ref) {
+			ret = sqfs_errtext_set(ERR(w), SQFS_ERROR_CORRUPTED,
+					       "'%s': inode number %u belongs "
+					       "to two different inodes",
+					       (const char *)w->path.data,
+					       inode->inode_number);
 			goto fail;
 		}
 		/* the reader moves while the first path is spelled out */
@@ -308,6 +331,16 @@ fail:
 	return ret;
 }
 
+/* Words for a failure in the listing of the directory at the path. */
+static int listing_failed(sqfs_walker_t *w, int ret)
+{
+	const char *path = w->path.data;
+
+	if (path[0] == '\0')
+		return sqfs_errtext_wrap(ERR(w), ret, "the start directory");
+	return sqfs_errtext_wrap(ERR(w), ret, "'%s'", path);
+}
+
 /* The next step of the walk; 1 at the end. */
 static int step(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 {
@@ -325,12 +358,12 @@ static int step(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 		if (w->restore) {
 			ret = sqfs_dir_reader_restore(w->dr, &top->st);
 			if (ret != 0)
-				return ret;
+				return listing_failed(w, ret);
 			w->restore = false;
 		}
 		ret = sqfs_dir_reader_next(w->dr, &dent);
 		if (ret < 0)
-			return ret;
+			return listing_failed(w, ret);
 		if (ret == 0)
 			return visit(w, &dent, ent);
 
@@ -357,8 +390,9 @@ int sqfs_walker_next(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 
 	if (w == NULL || ent == NULL)
 		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(ERR(w));
 	if (w->err != 0)
-		return w->err;
+		return sqfs_errtext_set(ERR(w), w->err, "%s", w->err_text);
 	if (w->done)
 		return 1;
 
@@ -374,6 +408,8 @@ int sqfs_walker_next(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 	if (ret < 0) {
 		memset(ent, 0, sizeof(*ent));
 		w->err = ret;
+		sqfs_errtext_end(ERR(w), ret, NULL);
+		sqfs_errtext_copy(ERR(w), w->err_text);
 	} else if (ret > 0) {
 		w->done = true;
 	}

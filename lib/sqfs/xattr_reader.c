@@ -258,16 +258,24 @@ int sqfs_image_read_xattrs(sqfs_image_t *img, const sqfs_inode_t *inode,
 		return SQFS_ERROR_ARG_INVALID;
 	*list = NULL;
 	*count = 0;
+	sqfs_errtext_begin(sqfs_image_errtext(img));
 
 	if (inode->xattr_index == SQFS_NO_XATTR)
 		return 0;
 	ret = sqfs_image_xattr_id(img, inode->xattr_index, &ent);
 	if (ret != 0)
-		return ret;
+		return sqfs_errtext_set(sqfs_image_errtext(img), ret,
+					"inode %u: xattr index %u is past the "
+					"xattr id table",
+					inode->inode_number,
+					inode->xattr_index);
 	if (ent.count == 0)
 		return 0;
 	if (ent.count > MAX_PAIRS)
-		return SQFS_ERROR_LIMIT;
+		return sqfs_errtext_set(
+		    sqfs_image_errtext(img), SQFS_ERROR_LIMIT,
+		    "inode %u: %u xattrs, more than %u", inode->inode_number,
+		    ent.count, (unsigned int)MAX_PAIRS);
 
 	memset(&st, 0, sizeof(st));
 	st.img = img;
@@ -282,7 +290,9 @@ int sqfs_image_read_xattrs(sqfs_image_t *img, const sqfs_inode_t *inode,
 
 	if (ret != 0) {
 		sqfs_xattr_list_free(st.list, st.used);
-		return ret;
+		return sqfs_errtext_end(sqfs_image_errtext(img), ret,
+					"inode %u: xattrs",
+					inode->inode_number);
 	}
 	*list = st.list;
 	*count = st.used;

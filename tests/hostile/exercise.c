@@ -491,7 +491,7 @@ int hostile_exercise(sqfs_file_t *file, const hostile_limits_t *lim,
 		ret = failed(&c, "malloc", SQFS_ERROR_ALLOC);
 		goto out;
 	}
-	ret = sqfs_image_open(file, &c.img);
+	ret = sqfs_image_open(file, &c.img, NULL);
 	if (ret != 0) {
 		c.img = NULL;
 		ret = failed(&c, "open", ret);

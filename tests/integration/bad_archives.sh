@@ -101,6 +101,14 @@ bad_case bad_hardlink_missing skip 'dangling_hl|no_such_target' "fatal"
 bad_case bad_not_tar fatal '.'
 bad_case bad_volume_label skip 'volume_label|label'
 
+# What the image cannot hold: the writer's words, naming the entry
+bad_case bad_long_name skip \
+	"^tar2sqfs: d/n{300}: a name in the path is 300 bytes long, more than 256"
+bad_case bad_device skip \
+	"^tar2sqfs: big_dev: device number 5000:1 does not fit the image \(major up to 4095, minor up to 1048575\)"
+bad_case bad_long_symlink skip \
+	"^tar2sqfs: long_link: symlink target longer than 4096 bytes"
+
 # bad_dotdot: no reader sees anything outside the root
 new_feature "bad_dotdot: crashes (double free)"
 t2s "$WORK/dotdot.sqfs" -q <"$(gen bad_dotdot)"

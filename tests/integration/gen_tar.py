@@ -123,7 +123,8 @@ def octal(value, width):
 
 
 def header(name, size=0, typeflag=b"0", mode=0o644, uid=0, gid=0,
-           mtime=T0, linkname=b"", size_field=None, bad_checksum=False):
+           mtime=T0, linkname=b"", size_field=None, bad_checksum=False,
+           devmajor=0, devminor=0):
     """One ustar header block; size_field overrides the encoded size."""
     if isinstance(name, str):
         name = name.encode()
@@ -140,6 +141,8 @@ def header(name, size=0, typeflag=b"0", mode=0o644, uid=0, gid=0,
     h[157:157 + len(linkname)] = linkname
     h[257:263] = b"ustar\0"
     h[263:265] = b"00"
+    h[329:337] = octal(devmajor, 8)
+    h[337:345] = octal(devminor, 8)
     h[148:156] = b" " * 8
     csum = sum(h)
     if bad_checksum:
@@ -732,6 +735,33 @@ def case_bad_volume_label(out):
     expect(out, [ok1])
 
 
+def case_bad_long_name(out):
+    """A name the image cannot hold: the writer's words, then a skip."""
+    ok1 = raw_file("ok1", b"one\n")
+    name = "d/" + "n" * 300
+    bad = raw_pax("long_name", [("path", name)]) + raw_file(name, b"x\n")
+    write(out, ok1 + bad + END)
+    expect(out, [ok1])
+
+
+def case_bad_device(out):
+    """A device number beyond the image's 12-bit major."""
+    ok1 = raw_file("ok1", b"one\n")
+    bad = header("big_dev", typeflag=b"3", devmajor=5000, devminor=1)
+    write(out, ok1 + bad + END)
+    expect(out, [ok1])
+
+
+def case_bad_long_symlink(out):
+    """A symlink target beyond the image's 4096 bytes."""
+    ok1 = raw_file("ok1", b"one\n")
+    target = "t/" * 2500
+    bad = raw_pax("long_link", [("linkpath", target)])
+    bad += header("long_link", typeflag=b"2", mode=0o777, linkname="x")
+    write(out, ok1 + bad + END)
+    expect(out, [ok1])
+
+
 CASES = {
     "types": case_types,
     "mix": case_mix,
@@ -775,6 +805,9 @@ CASES = {
     "bad_hardlink_missing": case_bad_hardlink_missing,
     "bad_not_tar": case_bad_not_tar,
     "bad_volume_label": case_bad_volume_label,
+    "bad_long_name": case_bad_long_name,
+    "bad_device": case_bad_device,
+    "bad_long_symlink": case_bad_long_symlink,
 }
 
 

@@ -312,6 +312,8 @@ for j in 1 2 3 8; do
 		cp "$WORK/rd.err" "$WORK/jd.err"
 		check "damaged, -j 1: names a file" \
 			grep -q '^rdsquashfs: .*f[0-9]*: ' "$WORK/jd.err"
+		check "damaged, -j 1: names the inode and the block" \
+			grep -E -q '^rdsquashfs: .*f[0-9]*: inode [0-9]+: (block [0-9]+|tail): ' "$WORK/jd.err"
 		tree_sums "$WORK/jd1" >"$WORK/jd1.sums"
 		continue
 	fi
@@ -401,13 +403,27 @@ fi
 
 # ------------------------------------------------------------ errors
 
+# the library's words: the image, the path, the part of it at fault
+# expect_err WHAT LINE: stderr is exactly LINE
+expect_err() {
+	expect_eq "$1: the message" "$(cat "$WORK/rd.err")" "$2"
+}
 rd -l /nonexistent "$MAIN"
 check "a missing path: status 1 and a message" \
 	test "$RC" = 1 -a -s "$WORK/rd.err"
+expect_err "a missing path" \
+	"rdsquashfs: $MAIN: '/nonexistent': no such file or directory"
+rd -l /sub/nope/x "$MAIN"
+expect_err "a missing directory" \
+	"rdsquashfs: $MAIN: '/sub/nope': no such file or directory"
 rd -l /hello.txt/x "$MAIN"
 check "a path through a file: status 1" test "$RC" = 1
+expect_err "a path through a file" \
+	"rdsquashfs: $MAIN: '/hello.txt': not a directory"
 rd -s ../hello.txt "$MAIN"
 check "'..' in a path: status 1" test "$RC" = 1
+expect_err "'..' in a path" \
+	"rdsquashfs: $MAIN: '..' in path '../hello.txt'"
 rd -c /sub "$MAIN"
 check "-c of a directory: status 1" test "$RC" = 1 -a ! -s "$WORK/rd.out"
 rd -c /link_rel "$MAIN"
@@ -425,6 +441,14 @@ check "a missing image: status 1" test "$RC" = 1
 head -c 8192 /dev/zero >"$WORK/zeros"
 rd -l / "$WORK/zeros"
 check "not an image: status 1" test "$RC" = 1
+expect_err "not an image" \
+	"rdsquashfs: $WORK/zeros: not a SquashFS image (bad magic)"
+head -c 4096 "$MAIN" >"$WORK/cut.sqfs"
+rd -l / "$WORK/cut.sqfs"
+check "a cut image: status 1" test "$RC" = 1
+expect_err "a cut image" "rdsquashfs: $WORK/cut.sqfs: the image is cut short: it says $("$PYTHON" -c 'import struct, sys
+with open(sys.argv[1], "rb") as f:
+    print(struct.unpack_from("<Q", f.read(96), 40)[0])' "$MAIN") bytes, the file has 4096"
 rd -j 0 -l / "$MAIN"
 check "-j 0: status 1" test "$RC" = 1
 rd --bogus -l / "$MAIN"

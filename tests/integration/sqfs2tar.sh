@@ -449,6 +449,8 @@ fi
 head -c 65536 /dev/urandom >"$WORK/random.img"
 s2t "$WORK/bad.tar" "$WORK/random.img"
 expect_eq "not an image: exit status" "$RC" 1
+expect_eq "not an image: the message" "$(cat "$WORK/s2t.err")" \
+	"sqfs2tar: $WORK/random.img: not a SquashFS image (bad magic)"
 check "not an image: nothing written" test ! -s "$WORK/bad.tar"
 s2t "$WORK/bad.tar" "$WORK/no such image"
 expect_eq "missing image: exit status" "$RC" 1
@@ -466,6 +468,9 @@ size=$(file_size "$WORK/dmg.sqfs")
 head -c $((size / 2)) "$WORK/dmg.sqfs" >"$WORK/half.sqfs"
 s2t "$WORK/bad.tar" "$WORK/half.sqfs"
 expect_eq "truncated image: exit status" "$RC" 1
+check "truncated image: says so, with both sizes" grep -q \
+	"^sqfs2tar: $WORK/half.sqfs: the image is cut short: it says [0-9]* bytes, the file has $((size / 2))\$" \
+	"$WORK/s2t.err"
 # a byte of the first data block (just after the 96-byte superblock)
 cp "$WORK/dmg.sqfs" "$WORK/data.sqfs"
 printf '\377\377\377\377' | dd of="$WORK/data.sqfs" bs=1 seek=300 \
@@ -474,6 +479,8 @@ s2t "$WORK/bad.tar" "$WORK/data.sqfs"
 expect_eq "damaged data block: exit status" "$RC" 1
 check "damaged data block: names the file" grep -q '^sqfs2tar: /f: ' \
 	"$WORK/s2t.err"
+check "damaged data block: names the inode and block 0" grep -E -q \
+	'^sqfs2tar: /f: inode [0-9]+: block 0: ' "$WORK/s2t.err"
 # bytes anywhere in the tables: an error or a clean run, never a crash
 mksq "$SRC" "$WORK/t.sqfs" -comp gzip
 used=$(sb_field "$WORK/t.sqfs" 'Filesystem size')

@@ -35,7 +35,7 @@ sqfs_writer_t *di_writer(sqfs_file_t **file)
 	assert_int_equal(sqfs_file_open_memory(file, NULL, 0, 0), 0);
 	sqfs_writer_options_init(&opt);
 	opt.devblk_size = 1024;
-	assert_int_equal(sqfs_writer_create(*file, &opt, &wr), 0);
+	assert_int_equal(sqfs_writer_create(*file, &opt, &wr, NULL), 0);
 	return wr;
 }
 
@@ -83,7 +83,7 @@ sqfs_image_t *di_finish(sqfs_writer_t *wr, sqfs_file_t *file)
 
 	assert_int_equal(sqfs_writer_finish(wr), 0);
 	sqfs_writer_destroy(wr);
-	assert_int_equal(sqfs_image_open(file, &img), 0);
+	assert_int_equal(sqfs_image_open(file, &img, NULL), 0);
 	return img;
 }
 
@@ -170,7 +170,7 @@ sqfs_image_t *di_mksquashfs(const char *dir, sqfs_file_t **file)
 	}
 	assert_int_equal(sqfs_file_open(file, image, SQFS_FILE_OPEN_READ_ONLY),
 			 0);
-	assert_int_equal(sqfs_image_open(*file, &img), 0);
+	assert_int_equal(sqfs_image_open(*file, &img, NULL), 0);
 	free(image);
 	return img;
 }
@@ -338,6 +338,6 @@ sqfs_image_t *di_craft_finish(di_craft_t *c, uint32_t inode_count,
 	sqfs_meta_writer_destroy(c->dm);
 	*file = c->file;
 	free(c);
-	assert_int_equal(sqfs_image_open(*file, &img), 0);
+	assert_int_equal(sqfs_image_open(*file, &img, NULL), 0);
 	return img;
 }

@@ -141,7 +141,7 @@ uint8_t *ru_build_writer(const ru_tree_t *t, sqfs_compressor_id_t id,
 		opt.compressor.opt.xz.level = 1;
 
 	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0), 0);
-	assert_int_equal(sqfs_writer_create(file, &opt, &wr), 0);
+	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
 
 	ru_file_xattrs(t, SIZE_MAX, &xa);
 	attr = make_attr(S_IFDIR | 0755, 0, 0, &xa);
@@ -329,7 +329,7 @@ sqfs_image_t *ru_open(const uint8_t *data, size_t size, sqfs_file_t **file)
 	assert_int_equal(
 	    sqfs_file_open_memory(file, data, size, SQFS_FILE_OPEN_READ_ONLY),
 	    0);
-	assert_int_equal(sqfs_image_open(*file, &img), 0);
+	assert_int_equal(sqfs_image_open(*file, &img, NULL), 0);
 	assert_non_null(img);
 	return img;
 }
@@ -587,7 +587,7 @@ int ru_probe(const uint8_t *data, size_t size)
 	ret =
 	    sqfs_file_open_memory(&file, data, size, SQFS_FILE_OPEN_READ_ONLY);
 	assert_int_equal(ret, 0);
-	ret = sqfs_image_open(file, &img);
+	ret = sqfs_image_open(file, &img, NULL);
 	if (ret != 0) {
 		assert_null(img);
 		sqfs_file_destroy(file);

@@ -11,6 +11,7 @@
 
 #include "sqfs/comp/internal.h"
 #include "sqfs/data_reader.h"
+#include "sqfs/file_stream.h"
 #include "sqfs/error.h"
 #include "sqfs/image.h"
 #include "sqfs/image_internal.h"
@@ -272,7 +273,7 @@ static void check_image(sqfs_file_t *file, image_stats_t *st)
 	uint64_t ref;
 
 	memset(st, 0, sizeof(*st));
-	assert_int_equal(sqfs_image_open(file, &img), 0);
+	assert_int_equal(sqfs_image_open(file, &img, NULL), 0);
 	super = sqfs_image_super(img);
 	assert_int_equal(sqfs_data_reader_create(img, &dr), 0);
 
@@ -373,7 +374,7 @@ static void write_image_of(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	sqfs_writer_t *wr;
 	size_t i;
 
-	assert_int_equal(sqfs_writer_create(file, opt, &wr), 0);
+	assert_int_equal(sqfs_writer_create(file, opt, &wr, NULL), 0);
 	for (i = 0; i < SPEC_COUNT; ++i) {
 		if (only != NULL && strcmp(specs[i].name, only) != 0)
 			continue;
@@ -674,7 +675,7 @@ static void open_fixture(fixture_t *fx, const uint8_t *data, size_t size)
 	assert_int_equal(sqfs_file_open_memory(&fx->file, data, size,
 					       SQFS_FILE_OPEN_READ_ONLY),
 			 0);
-	assert_int_equal(sqfs_image_open(fx->file, &fx->img), 0);
+	assert_int_equal(sqfs_image_open(fx->file, &fx->img, NULL), 0);
 	assert_int_equal(sqfs_data_reader_create(fx->img, &fx->dr), 0);
 	fx->block_size = sqfs_image_super(fx->img)->block_size;
 	sqfs_image_data_region(fx->img, &fx->region_start, &fx->region_end);
@@ -833,6 +834,88 @@ static void test_hostile_words(void **state)
 	h->type = SQFS_INODE_SLINK;
 	assert_int_equal(sqfs_data_reader_read(fx.dr, h, 0, buf, 16),
 			 SQFS_ERROR_NOT_FILE);
+	free(h);
+
+	close_fixture(&fx);
+	free(image);
+}
+
+/*
+ * The words a bad file gets, from the data reader and the file stream
+ * alike: inode number, block, and what is wrong with it.
+ */
+static void expect_words(fixture_t *fx, const sqfs_inode_t *inode, int err,
+			 const char *fmt)
+{
+	char want[SQFS_ERROR_TEXT_SIZE];
+	sqfs_file_stream_t *fs;
+	sqfs_file_block_t blk;
+	uint8_t buf[16];
+	int ret;
+
+	snprintf(want, sizeof(want), fmt, inode->inode_number);
+	assert_int_equal(sqfs_data_reader_read(fx->dr, inode, 0, buf, 16), err);
+	assert_string_equal(sqfs_image_error(fx->img), want);
+
+	assert_int_equal(sqfs_file_stream_create(fx->img, 2, &fs), 0);
+	ret = sqfs_file_stream_enqueue(fs, inode, NULL);
+	if (ret == 0)
+		ret = sqfs_file_stream_next(fs, &blk);
+	assert_int_equal(ret, err);
+	assert_string_equal(sqfs_image_error(fx->img), want);
+	sqfs_file_stream_destroy(fs);
+}
+
+static void test_error_words(void **state)
+{
+	size_t size;
+	uint8_t *image = fixture_image(&size);
+	sqfs_inode_t *h;
+	fixture_t fx;
+
+	(void)state;
+	open_fixture(&fx, image, size);
+	assert_string_equal(sqfs_image_error(fx.img), "no error");
+
+	h = clone_file(fx.multi, 4);
+	h->data.file.blocks_start = fx.region_end;
+	expect_words(&fx, h, SQFS_ERROR_CORRUPTED,
+		     "inode %u: block 0: block list runs past the data");
+	h->data.file.blocks_start = 0;
+	expect_words(&fx, h, SQFS_ERROR_CORRUPTED,
+		     "inode %u: block 0: block list starts before the data");
+	free(h);
+
+	h = clone_file(fx.multi, 4);
+	words_of(h)[0] |= 0x02000000u;
+	expect_words(&fx, h, SQFS_ERROR_CORRUPTED,
+		     "inode %u: block 0: its size word is invalid");
+	free(h);
+
+	h = clone_file(fx.multi, 3);
+	expect_words(&fx, h, SQFS_ERROR_CORRUPTED,
+		     "inode %u: the block list does not match the file size");
+	free(h);
+
+	h = clone_file(fx.multi, 4);
+	h->type = SQFS_INODE_DIR;
+	expect_words(&fx, h, SQFS_ERROR_NOT_FILE,
+		     "inode %u is not a regular file");
+	free(h);
+
+	/* a block that unpacks short: the raw bit on a compressed block */
+	h = clone_file(fx.multi, 4);
+	words_of(h)[0] |= RAW_BIT;
+	expect_words(&fx, h, SQFS_ERROR_CORRUPTED,
+		     "inode %u: block 0: it unpacks to the wrong size");
+	free(h);
+
+	/* a tail whose fragment does not exist */
+	h = clone_file(fx.small1, 0);
+	h->data.file.fragment_index = 1000000;
+	expect_words(&fx, h, SQFS_ERROR_OUT_OF_BOUNDS,
+		     "inode %u: tail: its fragment index is past the fragment "
+		     "table");
 	free(h);
 
 	close_fixture(&fx);
@@ -1049,7 +1132,7 @@ static uint32_t small1_fragment(const uint8_t *image, size_t size)
 	assert_int_equal(
 	    sqfs_file_open_memory(&file, image, size, SQFS_FILE_OPEN_READ_ONLY),
 	    0);
-	assert_int_equal(sqfs_image_open(file, &img), 0);
+	assert_int_equal(sqfs_image_open(file, &img, NULL), 0);
 	small = find_file(img, 100);
 	index = small->data.file.fragment_index;
 	free(small);
@@ -1103,7 +1186,7 @@ static bool patched_fragment(const uint8_t *image, size_t size, size_t pos,
 	assert_int_equal(
 	    sqfs_file_open_memory(&file, copy, size, SQFS_FILE_OPEN_READ_ONLY),
 	    0);
-	ret = sqfs_image_open(file, &img);
+	ret = sqfs_image_open(file, &img, NULL);
 	if (ret == 0) {
 		assert_int_equal(sqfs_data_reader_create(img, &dr), 0);
 		small = find_file(img, 100);
@@ -1236,7 +1319,7 @@ static void test_hostile_block_data(void **state)
 	for (i = 0; i < 8; ++i) {
 		assert_int_equal(sqfs_file_open_memory(&file, image, size, 0),
 				 0);
-		assert_int_equal(sqfs_image_open(file, &img), 0);
+		assert_int_equal(sqfs_image_open(file, &img, NULL), 0);
 		multi = find_file(img, 3 * 4096 + 123);
 		pos = multi->data.file.blocks_start;
 		w0 = sqfs_inode_block_sizes(multi)[0];
@@ -1285,7 +1368,7 @@ static void test_sequential_once(void **state)
 								: 0);
 	writer_options(&opt, SQFS_DEFAULT_BLOCK_SIZE, comp, 0);
 	file = test_memory_file(NULL, 0);
-	assert_int_equal(sqfs_writer_create(file, &opt, &wr), 0);
+	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
 	memset(&attr, 0, sizeof(attr));
 	attr.mode = S_IFREG | 0644;
 	assert_int_equal(sqfs_writer_begin_file(wr, "big", &attr), 0);
@@ -1306,7 +1389,7 @@ static void test_sequential_once(void **state)
 	assert_int_equal(sqfs_writer_finish(wr), 0);
 	sqfs_writer_destroy(wr);
 
-	assert_int_equal(sqfs_image_open(file, &img), 0);
+	assert_int_equal(sqfs_image_open(file, &img, NULL), 0);
 	inode = find_file(img, size);
 	blocks = sqfs_inode_block_count(inode, SQFS_DEFAULT_BLOCK_SIZE);
 	assert_true(blocks == size / SQFS_DEFAULT_BLOCK_SIZE);
@@ -1377,6 +1460,7 @@ int main(void)
 	    cmocka_unit_test(test_mksquashfs_4k),
 	    cmocka_unit_test(test_mksquashfs_1m),
 	    cmocka_unit_test(test_hostile_words),
+	    cmocka_unit_test(test_error_words),
 	    cmocka_unit_test(test_hostile_places),
 	    cmocka_unit_test(test_hostile_sizes),
 	    cmocka_unit_test(test_hostile_fragment_inode),

@@ -432,14 +432,24 @@ static void test_resolve(void **state)
 			 SQFS_ERROR_ARG_INVALID);
 	assert_int_equal(sqfs_dir_reader_resolve(dr, "a/../a", &inode),
 			 SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(sqfs_image_error(img), "'..' in path 'a/../a'");
 	assert_int_equal(sqfs_dir_reader_resolve(dr, "missing/..", &inode),
 			 SQFS_ERROR_ARG_INVALID);
 	assert_int_equal(sqfs_dir_reader_resolve(dr, "a/b/c/file/x", &inode),
 			 SQFS_ERROR_NOT_DIR);
+	assert_string_equal(sqfs_image_error(img),
+			    "'a/b/c/file': not a directory");
 	assert_int_equal(sqfs_dir_reader_resolve(dr, "a/x/y/z", &inode),
 			 SQFS_ERROR_NOT_DIR);
+	assert_string_equal(sqfs_image_error(img), "'a/x': not a directory");
 	assert_int_equal(sqfs_dir_reader_resolve(dr, "a/missing", &inode),
 			 SQFS_ERROR_NO_ENTRY);
+	assert_string_equal(sqfs_image_error(img),
+			    "'a/missing': no such file or directory");
+	assert_int_equal(sqfs_dir_reader_resolve(dr, "/a//b/nope/c", &inode),
+			 SQFS_ERROR_NO_ENTRY);
+	assert_string_equal(sqfs_image_error(img),
+			    "'/a//b/nope': no such file or directory");
 	assert_int_equal(sqfs_dir_reader_resolve(dr, "a/b/c/fil", &inode),
 			 SQFS_ERROR_NO_ENTRY);
 	assert_int_equal(sqfs_dir_reader_resolve(dr, "a/b/c/file2", &inode),
@@ -1193,7 +1203,7 @@ static void check_lookup_decodes(const char *fmt, size_t count)
 	sqfs_writer_destroy(wr);
 
 	file = test_observed_file(inner, count_decode, cf);
-	assert_int_equal(sqfs_image_open(file, &img), 0);
+	assert_int_equal(sqfs_image_open(file, &img, NULL), 0);
 	cf->from = sqfs_image_super(img)->directory_table_start;
 
 	assert_int_equal(sqfs_dir_reader_create(img, &dr), 0);

@@ -122,7 +122,7 @@ static uint8_t *make_image(int comp, size_t count, uint32_t flags,
 	    sqfs_compressor_config_init(&opt.compressor, comp, BS, 0), 0);
 	if (comp == SQFS_COMP_GZIP)
 		opt.compressor.opt.gzip.level = 1;
-	assert_int_equal(sqfs_writer_create(file, &opt, &wr), 0);
+	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
 
 	memset(&attr, 0, sizeof(attr));
 	attr.mode = S_IFREG | 0644;
@@ -183,7 +183,7 @@ static void open_image(image_t *im, const uint8_t *bytes, size_t size)
 	assert_int_equal(sqfs_file_open_memory(&im->file, im->bytes, size,
 					       SQFS_FILE_OPEN_READ_ONLY),
 			 0);
-	assert_int_equal(sqfs_image_open(im->file, &im->img), 0);
+	assert_int_equal(sqfs_image_open(im->file, &im->img, NULL), 0);
 	assert_int_equal(sqfs_walker_create(im->img, "", 0, 0, &w), 0);
 	while ((ret = sqfs_walker_next(w, &ent)) == 0) {
 		if (sqfs_inode_type_basic(ent.inode->type) != SQFS_INODE_FILE)

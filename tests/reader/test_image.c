@@ -171,7 +171,7 @@ static void test_file_backed(void **state)
 
 	assert_int_equal(sqfs_file_open(&file, path, SQFS_FILE_OPEN_READ_ONLY),
 			 0);
-	assert_int_equal(sqfs_image_open(file, &img), 0);
+	assert_int_equal(sqfs_image_open(file, &img, NULL), 0);
 	ru_check_tree(img, &small_tree, false);
 	ru_close(img, file);
 	ru_rmrf(dir);
@@ -348,7 +348,7 @@ static void test_empty_root(void **state)
 						     opt.block_size, 0),
 			 0);
 	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0), 0);
-	assert_int_equal(sqfs_writer_create(file, &opt, &wr), 0);
+	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
 	assert_int_equal(sqfs_writer_finish(wr), 0);
 	sqfs_writer_destroy(wr);
 	mem = sqfs_file_memory_data(file, &size);
@@ -462,11 +462,13 @@ static void test_args(void **state)
 	uint32_t id;
 
 	(void)state;
-	assert_int_equal(sqfs_image_open(NULL, &img), SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_image_open(NULL, &img, NULL),
+			 SQFS_ERROR_ARG_INVALID);
 	sqfs_image_destroy(NULL);
 
 	img = ru_open(small_img, small_size, &file);
-	assert_int_equal(sqfs_image_open(file, NULL), SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_image_open(file, NULL, NULL),
+			 SQFS_ERROR_ARG_INVALID);
 	assert_int_equal(sqfs_image_read_inode(img, 0, NULL),
 			 SQFS_ERROR_ARG_INVALID);
 	assert_int_equal(sqfs_image_read_root(img, NULL),
@@ -544,31 +546,6 @@ static void expect_fail16(const uint8_t *base, size_t size, uint64_t off,
 	free(data);
 }
 
-/* What sqfs_image_open alone says about a patched copy of base. */
-static int open_result(const uint8_t *base, size_t size, uint64_t off,
-		       uint64_t value, int width)
-{
-	uint8_t *data = ru_dup(base, size);
-	sqfs_image_t *img = NULL;
-	sqfs_file_t *file;
-	int ret;
-
-	if (width == 64)
-		ru_put64(data, off, value);
-	else if (width == 32)
-		ru_put32(data, off, (uint32_t)value);
-	else
-		ru_put16(data, off, (uint16_t)value);
-	assert_int_equal(
-	    sqfs_file_open_memory(&file, data, size, SQFS_FILE_OPEN_READ_ONLY),
-	    0);
-	ret = sqfs_image_open(file, &img);
-	sqfs_image_destroy(img);
-	sqfs_file_destroy(file);
-	free(data);
-	return ret;
-}
-
 static void move_tables(const uint8_t *base, size_t size)
 {
 	static const uint64_t fields[] = {
@@ -615,6 +592,86 @@ static void move_tables(const uint8_t *base, size_t size)
 		assert_int_equal(ru_probe(data, size), 0);
 		free(data);
 	}
+}
+
+/* The words sqfs_image_open gives for a patched copy of base. */
+static int open_words(const uint8_t *base, size_t size, uint64_t off,
+		      uint64_t value, int width, char *why)
+{
+	uint8_t *data = ru_dup(base, size);
+	sqfs_image_t *img = NULL;
+	sqfs_file_t *file;
+	int ret;
+
+	if (width == 64)
+		ru_put64(data, off, value);
+	else if (width == 32)
+		ru_put32(data, off, (uint32_t)value);
+	else
+		ru_put16(data, off, (uint16_t)value);
+	assert_int_equal(
+	    sqfs_file_open_memory(&file, data, size, SQFS_FILE_OPEN_READ_ONLY),
+	    0);
+	memset(why, 'x', SQFS_ERROR_TEXT_SIZE);
+	ret = sqfs_image_open(file, &img, why);
+	if (ret == 0)
+		assert_string_equal(why, "");
+	sqfs_image_destroy(img);
+	sqfs_file_destroy(file);
+	free(data);
+	return ret;
+}
+
+/* What sqfs_image_open alone says about a patched copy of base. */
+static int open_result(const uint8_t *base, size_t size, uint64_t off,
+		       uint64_t value, int width)
+{
+	char why[SQFS_ERROR_TEXT_SIZE];
+
+	return open_words(base, size, off, value, width, why);
+}
+
+#define assert_prefix(s, p) assert_memory_equal((s), (p), strlen(p))
+
+/* A refused image says which part of it is at fault. */
+static void test_open_words(void **state)
+{
+	const uint8_t *b = big_img;
+	size_t n = big_size;
+	char why[SQFS_ERROR_TEXT_SIZE], want[SQFS_ERROR_TEXT_SIZE];
+	uint64_t xattr = ru_get64(b, RU_SB_XATTR_START);
+
+	(void)state;
+	assert_int_equal(open_words(b, n, 0, 0x12345678, 32, why),
+			 SQFS_ERROR_SUPER_MAGIC);
+	assert_string_equal(why, "not a SquashFS image (bad magic)");
+
+	assert_int_equal(open_words(b, n, RU_SB_BYTES_USED, n + 4096, 64, why),
+			 SQFS_ERROR_TRUNCATED);
+	snprintf(want, sizeof(want),
+		 "the image is cut short: it says %zu bytes, the file has %zu",
+		 n + 4096, n);
+	assert_string_equal(why, want);
+	assert_int_equal(open_words(b, n, 28, 5, 16, why),
+			 SQFS_ERROR_SUPER_VERSION);
+	assert_string_equal(why, "SquashFS version 5.0, not 4.0");
+
+	assert_true(open_words(b, n, RU_SB_ID_START,
+			       ru_get64(b, RU_SB_ID_START) + 8, 64, why) < 0);
+	assert_prefix(why, "id table");
+
+	assert_true(
+	    open_words(b, n, ru_get64(b, RU_SB_FRAG_START), 0, 64, why) < 0);
+	assert_prefix(why, "fragment table: ");
+
+	assert_true(
+	    open_words(b, n, ru_get64(b, RU_SB_EXPORT_START), 0, 64, why) < 0);
+	assert_prefix(why, "export table: ");
+
+	assert_true(open_words(b, n, xattr + 16, 0, 64, why) < 0);
+	assert_prefix(why, "xattr id table: ");
+
+	assert_int_equal(open_words(b, n, 0, SQFS_MAGIC, 32, why), 0);
 }
 
 static void test_hostile_table_starts(void **state)
@@ -1008,6 +1065,7 @@ int main(void)
 	    cmocka_unit_test(test_rebuilt_tables),
 	    cmocka_unit_test(test_inode_mode),
 	    cmocka_unit_test(test_args),
+	    cmocka_unit_test(test_open_words),
 	    cmocka_unit_test(test_hostile_table_starts),
 	    cmocka_unit_test(test_hostile_counts),
 	    cmocka_unit_test(test_hostile_indexes),

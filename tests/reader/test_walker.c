@@ -258,6 +258,8 @@ static void test_deep(void **state)
 	assert_int_equal(walk_all(img, "", DEEP + 1, 0, &count), 1);
 	assert_int_equal(walk_all(img, "", DEEP, 0, &count), SQFS_ERROR_LIMIT);
 	assert_int_equal(walk_all(img, "", 50, 0, &count), SQFS_ERROR_LIMIT);
+	assert_non_null(
+	    strstr(sqfs_image_error(img), "': nested deeper than 50 levels"));
 	/* root, a, d(1..50) reported before the limit hits */
 	assert_int_equal(count, 52);
 	assert_int_equal(walk_all(img, "d/d", DEEP - 1, 0, &count), 1);
@@ -374,6 +376,9 @@ static void test_self_loop(void **state)
 	img = di_craft_finish(c, 2, ref, &f);
 	assert_int_equal(walk_all(img, "", 0, 0, &count), SQFS_ERROR_LOOP);
 	assert_int_equal(count, 2);
+	assert_string_equal(sqfs_image_error(img),
+			    "'self': directory inode 2 is reached a second "
+			    "time (a loop or a directory hard link)");
 	assert_int_equal(walk_all(img, "self/self/self", 0, 0, &count),
 			 SQFS_ERROR_LOOP);
 	sqfs_image_destroy(img);

@@ -695,7 +695,7 @@ static void test_data_start(void **state)
 		wt_options(&opt);
 		opt.compressor.opt.gzip.level = with_options ? 4 : 9;
 		file = test_memory_file(NULL, 0);
-		assert_int_equal(sqfs_writer_create(file, &opt, &wr), 0);
+		assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
 		assert_int_equal(sqfs_writer_begin_file(wr, "r", &attr), 0);
 		assert_int_equal(sqfs_writer_append(wr, data, 131072), 0);
 		assert_int_equal(sqfs_writer_end_file(wr), 0);

@@ -26,7 +26,7 @@ static sqfs_writer_t *memory_writer(sqfs_file_t **file)
 
 	wt_options(&opt);
 	*file = test_memory_file(NULL, 0);
-	assert_int_equal(sqfs_writer_create(*file, &opt, &wr), 0);
+	assert_int_equal(sqfs_writer_create(*file, &opt, &wr, NULL), 0);
 	return wr;
 }
 
@@ -39,48 +39,48 @@ static void test_create_errors(void **state)
 	(void)state;
 	wt_options(&opt);
 	file = test_memory_file("x", 1);
-	assert_int_equal(sqfs_writer_create(file, &opt, &wr),
+	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL),
 			 SQFS_ERROR_ARG_INVALID);
 	assert_null(wr);
 	sqfs_file_destroy(file);
 
 	file = test_memory_file(NULL, 0);
-	assert_int_equal(sqfs_writer_create(NULL, &opt, &wr),
+	assert_int_equal(sqfs_writer_create(NULL, &opt, &wr, NULL),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_writer_create(file, NULL, &wr),
+	assert_int_equal(sqfs_writer_create(file, NULL, &wr, NULL),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_writer_create(file, &opt, NULL),
+	assert_int_equal(sqfs_writer_create(file, &opt, NULL, NULL),
 			 SQFS_ERROR_ARG_INVALID);
 
 	bad = opt;
 	bad.block_size = 1000;
 	bad.compressor.block_size = 1000;
-	assert_int_equal(sqfs_writer_create(file, &bad, &wr),
+	assert_int_equal(sqfs_writer_create(file, &bad, &wr, NULL),
 			 SQFS_ERROR_SUPER_BLOCK_SIZE);
 	bad = opt;
 	bad.block_size = 2u << 20;
 	bad.compressor.block_size = 2u << 20;
-	assert_int_equal(sqfs_writer_create(file, &bad, &wr),
+	assert_int_equal(sqfs_writer_create(file, &bad, &wr, NULL),
 			 SQFS_ERROR_SUPER_BLOCK_SIZE);
 	bad = opt;
 	bad.devblk_size = 512;
-	assert_int_equal(sqfs_writer_create(file, &bad, &wr),
+	assert_int_equal(sqfs_writer_create(file, &bad, &wr, NULL),
 			 SQFS_ERROR_ARG_INVALID);
 	bad = opt;
 	bad.block_size = 65536;
-	assert_int_equal(sqfs_writer_create(file, &bad, &wr),
+	assert_int_equal(sqfs_writer_create(file, &bad, &wr, NULL),
 			 SQFS_ERROR_ARG_INVALID);
 	bad = opt;
 	bad.flags = 0x100;
-	assert_int_equal(sqfs_writer_create(file, &bad, &wr),
+	assert_int_equal(sqfs_writer_create(file, &bad, &wr, NULL),
 			 SQFS_ERROR_ARG_INVALID);
 	bad = opt;
 	bad.default_mode = S_IFREG | 0644;
-	assert_int_equal(sqfs_writer_create(file, &bad, &wr),
+	assert_int_equal(sqfs_writer_create(file, &bad, &wr, NULL),
 			 SQFS_ERROR_ARG_INVALID);
 	bad = opt;
 	bad.compressor.id = 77;
-	assert_true(sqfs_writer_create(file, &bad, &wr) < 0);
+	assert_true(sqfs_writer_create(file, &bad, &wr, NULL) < 0);
 	assert_null(wr);
 
 	/* Nothing was written by the refused attempts. */
@@ -421,6 +421,169 @@ static void test_broken_links(void **state)
 	wt_model_free(&model);
 }
 
+/* The words of the last failure contain want. */
+#define assert_words(wr, want)                                          \
+	do {                                                            \
+		const char *got_ = sqfs_writer_error(wr);               \
+		if (strstr(got_, (want)) == NULL)                       \
+			fail_msg("words '%s' lack '%s'", got_, (want)); \
+	} while (0)
+
+/*
+ * Every refusal says what was wrong, in words a tool can pass on: the
+ * format's limits, the offending value, the part of the path at fault.
+ * A failure never shows the words of an earlier one.
+ */
+static void test_error_words(void **state)
+{
+	sqfs_entry_attr_t fa = wt_attr(S_IFREG | 0644, 0, 0, 0);
+	sqfs_entry_attr_t da = wt_attr(S_IFDIR | 0755, 0, 0, 0);
+	sqfs_entry_attr_t attr;
+	sqfs_writer_options_t opt;
+	char why[SQFS_ERROR_TEXT_SIZE], name[300], target[4200];
+	sqfs_xattr_t x;
+	sqfs_writer_t *wr;
+	sqfs_file_t *file;
+
+	(void)state;
+	wr = memory_writer(&file);
+	assert_string_equal(sqfs_writer_error(wr), "no error");
+	assert_string_equal(sqfs_writer_error(NULL), "no writer");
+
+	assert_int_equal(sqfs_writer_add_dir(wr, "a/../b", &da),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(sqfs_writer_error(wr), "'..' in the path");
+	assert_int_equal(sqfs_writer_add_hard_link(wr, "h", "x/../y"),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(sqfs_writer_error(wr),
+			    "'..' in the hard link target");
+
+	memset(name, 'n', 257);
+	name[257] = '\0';
+	assert_int_equal(sqfs_writer_add_dir(wr, name, &da),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(sqfs_writer_error(wr),
+			    "a name in the path is 257 bytes long, more than "
+			    "256");
+
+	assert_int_equal(sqfs_writer_begin_file(wr, "", &fa),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(sqfs_writer_error(wr),
+			    "the root can only be a directory");
+
+	assert_int_equal(sqfs_writer_begin_file(wr, "f", &fa), 0);
+	assert_int_equal(sqfs_writer_end_file(wr), 0);
+	assert_int_equal(sqfs_writer_add_dir(wr, "f/g/h", &da),
+			 SQFS_ERROR_NOT_DIR);
+	assert_string_equal(sqfs_writer_error(wr), "'f' is not a directory");
+	assert_int_equal(sqfs_writer_add_dir(wr, "d/e", &da), 0);
+	assert_int_equal(sqfs_writer_begin_file(wr, "d/e/f", &fa), 0);
+	assert_int_equal(sqfs_writer_end_file(wr), 0);
+	assert_int_equal(sqfs_writer_add_dir(wr, "//d/./e/f/x", &da),
+			 SQFS_ERROR_NOT_DIR);
+	assert_string_equal(sqfs_writer_error(wr),
+			    "'d/./e/f' is not a directory");
+
+	attr = da;
+	x.key = "foo.x";
+	x.value = "v";
+	x.size = 1;
+	attr.xattrs = &x;
+	attr.xattr_count = 1;
+	assert_int_equal(sqfs_writer_add_dir(wr, "d", &attr),
+			 SQFS_ERROR_UNSUPPORTED);
+	assert_words(wr, "xattr 'foo.x': namespace not supported");
+	x.key = "user.";
+	assert_int_equal(sqfs_writer_add_dir(wr, "d", &attr),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(sqfs_writer_error(wr), "xattr 'user.': empty name");
+
+	attr = wt_attr(S_IFCHR | 0600, 0, 0, 0);
+	attr.rdev_major = 4096;
+	assert_int_equal(sqfs_writer_add_special(wr, "c", &attr),
+			 SQFS_ERROR_OVERFLOW);
+	assert_words(wr, "device number 4096:0 does not fit the image "
+			 "(major up to 4095, minor up to 1048575)");
+	attr = wt_attr(S_IFREG | 0644, 0, 0, 0);
+	assert_int_equal(sqfs_writer_add_special(wr, "c", &attr),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_words(wr, "is not a device, FIFO or socket");
+	attr = wt_attr(S_IFDIR | 0755, 0, 0, 0);
+	attr.mode |= 0200000;
+	assert_int_equal(sqfs_writer_add_dir(wr, "d", &attr),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_words(wr, "has bits besides the type and 07777");
+	attr = da;
+	attr.reserved[7] = 1;
+	assert_int_equal(sqfs_writer_add_dir(wr, "d", &attr),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_words(wr, "reserved room");
+
+	assert_int_equal(sqfs_writer_add_symlink(wr, "s", &fa, ""),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(sqfs_writer_error(wr),
+			    "symlink with an empty target");
+	memset(target, 't', 4097);
+	target[4097] = '\0';
+	assert_int_equal(sqfs_writer_add_symlink(wr, "s", &fa, target),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(sqfs_writer_error(wr),
+			    "symlink target longer than 4096 bytes");
+
+	assert_int_equal(sqfs_writer_begin_file_flags(wr, "g", &fa, 0x80),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(sqfs_writer_error(wr), "unknown file flags 0x80");
+
+	/* a success leaves the words; the next failure has its own */
+	assert_int_equal(sqfs_writer_append(wr, "x", 1), SQFS_ERROR_SEQUENCE);
+	assert_words(wr, "no file is open");
+	assert_int_equal(sqfs_writer_begin_file(wr, "g", &fa), 0);
+	assert_words(wr, "no file is open");
+	assert_int_equal(sqfs_writer_add_dir(wr, "x", &da),
+			 SQFS_ERROR_SEQUENCE);
+	assert_words(wr, "a file is still open");
+	assert_int_equal(sqfs_writer_end_file(wr), 0);
+
+	assert_int_equal(sqfs_writer_add_hard_link(wr, "l", "nowhere"), 0);
+	assert_int_equal(sqfs_writer_finish(wr), SQFS_ERROR_NO_ENTRY);
+	assert_string_equal(sqfs_writer_error(wr),
+			    "hard link 'l': target 'nowhere' does not exist "
+			    "or is a directory");
+	assert_int_equal(sqfs_writer_drop_broken_links(wr, NULL, NULL), 1);
+	assert_int_equal(sqfs_writer_finish(wr), 0);
+	assert_int_equal(sqfs_writer_finish(wr), SQFS_ERROR_SEQUENCE);
+	assert_string_equal(sqfs_writer_error(wr), "the image is finished");
+	sqfs_writer_destroy(wr);
+	sqfs_file_destroy(file);
+
+	/* create has no object to keep words on: they go to why */
+	wt_options(&opt);
+	opt.block_size = 3000;
+	opt.compressor.block_size = 3000;
+	file = test_memory_file(NULL, 0);
+	memset(why, 'x', sizeof(why));
+	assert_int_equal(sqfs_writer_create(file, &opt, &wr, why),
+			 SQFS_ERROR_SUPER_BLOCK_SIZE);
+	assert_string_equal(why, "block size 3000 is not a power of two from "
+				 "4096 to 1048576");
+	wt_options(&opt);
+	opt.compressor.block_size = 65536;
+	assert_int_equal(sqfs_writer_create(file, &opt, &wr, why),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_non_null(strstr(why, "set up for blocks of 65536 bytes"));
+	wt_options(&opt);
+	assert_int_equal(sqfs_writer_create(file, &opt, &wr, why), 0);
+	assert_string_equal(why, "");
+	sqfs_writer_destroy(wr);
+	sqfs_file_destroy(file);
+
+	file = test_memory_file("x", 1);
+	assert_int_equal(sqfs_writer_create(file, &opt, &wr, why),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_string_equal(why, "the output file is not empty");
+	sqfs_file_destroy(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +591,7 @@ int main(void)
 	    cmocka_unit_test(test_sequence),
 	    cmocka_unit_test(test_bad_arguments),
 	    cmocka_unit_test(test_broken_links),
+	    cmocka_unit_test(test_error_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

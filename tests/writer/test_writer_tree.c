@@ -180,7 +180,7 @@ static void test_memory_per_entry(void **state)
 		opt.compressor.opt.gzip.level = 1;
 	}
 	file = test_memory_file(NULL, 0);
-	assert_int_equal(sqfs_writer_create(file, &opt, &wr), 0);
+	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
 
 	memset(&attr, 0, sizeof(attr));
 	attr.mode = S_IFREG | 0644;

@@ -75,7 +75,7 @@ sqfs_writer_t *wt_create(const char *path, const sqfs_writer_options_t *opt,
 
 	assert_int_equal(sqfs_file_open(file, path, SQFS_FILE_OPEN_OVERWRITE),
 			 0);
-	assert_int_equal(sqfs_writer_create(*file, opt, &wr), 0);
+	assert_int_equal(sqfs_writer_create(*file, opt, &wr, NULL), 0);
 	assert_non_null(wr);
 	return wr;
 }

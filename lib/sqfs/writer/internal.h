@@ -16,6 +16,7 @@
 #ifndef SQFS_WRITER_INTERNAL_H
 #define SQFS_WRITER_INTERNAL_H
 
+#include "sqfs/error_internal.h"
 #include "sqfs/predef.h"
 #include "sqfs/error.h"
 #include "sqfs/super.h"
@@ -203,6 +204,9 @@ struct sqfs_writer {
 	/* The regular file being written, or NODE_NIL. */
 	uint32_t open_file;
 	bool finished;
+
+	/* Words of the last failure (sqfs_writer_error). */
+	sqfs_errtext_t err;
 
 	sqfs_writer_stats_t stats;
 };

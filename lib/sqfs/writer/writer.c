@@ -14,6 +14,7 @@
 #include "sqfs/table_internal.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,52 +67,97 @@ void sqfs_writer_destroy(sqfs_writer_t *wr)
 	free(wr);
 }
 
-static int check_options(const sqfs_writer_options_t *opt)
+/* Options the writer refuses, in words (why: SQFS_ERROR_TEXT_SIZE). */
+static int check_options(const sqfs_writer_options_t *opt, char *why)
 {
 	const uint32_t known = SQFS_WRITER_EXPORTABLE |
 			       SQFS_WRITER_NO_TAIL_PACKING |
 			       SQFS_WRITER_NO_FRAGMENTS |
 			       SQFS_WRITER_NO_XATTRS | SQFS_WRITER_NO_PROBE;
 	uint32_t bs = opt->block_size;
+	const char *what = NULL;
+	int ret = SQFS_ERROR_ARG_INVALID;
+	char buf[SQFS_ERROR_TEXT_SIZE];
 
+	buf[0] = '\0';
 	if (bs < SQFS_MIN_BLOCK_SIZE || bs > SQFS_MAX_BLOCK_SIZE ||
-	    (bs & (bs - 1)) != 0)
-		return SQFS_ERROR_SUPER_BLOCK_SIZE;
-	if (opt->devblk_size < 1024 || opt->compressor.block_size != bs ||
-	    (opt->flags & ~known) != 0)
-		return SQFS_ERROR_ARG_INVALID;
-	if ((opt->default_mode & S_IFMT) != 0 &&
-	    (opt->default_mode & S_IFMT) != S_IFDIR)
-		return SQFS_ERROR_ARG_INVALID;
-	return 0;
+	    (bs & (bs - 1)) != 0) {
+		snprintf(buf, sizeof(buf),
+			 "block size %u is not a power of two from %u to %u",
+			 bs, (unsigned int)SQFS_MIN_BLOCK_SIZE,
+			 (unsigned int)SQFS_MAX_BLOCK_SIZE);
+		ret = SQFS_ERROR_SUPER_BLOCK_SIZE;
+	} else if (opt->devblk_size < 1024) {
+		snprintf(buf, sizeof(buf), "device block size %u is below 1024",
+			 opt->devblk_size);
+	} else if (opt->compressor.block_size != bs) {
+		snprintf(buf, sizeof(buf),
+			 "the compressor is set up for blocks of %u bytes, "
+			 "the image for %u",
+			 (unsigned int)opt->compressor.block_size, bs);
+	} else if ((opt->flags & ~known) != 0) {
+		snprintf(buf, sizeof(buf), "unknown writer flags 0x%x",
+			 (unsigned int)(opt->flags & ~known));
+	} else if ((opt->default_mode & S_IFMT) != 0 &&
+		   (opt->default_mode & S_IFMT) != S_IFDIR) {
+		what = "the default mode is of a file type other than a "
+		       "directory";
+	} else if (!all_zero(opt->reserved, sizeof(opt->reserved) /
+						sizeof(opt->reserved[0]))) {
+		what = "the reserved room of the options is not zero";
+	} else {
+		return 0;
+	}
+	if (why != NULL)
+		snprintf(why, SQFS_ERROR_TEXT_SIZE, "%s",
+			 what != NULL ? what : buf);
+	return ret;
+}
+
+/* A failure of create, in words. */
+static int create_failed(char *why, int code, const char *what)
+{
+	if (why != NULL) {
+		if (what != NULL)
+			snprintf(why, SQFS_ERROR_TEXT_SIZE, "%s: %s", what,
+				 sqfs_error_string(code));
+		else
+			snprintf(why, SQFS_ERROR_TEXT_SIZE, "%s",
+				 sqfs_error_string(code));
+	}
+	return code;
 }
 
 int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
-		       sqfs_writer_t **out)
+		       sqfs_writer_t **out, char *why)
 {
 	static const uint8_t zeros[SQFS_SUPER_SIZE];
 	sqfs_block_processor_desc_t desc;
 	sqfs_writer_t *wr;
+	const char *stage = NULL;
 	int ret;
 
-	if (out == NULL)
-		return SQFS_ERROR_ARG_INVALID;
+	if (why != NULL)
+		why[0] = '\0';
+	if (out == NULL || file == NULL || opt == NULL)
+		return create_failed(why, SQFS_ERROR_ARG_INVALID,
+				     "sqfs_writer_create: no file, options "
+				     "or out");
 	*out = NULL;
-	if (file == NULL || opt == NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	if (!all_zero(opt->reserved,
-		      sizeof(opt->reserved) / sizeof(opt->reserved[0])))
-		return SQFS_ERROR_ARG_INVALID;
 
-	ret = check_options(opt);
+	ret = check_options(opt, why);
 	if (ret != 0)
 		return ret;
-	if (file->get_size(file) != 0)
+	if (file->get_size(file) != 0) {
+		if (why != NULL)
+			snprintf(why, SQFS_ERROR_TEXT_SIZE,
+				 "the output file is not empty");
 		return SQFS_ERROR_ARG_INVALID;
+	}
 
 	wr = calloc(1, sizeof(*wr));
 	if (wr == NULL)
-		return SQFS_ERROR_ALLOC;
+		return create_failed(why, SQFS_ERROR_ALLOC, NULL);
 	wr->file = file;
 	wr->opt = *opt;
 	wr->opt.default_mode &= 07777;
@@ -122,18 +168,22 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	if (ret != 0)
 		goto fail;
 
+	stage = "the compressor";
 	ret = sqfs_compressor_create(&opt->compressor, &wr->cmp);
 	if (ret != 0)
 		goto fail;
 
 	/* Reserve the superblock, written last, so that the options block
 	 * lands at 96 and the data right after it. */
+	stage = "writing the superblock's place";
 	ret = file->write_at(file, 0, zeros, sizeof(zeros));
 	if (ret != 0)
 		goto fail;
+	stage = "writing the compressor options";
 	ret = sqfs_compressor_config_write_options(&opt->compressor, file);
 	if (ret < 0)
 		goto fail;
+	stage = NULL;
 	if (ret > 0)
 		wr->super.flags |= SQFS_FLAG_COMPRESSOR_OPTIONS;
 
@@ -169,61 +219,85 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	return 0;
 fail:
 	sqfs_writer_destroy(wr);
-	return ret;
+	return create_failed(why, ret, stage);
 }
 
 /* ---- attributes ---------------------------------------------------------- */
 
-static int check_xattrs(const sqfs_entry_attr_t *attr)
+static int check_xattrs(sqfs_writer_t *wr, const sqfs_entry_attr_t *attr)
 {
 	if (attr->xattr_count > 0 && attr->xattrs == NULL)
-		return SQFS_ERROR_ARG_INVALID;
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"%zu xattrs but no list",
+					attr->xattr_count);
 
 	/* Checked up front, with the xattr writer's codes, so a bad pair
 	 * never leaves a half-built set behind. */
 	for (size_t i = 0; i < attr->xattr_count; ++i) {
-		int ret = sqfs_xattr_check(&attr->xattrs[i], NULL);
+		const sqfs_xattr_t *x = &attr->xattrs[i];
+		const char *why;
+		int ret = sqfs_xattr_check(x, &why);
 
 		if (ret != 0)
-			return ret;
+			return sqfs_errtext_set(&wr->err, ret, "xattr '%s': %s",
+						x->key != NULL ? x->key : "",
+						why);
 	}
 	return 0;
 }
 
 /* Validate attr for an entry of file type type (0: a device, FIFO or
  * socket, taken from attr). */
-static int check_attr(const sqfs_writer_t *wr, const sqfs_entry_attr_t *attr,
+static int check_attr(sqfs_writer_t *wr, const sqfs_entry_attr_t *attr,
 		      uint32_t type)
 {
 	uint32_t fmt;
 
 	if (attr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"no attributes");
 	if (!all_zero(attr->reserved,
 		      sizeof(attr->reserved) / sizeof(attr->reserved[0])))
-		return SQFS_ERROR_ARG_INVALID;
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"the reserved room of the attributes "
+					"is not zero");
 	if ((attr->mode & ~(uint32_t)(S_IFMT | 07777)) != 0)
-		return SQFS_ERROR_ARG_INVALID;
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"mode 0%o has bits besides the type "
+					"and 07777",
+					(unsigned int)attr->mode);
 
 	fmt = attr->mode & S_IFMT;
 	if (type == 0) {
 		if (fmt != S_IFCHR && fmt != S_IFBLK && fmt != S_IFIFO &&
 		    fmt != S_IFSOCK)
-			return SQFS_ERROR_ARG_INVALID;
+			return sqfs_errtext_set(&wr->err,
+						SQFS_ERROR_ARG_INVALID,
+						"mode 0%o is not a device, "
+						"FIFO or socket",
+						(unsigned int)attr->mode);
 		if (fmt == S_IFCHR || fmt == S_IFBLK) {
 			uint32_t rdev;
 
 			if (!sqfs_inode_encode_rdev(attr->rdev_major,
 						    attr->rdev_minor, &rdev))
-				return SQFS_ERROR_OVERFLOW;
+				return sqfs_errtext_set(
+				    &wr->err, SQFS_ERROR_OVERFLOW,
+				    "device number %u:%u does not fit the "
+				    "image (major up to %u, minor up to %u)",
+				    attr->rdev_major, attr->rdev_minor,
+				    (unsigned int)SQFS_RDEV_MAJOR_MAX,
+				    (unsigned int)SQFS_RDEV_MINOR_MAX);
 		}
 	} else if (fmt != 0 && fmt != type) {
-		return SQFS_ERROR_ARG_INVALID;
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"mode 0%o is of another file type",
+					(unsigned int)attr->mode);
 	}
 
 	if (wr->opt.flags & SQFS_WRITER_NO_XATTRS)
 		return 0;
-	return check_xattrs(attr);
+	return check_xattrs(wr, attr);
 }
 
 static int make_attr(sqfs_writer_t *wr, const sqfs_entry_attr_t *attr,
@@ -251,6 +325,12 @@ static int make_attr(sqfs_writer_t *wr, const sqfs_entry_attr_t *attr,
 	if (ret == 0)
 		ret = sqfs_id_table_id_to_index(wr->idtbl, attr->gid,
 						&out->gid_idx);
+	if (ret == SQFS_ERROR_LIMIT)
+		return sqfs_errtext_set(&wr->err, ret,
+					"owner %u, group %u: the image holds "
+					"at most %u different ids",
+					attr->uid, attr->gid,
+					(unsigned int)SQFS_MAX_IDS);
 	if (ret != 0)
 		return ret;
 
@@ -281,13 +361,47 @@ static void set_attr(wr_node_t *n, const node_attr_t *a)
 
 /* ---- paths --------------------------------------------------------------- */
 
-static int check_state(const sqfs_writer_t *wr)
+static int check_state(sqfs_writer_t *wr)
 {
-	if (wr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	if (wr->finished || wr->open_file != NODE_NIL)
-		return SQFS_ERROR_SEQUENCE;
+	if (wr->finished)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
+					"the image is finished");
+	if (wr->open_file != NODE_NIL)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
+					"a file is still open: "
+					"sqfs_writer_end_file comes first");
 	return 0;
+}
+
+/* Words for a path wr_path_check refused; returns its code. */
+static int path_refused(sqfs_writer_t *wr, const char *path, int code,
+			const char *what)
+{
+	const char *comp;
+	size_t len;
+
+	if (path == NULL)
+		return sqfs_errtext_set(&wr->err, code, "no %s", what);
+	for (;;) {
+		int ret = wr_path_next(&path, &comp, &len);
+
+		if (ret == 0)
+			break;
+		if (ret > 0)
+			continue;
+		/* path stops at the component refused */
+		while (*path == '/')
+			++path;
+		len = strcspn(path, "/");
+		if (len == 2 && path[0] == '.' && path[1] == '.')
+			return sqfs_errtext_set(&wr->err, code, "'..' in %s",
+						what);
+		return sqfs_errtext_set(&wr->err, code,
+					"a name in %s is %zu bytes long, "
+					"more than %u",
+					what, len, (unsigned int)WR_NAME_MAX);
+	}
+	return code;
 }
 
 static int make_implicit_dir(sqfs_writer_t *wr, uint32_t parent,
@@ -328,12 +442,15 @@ static int walk_to_parent(sqfs_writer_t *wr, const char *path, uint32_t *parent,
 			  const char **name, size_t *len)
 {
 	uint32_t dir = NODE_ROOT;
-	const char *comp, *next;
+	const char *comp, *next, *start = path;
 	size_t clen, nlen;
 	int ret;
 
 	*name = NULL;
 	*len = 0;
+	/* the words quote the path as given, from its first name on */
+	while (*start == '/')
+		++start;
 
 	ret = wr_path_next(&path, &comp, &clen);
 	while (ret > 0) {
@@ -354,7 +471,10 @@ static int walk_to_parent(sqfs_writer_t *wr, const char *path, uint32_t *parent,
 			if (ret != 0)
 				return ret;
 		} else if (!wr_node_is_dir(wr_node(&wr->tree, id))) {
-			return SQFS_ERROR_NOT_DIR;
+			return sqfs_errtext_set(
+			    &wr->err, SQFS_ERROR_NOT_DIR,
+			    "'%.*s' is not a directory",
+			    (int)((size_t)(comp - start) + clen), start);
 		}
 
 		dir = id;
@@ -399,11 +519,15 @@ static int begin_add(sqfs_writer_t *wr, const char *path,
 	int ret;
 
 	ret = check_state(wr);
-	if (ret == 0)
-		ret = wr_path_check(path, &depth);
-	if (ret == 0 && depth == 0 && !root_ok)
-		ret = SQFS_ERROR_ARG_INVALID;
-	if (ret == 0 && attr != NULL)
+	if (ret != 0)
+		return ret;
+	ret = wr_path_check(path, &depth);
+	if (ret != 0)
+		return path_refused(wr, path, ret, "the path");
+	if (depth == 0 && !root_ok)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"the root can only be a directory");
+	if (attr != NULL)
 		ret = check_attr(wr, attr, type);
 	if (ret == 0)
 		ret = walk_to_parent(wr, path, parent, name, len);
@@ -412,8 +536,8 @@ static int begin_add(sqfs_writer_t *wr, const char *path,
 
 /* ---- adding entries ------------------------------------------------------ */
 
-int sqfs_writer_add_dir(sqfs_writer_t *wr, const char *path,
-			const sqfs_entry_attr_t *attr)
+static int add_dir(sqfs_writer_t *wr, const char *path,
+		   const sqfs_entry_attr_t *attr)
 {
 	const char *name;
 	node_attr_t a;
@@ -448,8 +572,8 @@ int sqfs_writer_add_dir(sqfs_writer_t *wr, const char *path,
 	return ret;
 }
 
-int sqfs_writer_add_symlink(sqfs_writer_t *wr, const char *path,
-			    const sqfs_entry_attr_t *attr, const char *target)
+static int add_symlink(sqfs_writer_t *wr, const char *path,
+		       const sqfs_entry_attr_t *attr, const char *target)
 {
 	const char *name, *copy;
 	node_attr_t a;
@@ -460,8 +584,13 @@ int sqfs_writer_add_symlink(sqfs_writer_t *wr, const char *path,
 	if (attr == NULL || target == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	tlen = strnlen(target, SQFS_MAX_SYMLINK_SIZE + 1);
-	if (tlen == 0 || tlen > SQFS_MAX_SYMLINK_SIZE)
-		return SQFS_ERROR_ARG_INVALID;
+	if (tlen == 0)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"symlink with an empty target");
+	if (tlen > SQFS_MAX_SYMLINK_SIZE)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"symlink target longer than %u bytes",
+					(unsigned int)SQFS_MAX_SYMLINK_SIZE);
 
 	ret = begin_add(wr, path, attr, S_IFLNK, false, &parent, &name, &len);
 	if (ret != 0)
@@ -483,8 +612,8 @@ int sqfs_writer_add_symlink(sqfs_writer_t *wr, const char *path,
 	return ret;
 }
 
-int sqfs_writer_add_special(sqfs_writer_t *wr, const char *path,
-			    const sqfs_entry_attr_t *attr)
+static int add_special(sqfs_writer_t *wr, const char *path,
+		       const sqfs_entry_attr_t *attr)
 {
 	const char *name;
 	node_attr_t a;
@@ -510,8 +639,8 @@ int sqfs_writer_add_special(sqfs_writer_t *wr, const char *path,
 	return ret;
 }
 
-int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
-			      const char *target)
+static int add_hard_link(sqfs_writer_t *wr, const char *path,
+			 const char *target)
 {
 	const char *name, *canon;
 	uint32_t parent, id, bound;
@@ -519,10 +648,11 @@ int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
 	int ret;
 
 	ret = check_state(wr);
-	if (ret == 0)
-		ret = wr_path_check(target, &depth);
 	if (ret != 0)
 		return ret;
+	ret = wr_path_check(target, &depth);
+	if (ret != 0)
+		return path_refused(wr, target, ret, "the hard link target");
 
 	ret = begin_add(wr, path, NULL, 0, false, &parent, &name, &len);
 	if (ret != 0)
@@ -590,9 +720,8 @@ int sqfs_writer_begin_file(sqfs_writer_t *wr, const char *path,
 	return sqfs_writer_begin_file_flags(wr, path, attr, 0);
 }
 
-int sqfs_writer_begin_file_flags(sqfs_writer_t *wr, const char *path,
-				 const sqfs_entry_attr_t *attr,
-				 unsigned int flags)
+static int begin_file_flags(sqfs_writer_t *wr, const char *path,
+			    const sqfs_entry_attr_t *attr, unsigned int flags)
 {
 	const unsigned int known =
 	    SQFS_FILE_DONT_COMPRESS | SQFS_FILE_DONT_FRAGMENT |
@@ -604,8 +733,12 @@ int sqfs_writer_begin_file_flags(sqfs_writer_t *wr, const char *path,
 	size_t len;
 	int ret;
 
-	if (attr == NULL || (flags & ~known) != 0)
+	if (attr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
+	if ((flags & ~known) != 0)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"unknown file flags 0x%x",
+					flags & ~known);
 	ret = begin_add(wr, path, attr, S_IFREG, false, &parent, &name, &len);
 	if (ret != 0)
 		return ret;
@@ -631,35 +764,43 @@ int sqfs_writer_begin_file_flags(sqfs_writer_t *wr, const char *path,
 	return 0;
 }
 
-int sqfs_writer_append(sqfs_writer_t *wr, const void *data, size_t size)
+/* Data can only go to an open file. */
+static int check_open(sqfs_writer_t *wr)
 {
-	if (wr == NULL || (data == NULL && size > 0))
-		return SQFS_ERROR_ARG_INVALID;
 	if (wr->finished || wr->open_file == NODE_NIL)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
+					"no file is open: "
+					"sqfs_writer_begin_file comes first");
+	return 0;
+}
+
+static int append(sqfs_writer_t *wr, const void *data, size_t size)
+{
+	if (data == NULL && size > 0)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"%zu bytes of data but no pointer",
+					size);
+	if (check_open(wr) != 0)
 		return SQFS_ERROR_SEQUENCE;
 	if (size == 0)
 		return 0;
 	return sqfs_block_processor_append(wr->bp, data, size);
 }
 
-int sqfs_writer_append_hole(sqfs_writer_t *wr, uint64_t size)
+static int append_hole(sqfs_writer_t *wr, uint64_t size)
 {
-	if (wr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	if (wr->finished || wr->open_file == NODE_NIL)
+	if (check_open(wr) != 0)
 		return SQFS_ERROR_SEQUENCE;
 	if (size == 0)
 		return 0;
 	return sqfs_block_processor_append_hole(wr->bp, size);
 }
 
-int sqfs_writer_end_file(sqfs_writer_t *wr)
+static int end_file(sqfs_writer_t *wr)
 {
 	int ret;
 
-	if (wr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	if (wr->finished || wr->open_file == NODE_NIL)
+	if (check_open(wr) != 0)
 		return SQFS_ERROR_SEQUENCE;
 
 	ret = sqfs_block_processor_end(wr->bp);
@@ -670,10 +811,10 @@ int sqfs_writer_end_file(sqfs_writer_t *wr)
 
 /* ---- hard links and finishing ------------------------------------------- */
 
-int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
-				  void (*report)(void *user, const char *path,
-						 const char *target),
-				  void *user)
+static int drop_broken_links(sqfs_writer_t *wr,
+			     void (*report)(void *user, const char *path,
+					    const char *target),
+			     void *user)
 {
 	wr_tree_t *t;
 	int count = 0;
@@ -712,6 +853,29 @@ int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
 	return count;
 }
 
+/* Words for the first hard link wr_links_resolve found broken. */
+static int broken_link(sqfs_writer_t *wr)
+{
+	wr_tree_t *t = &wr->tree;
+
+	for (uint32_t id = 0; id < t->node_count; ++id) {
+		wr_node_t *n = wr_node(t, id);
+		char *path;
+
+		if (!(n->flags & NODE_HARDLINK) || (n->flags & NODE_DEAD) ||
+		    n->num != LINK_BROKEN)
+			continue;
+		path = wr_tree_node_path(t, id);
+		sqfs_errtext_set(&wr->err, SQFS_ERROR_NO_ENTRY,
+				 "hard link '%s': target '%s' does not exist "
+				 "or is a directory",
+				 path != NULL ? path : "?", n->data.target);
+		free(path);
+		break;
+	}
+	return SQFS_ERROR_NO_ENTRY;
+}
+
 static int pad_image(sqfs_writer_t *wr)
 {
 	uint64_t size = wr->file->get_size(wr->file);
@@ -722,7 +886,7 @@ static int pad_image(sqfs_writer_t *wr)
 	return wr->file->truncate(wr->file, size + (wr->opt.devblk_size - rem));
 }
 
-int sqfs_writer_finish(sqfs_writer_t *wr)
+static int finish(sqfs_writer_t *wr)
 {
 	wr_node_t *root;
 	uint64_t *export_table = NULL;
@@ -750,7 +914,7 @@ int sqfs_writer_finish(sqfs_writer_t *wr)
 	 * the broken links and finish. */
 	wr_tree_mark_dead(&wr->tree);
 	if (wr_links_resolve(&wr->tree) != 0)
-		return SQFS_ERROR_NO_ENTRY;
+		return broken_link(wr);
 
 	wr->finished = true;
 
@@ -810,4 +974,120 @@ void sqfs_writer_get_stats(const sqfs_writer_t *wr, sqfs_writer_stats_t *stats)
 	stats->sparse_blocks = bs.sparse_blocks;
 	stats->files = bs.files;
 	stats->ids = sqfs_id_table_count(wr->idtbl);
+}
+
+/* ---- the public calls: each begins the error text and words its exit ---- */
+
+/* Words for a failure while the open file's data was taken. */
+static int data_failed(sqfs_writer_t *wr, int ret)
+{
+	char *path;
+
+	if (ret == 0 || wr->open_file == NODE_NIL)
+		return sqfs_errtext_end(&wr->err, ret, NULL);
+	path = wr_tree_node_path(&wr->tree, wr->open_file);
+	ret = sqfs_errtext_end(&wr->err, ret, "data of '%s'",
+			       path != NULL ? path : "?");
+	free(path);
+	return ret;
+}
+
+int sqfs_writer_add_dir(sqfs_writer_t *wr, const char *path,
+			const sqfs_entry_attr_t *attr)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&wr->err);
+	return sqfs_errtext_end(&wr->err, add_dir(wr, path, attr), NULL);
+}
+
+int sqfs_writer_add_symlink(sqfs_writer_t *wr, const char *path,
+			    const sqfs_entry_attr_t *attr, const char *target)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&wr->err);
+	return sqfs_errtext_end(&wr->err, add_symlink(wr, path, attr, target),
+				NULL);
+}
+
+int sqfs_writer_add_special(sqfs_writer_t *wr, const char *path,
+			    const sqfs_entry_attr_t *attr)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&wr->err);
+	return sqfs_errtext_end(&wr->err, add_special(wr, path, attr), NULL);
+}
+
+int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
+			      const char *target)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&wr->err);
+	return sqfs_errtext_end(&wr->err, add_hard_link(wr, path, target),
+				NULL);
+}
+
+int sqfs_writer_begin_file_flags(sqfs_writer_t *wr, const char *path,
+				 const sqfs_entry_attr_t *attr,
+				 unsigned int flags)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&wr->err);
+	return sqfs_errtext_end(&wr->err,
+				begin_file_flags(wr, path, attr, flags), NULL);
+}
+
+int sqfs_writer_append(sqfs_writer_t *wr, const void *data, size_t size)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&wr->err);
+	return data_failed(wr, append(wr, data, size));
+}
+
+int sqfs_writer_append_hole(sqfs_writer_t *wr, uint64_t size)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&wr->err);
+	return data_failed(wr, append_hole(wr, size));
+}
+
+int sqfs_writer_end_file(sqfs_writer_t *wr)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&wr->err);
+	return data_failed(wr, end_file(wr));
+}
+
+int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
+				  void (*report)(void *user, const char *path,
+						 const char *target),
+				  void *user)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&wr->err);
+	return sqfs_errtext_end(&wr->err, drop_broken_links(wr, report, user),
+				NULL);
+}
+
+int sqfs_writer_finish(sqfs_writer_t *wr)
+{
+	if (wr == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	sqfs_errtext_begin(&wr->err);
+	return sqfs_errtext_end(&wr->err, finish(wr), "finishing the image");
+}
+
+const char *sqfs_writer_error(const sqfs_writer_t *wr)
+{
+	if (wr == NULL)
+		return "no writer";
+	return wr->err.text[0] != '\0' ? wr->err.text : "no error";
 }
