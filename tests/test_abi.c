@@ -92,6 +92,10 @@ int main(void)
 	OFF(sqfs_file_block_t, offset, 24);
 	OFF(sqfs_file_block_t, index, 32);
 	OFF(sqfs_file_block_t, flags, 40);
+	SIZE(sqfs_ahead_entry_t, 24);
+	OFF(sqfs_ahead_entry_t, inode, 0);
+	OFF(sqfs_ahead_entry_t, user, 8);
+	OFF(sqfs_ahead_entry_t, with_data, 16);
 	SIZE(sqfs_fragment_t, 16);
 	OFF(sqfs_fragment_t, start, 0);
 	OFF(sqfs_fragment_t, size, 8);

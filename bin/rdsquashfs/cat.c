@@ -44,10 +44,10 @@ int rd_cat(rd_ctx_t *ctx)
 
 	/* block by block, straight to the descriptor: nothing is held
 	 * back in a stdio buffer, and memory does not grow with the file;
-	 * the stream unpacks the blocks after the one being written */
-	ret = sqfs_file_stream_enqueue(ctx->stream, inode, inode);
+	 * the queue unpacks the blocks after the one being written */
+	ret = sqfs_read_ahead_push(ctx->ahead, inode, true, NULL, 0);
 	if (ret == 0)
-		ret = rd_read_file(ctx, inode, inode, to_stdout, NULL);
+		ret = rd_read_file(ctx, inode, true, to_stdout, NULL);
 	if (ret < 0)
 		rd_image_error(ctx, path);
 	free(inode);

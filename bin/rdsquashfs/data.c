@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * data.c - the contents of regular files, block by block: from the file
- * stream for files queued in it (unpacked ahead by -j threads), else
- * from the data reader.
+ * data.c - the contents of regular files, block by block: from the
+ * read-ahead queue for files queued in it (unpacked ahead by -j threads),
+ * else from the data reader.
  */
 #include "config.h"
 
@@ -26,36 +26,25 @@ size_t rd_block_words(const sqfs_inode_t *inode)
 	return inode->payload_size / sizeof(uint32_t);
 }
 
-/* The file queued in the stream with key, as it hands it back. */
-static int stream_file(rd_ctx_t *ctx, const sqfs_inode_t *inode,
-		       const void *key, rd_data_sink_t sink, void *user)
+/* The oldest file of the read-ahead queue, which checks that the pieces
+ * add up to the file size. */
+static int ahead_file(rd_ctx_t *ctx, rd_data_sink_t sink, void *user)
 {
-	uint64_t size = inode->data.file.file_size, offset = 0;
 	sqfs_file_block_t blk;
 	int ret;
 
-	do {
-		ret = sqfs_file_stream_next(ctx->stream, &blk);
-		if (ret < 0)
+	while ((ret = sqfs_read_ahead_read(ctx->ahead, &blk)) == 0) {
+		if (blk.size == 0)
+			continue;
+		ret = sink(user, blk.offset, blk.data, blk.size,
+			   (blk.flags & SQFS_FILE_BLOCK_SPARSE) != 0);
+		if (ret != 0)
 			return ret;
-		if (ret == 1 || blk.user != key)
-			return SQFS_ERROR_INTERNAL;
-		/* the stream checks each block against the inode, so the
-		 * pieces add up to the file size */
-		if (blk.offset != offset || blk.size > size - offset)
-			return SQFS_ERROR_CORRUPTED;
-		if (blk.size > 0) {
-			ret = sink(user, offset, blk.data, blk.size,
-				   (blk.flags & SQFS_FILE_BLOCK_SPARSE) != 0);
-			if (ret != 0)
-				return ret;
-		}
-		offset += blk.size;
-	} while (!(blk.flags & SQFS_FILE_BLOCK_LAST));
-	return offset == size ? 0 : SQFS_ERROR_CORRUPTED;
+	}
+	return ret == 1 ? 0 : ret;
 }
 
-int rd_read_file(rd_ctx_t *ctx, const sqfs_inode_t *inode, const void *key,
+int rd_read_file(rd_ctx_t *ctx, const sqfs_inode_t *inode, bool ahead,
 		 rd_data_sink_t sink, void *user)
 {
 	uint64_t size = inode->data.file.file_size, offset = 0;
@@ -64,8 +53,8 @@ int rd_read_file(rd_ctx_t *ctx, const sqfs_inode_t *inode, const void *key,
 	size_t len;
 	int ret;
 
-	if (key != NULL)
-		return stream_file(ctx, inode, key, sink, user);
+	if (ahead)
+		return ahead_file(ctx, sink, user);
 
 	/* the listed blocks, then the tail from the fragment block; the
 	 * data reader checks each block against the size the inode gives

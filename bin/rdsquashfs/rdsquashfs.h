@@ -7,7 +7,7 @@
 
 #include "sqfs/data_reader.h"
 #include "sqfs/dir_reader.h"
-#include "sqfs/file_stream.h"
+#include "sqfs/read_ahead.h"
 #include "sqfs/image.h"
 #include "sqfs/inode.h"
 #include "sqfs/walker.h"
@@ -66,7 +66,7 @@ typedef struct {
 	sqfs_dir_reader_t *dr;
 	sqfs_data_reader_t *data;
 	/* for --cat and --unpack-path: file data unpacked ahead */
-	sqfs_file_stream_t *stream;
+	sqfs_read_ahead_t *ahead;
 	uint32_t block_size;
 } rd_ctx_t;
 
@@ -111,53 +111,40 @@ size_t rd_block_words(const sqfs_inode_t *inode);
 /*
  * Write the contents of the regular file inode: each piece of data
  * (offset, bytes, size, whether it is a sparse block) is handed to sink in
- * file order. The data comes from the file stream if the file is the next
- * one queued there, with key as its user pointer; from the data reader if
- * key is NULL. The sink returns 0 to go on, or a positive value after
+ * file order. The data comes from the read-ahead queue if ahead (the file
+ * is its oldest entry), else from the data reader. The sink returns 0 to
+ * go on, or a positive value after
  * reporting a failure of its own. Returns 0, a negative library error, or
  * the sink's positive return.
  */
 typedef int (*rd_data_sink_t)(void *user, uint64_t offset, const uint8_t *data,
 			      size_t size, bool sparse);
 
-int rd_read_file(rd_ctx_t *ctx, const sqfs_inode_t *inode, const void *key,
+int rd_read_file(rd_ctx_t *ctx, const sqfs_inode_t *inode, bool ahead,
 		 rd_data_sink_t sink, void *user);
 
-/* A walker entry held back, with copies of what it points at. */
+/* A walker entry held back in the read-ahead queue, with copies of what
+ * it points at; ent.inode is the queue's copy once taken out. */
 typedef struct {
 	sqfs_walk_entry_t ent;
 	char *path;
 	char *link_target;
-	sqfs_inode_t *inode;
-	/* its data was queued in the file stream (user pointer: this) */
-	bool with_data;
 } rd_queued_t;
 
-/* Entries held back at most, and the memory they may take. */
-#define RD_AHEAD_MAX 4096
-#define RD_AHEAD_BYTES (16u << 20)
+/* Free a queued entry (the queue's drop callback); NULL is allowed. */
+void rd_queued_free(void *user);
 
-typedef struct {
-	rd_queued_t *items;
-	size_t head;
-	size_t count;
-	size_t bytes;
-} rd_ahead_t;
+/* Queue a copy of ent, its data read ahead if with_data. Returns 0, or
+ * -1 after printing why. */
+int rd_ahead_push(rd_ctx_t *ctx, const sqfs_walk_entry_t *ent, bool with_data);
 
-/* Whether the oldest entry must be taken out before another is added. */
-bool rd_ahead_full(const rd_ahead_t *a);
+/* The oldest entry, or NULL; *with_data says whether its data is read
+ * ahead (rd_read_file with ahead). Valid until rd_ahead_pop. */
+rd_queued_t *rd_ahead_oldest(rd_ctx_t *ctx, bool *with_data);
 
-/* Copy ent to the end of the queue, its inode also into the file stream
- * if with_data. Returns 0, or -1 after printing why. */
-int rd_ahead_push(rd_ctx_t *ctx, rd_ahead_t *a, const sqfs_walk_entry_t *ent,
-		  bool with_data);
-
-/* The oldest entry, or NULL; rd_ahead_pop frees it. */
-rd_queued_t *rd_ahead_oldest(rd_ahead_t *a);
-void rd_ahead_pop(rd_ahead_t *a);
-
-/* Free everything still queued. */
-void rd_ahead_free(rd_ahead_t *a);
+/* Take the oldest entry out, skipping data of it not read. Returns 0, or
+ * -1 after a failure there (printed if report). */
+int rd_ahead_pop(rd_ctx_t *ctx, bool report);
 
 /* Write all of size bytes to fd at its current position (stdout). */
 int rd_write_all(int fd, const void *data, size_t size);

@@ -69,9 +69,9 @@ typedef struct {
 	/* scratch for the paths shown in messages */
 	char *path;
 	size_t path_max;
-	/* the file stream's key of the next regular file's data, or NULL
-	 * when it is read through the data reader */
-	const void *data_key;
+	/* the next regular file's data is the read-ahead queue's oldest,
+	 * not read through the data reader */
+	bool data_ahead;
 } unpacker_t;
 
 /* ------------------------------------------------------------ paths */
@@ -361,7 +361,7 @@ static int make_file(unpacker_t *u, int dirfd, const char *name,
 			goto fail;
 		}
 	}
-	ret = rd_read_file(u->ctx, inode, u->data_key, write_piece, &sink);
+	ret = rd_read_file(u->ctx, inode, u->data_ahead, write_piece, &sink);
 	if (ret < 0) {
 		tool_error(path, "%s", sqfs_image_error(u->ctx->img));
 		goto fail;
@@ -702,7 +702,7 @@ static int add_parents(unpacker_t *u)
 	return ret;
 }
 
-/* Whether unpack_entry reads the entry's data (from the stream): a
+/* Whether unpack_entry reads the entry's data (read ahead): a
  * regular file that is not a hard link to one unpacked before. */
 static bool reads_data(const unpacker_t *u, const sqfs_walk_entry_t *ent)
 {
@@ -711,58 +711,58 @@ static bool reads_data(const unpacker_t *u, const sqfs_walk_entry_t *ent)
 	       sqfs_inode_type_basic(ent->inode->type) == SQFS_INODE_FILE;
 }
 
-static int unpack_oldest(unpacker_t *u, rd_ahead_t *a)
+static int unpack_oldest(unpacker_t *u)
 {
-	rd_queued_t *q = rd_ahead_oldest(a);
+	bool with_data;
+	rd_queued_t *q = rd_ahead_oldest(u->ctx, &with_data);
 	int ret;
 
-	u->data_key = q->with_data ? q : NULL;
+	u->data_ahead = with_data;
 	ret = unpack_entry(u, &q->ent);
-	u->data_key = NULL;
-	rd_ahead_pop(a);
+	u->data_ahead = false;
+	/* a failure while skipping data not read is one too, unless the
+	 * entry failed already */
+	if (rd_ahead_pop(u->ctx, ret == 0) != 0)
+		ret = -1;
 	return ret;
 }
 
 /*
- * The walk runs ahead of the unpacking by up to RD_AHEAD_MAX entries, so
- * that the stream can unpack the data of the next files while one is
+ * The walk runs ahead of the unpacking as far as the read-ahead queue
+ * allows, so that the data of the next files is unpacked while one is
  * written. A failure of the walk is reported after everything before it
  * was unpacked, as if there were no queue.
  */
 static int walk(unpacker_t *u, const char *path)
 {
+	sqfs_read_ahead_t *ra = u->ctx->ahead;
 	sqfs_walk_entry_t ent;
 	sqfs_walker_t *w;
-	rd_ahead_t ahead;
 	int ret;
 
-	memset(&ahead, 0, sizeof(ahead));
 	ret = sqfs_walker_create(u->ctx->img, path, 0, SQFS_WALK_POST_DIRS, &w);
 	if (ret != 0) {
 		rd_image_error(u->ctx, NULL);
 		return -1;
 	}
 	while ((ret = sqfs_walker_next(w, &ent)) == 0) {
-		while (rd_ahead_full(&ahead)) {
-			if (unpack_oldest(u, &ahead) != 0)
+		while (sqfs_read_ahead_full(ra)) {
+			if (unpack_oldest(u) != 0)
 				goto fail;
 		}
-		if (rd_ahead_push(u->ctx, &ahead, &ent, reads_data(u, &ent)) !=
-		    0)
+		if (rd_ahead_push(u->ctx, &ent, reads_data(u, &ent)) != 0)
 			goto fail;
 	}
-	while (ahead.count > 0) {
-		if (unpack_oldest(u, &ahead) != 0)
+	while (sqfs_read_ahead_count(ra) > 0) {
+		if (unpack_oldest(u) != 0)
 			goto fail;
 	}
 	if (ret < 0)
 		rd_image_error(u->ctx, NULL);
 	sqfs_walker_destroy(w);
-	rd_ahead_free(&ahead);
 	return ret == 1 ? 0 : -1;
 fail:
 	sqfs_walker_destroy(w);
-	rd_ahead_free(&ahead);
 	return -1;
 }
 
@@ -800,16 +800,16 @@ int rd_unpack(rd_ctx_t *ctx)
 	} else {
 		const char *name = u.comp[u.comp_count - 1];
 
-		/* one file: the stream unpacks its blocks ahead */
+		/* one file: the queue unpacks its blocks ahead */
 		if (sqfs_inode_type_basic(start->type) == SQFS_INODE_FILE) {
-			ret =
-			    sqfs_file_stream_enqueue(ctx->stream, start, start);
+			ret = sqfs_read_ahead_push(ctx->ahead, start, true,
+						   NULL, 0);
 			if (ret != 0) {
 				rd_image_error(ctx, path);
 				ret = -1;
 				goto out;
 			}
-			u.data_key = start;
+			u.data_ahead = true;
 		}
 		ret = unpack_leaf(&u, u.comp_count, name, start, NULL);
 	}

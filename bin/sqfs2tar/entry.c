@@ -155,25 +155,16 @@ static int put_hole(sqfs2tar_t *s, uint64_t size, const char *what)
 	return 0;
 }
 
-/* The file's bytes, block by block as the stream hands them back. */
-static int put_file_data(sqfs2tar_t *s, const s2t_item_t *item,
-			 const file_layout_t *fl, const char *what)
+/* The file's bytes, block by block as the read-ahead queue hands them
+ * back for the oldest entry (this one). */
+static int put_file_data(sqfs2tar_t *s, const file_layout_t *fl,
+			 const char *what)
 {
 	sqfs_file_block_t blk;
 	uint64_t expect;
 	int ret;
 
-	do {
-		ret = sqfs_file_stream_next(s->stream, &blk);
-		if (ret < 0) {
-			tool_error(what, "%s", sqfs_image_error(s->img));
-			return -1;
-		}
-		if (ret == 1 || blk.user != item) {
-			tool_error(what, "reading the data: %s",
-				   sqfs_error_string(SQFS_ERROR_INTERNAL));
-			return -1;
-		}
+	while ((ret = sqfs_read_ahead_read(s->ahead, &blk)) == 0) {
 		expect = blk.index < fl->count ? block_len(fl, blk.index)
 					       : fl->tail_size;
 		if (blk.size != expect) {
@@ -191,7 +182,11 @@ static int put_file_data(sqfs2tar_t *s, const s2t_item_t *item,
 			ret = put_data(s, blk.data, blk.size, what);
 		if (ret != 0)
 			return -1;
-	} while (!(blk.flags & SQFS_FILE_BLOCK_LAST));
+	}
+	if (ret < 0) {
+		tool_error(what, "%s", sqfs_image_error(s->img));
+		return -1;
+	}
 	return 0;
 }
 
@@ -343,7 +338,7 @@ int s2t_write_entry(sqfs2tar_t *s, const s2t_item_t *item)
 		goto out;
 	}
 
-	if (item->has_data && put_file_data(s, item, &fl, what) != 0)
+	if (item->has_data && put_file_data(s, &fl, what) != 0)
 		goto out;
 	status = 0;
 out:

@@ -38,8 +38,8 @@ static int open_image(sqfs2tar_t *s, sqfs_file_t **file)
 	}
 	ret = sqfs_dir_reader_create(s->img, &s->dr);
 	if (ret == 0)
-		ret = sqfs_file_stream_create(s->img, s->opt->num_jobs,
-					      &s->stream);
+		ret = sqfs_read_ahead_create(s->img, s->opt->num_jobs, 0, 0,
+					     s2t_item_free, &s->ahead);
 	if (ret != 0) {
 		tool_error(path, "%s", sqfs_error_string(ret));
 		return -1;
@@ -63,8 +63,7 @@ static void cleanup(sqfs2tar_t *s)
 	if (s->ent != NULL)
 		archive_entry_free(s->ent);
 	free(s->zeros);
-	s2t_drop_queue(s);
-	sqfs_file_stream_destroy(s->stream);
+	sqfs_read_ahead_destroy(s->ahead);
 	sqfs_dir_reader_destroy(s->dr);
 	sqfs_image_destroy(s->img);
 }

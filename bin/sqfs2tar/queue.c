@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * queue.c - entries chosen for the archive wait here, so that the file
- * stream can unpack the data of the next files while one is written.
+ * queue.c - entries chosen for the archive wait in the library's
+ * read-ahead queue (sqfs/read_ahead.h), so that the data of the next files
+ * is unpacked while one is written.
  *
  * What is queued, and when the oldest entry is written, never depends on
  * the number of jobs, and everything is written in queue order: the
@@ -22,58 +23,53 @@ static int out_of_memory(void)
 	return -1;
 }
 
+/* What an item holds besides the inode, counted against the queue's
+ * byte budget. */
 static size_t item_bytes(const s2t_item_t *it)
 {
-	size_t n = sizeof(*it->inode) + it->inode->payload_size;
+	size_t n = sizeof(*it) + strlen(it->name) + strlen(it->what);
 
-	n += strlen(it->name) + strlen(it->what);
 	if (it->link != NULL)
 		n += strlen(it->link);
 	return n;
 }
 
-static void free_item(s2t_item_t *it)
+void s2t_item_free(void *item)
 {
+	s2t_item_t *it = item;
+
 	free(it->name);
 	free(it->link);
 	free(it->what);
-	free(it->inode);
-	memset(it, 0, sizeof(*it));
+	free(it);
 }
 
-static void pop_oldest(sqfs2tar_t *s)
-{
-	s2t_item_t *it = &s->queue[s->queue_head];
-
-	s->queue_bytes -= item_bytes(it);
-	free_item(it);
-	s->queue_head = (s->queue_head + 1) % S2T_LOOKAHEAD;
-	s->queue_count -= 1;
-}
-
+/* Write the oldest entry and take it out. */
 static int write_oldest(sqfs2tar_t *s)
 {
-	int ret = s2t_write_entry(s, &s->queue[s->queue_head]);
+	const sqfs_ahead_entry_t *e = sqfs_read_ahead_oldest(s->ahead);
+	s2t_item_t *it = e->user;
+	int ret;
 
-	pop_oldest(s);
+	it->inode = e->inode;
+	ret = s2t_write_entry(s, it);
+	/* data the entry did not read is skipped: a failure there, after
+	 * the entry went well, is still one */
+	if (sqfs_read_ahead_pop(s->ahead) != 0 && ret == 0) {
+		tool_error(it->what, "%s", sqfs_image_error(s->img));
+		ret = -1;
+	}
+	s2t_item_free(it);
 	return ret;
 }
 
 int s2t_flush(sqfs2tar_t *s)
 {
-	while (s->queue_count > 0) {
+	while (sqfs_read_ahead_count(s->ahead) > 0) {
 		if (write_oldest(s) != 0)
 			return -1;
 	}
 	return 0;
-}
-
-void s2t_drop_queue(sqfs2tar_t *s)
-{
-	while (s->queue_count > 0)
-		pop_oldest(s);
-	free(s->queue);
-	s->queue = NULL;
 }
 
 const char *s2t_known_link(sqfs2tar_t *s, const sqfs_inode_t *inode)
@@ -139,46 +135,32 @@ static int choose_link(sqfs2tar_t *s, const char *name,
 int s2t_queue_entry(sqfs2tar_t *s, char *name, const sqfs_inode_t *inode,
 		    char *link, char *what)
 {
-	size_t inode_size = sizeof(*inode) + inode->payload_size;
 	s2t_item_t *it;
 	int ret;
 
-	if (s->queue == NULL) {
-		s->queue = calloc(S2T_LOOKAHEAD, sizeof(s->queue[0]));
-		if (s->queue == NULL) {
-			out_of_memory();
-			goto fail;
-		}
-	}
-	while (s->queue_count == S2T_LOOKAHEAD ||
-	       (s->queue_count > 0 && s->queue_bytes > S2T_LOOKAHEAD_BYTES)) {
+	while (sqfs_read_ahead_full(s->ahead)) {
 		if (write_oldest(s) != 0)
 			goto fail;
 	}
 	if (choose_link(s, name, inode, &link) != 0)
 		goto fail;
 
-	it = &s->queue[(s->queue_head + s->queue_count) % S2T_LOOKAHEAD];
-	it->inode = malloc(inode_size);
-	if (it->inode == NULL) {
+	it = calloc(1, sizeof(*it));
+	if (it == NULL) {
 		out_of_memory();
 		goto fail;
 	}
-	memcpy(it->inode, inode, inode_size);
 	it->name = name;
 	it->link = link;
 	it->what = what;
 	it->has_data = s2t_entry_has_data(s, inode, link);
-	if (it->has_data) {
-		ret = sqfs_file_stream_enqueue(s->stream, it->inode, it);
-		if (ret != 0) {
-			tool_error(what, "%s", sqfs_image_error(s->img));
-			free_item(it);
-			return -1;
-		}
+	ret = sqfs_read_ahead_push(s->ahead, inode, it->has_data, it,
+				   item_bytes(it));
+	if (ret != 0) {
+		tool_error(what, "%s", sqfs_image_error(s->img));
+		s2t_item_free(it);
+		return -1;
 	}
-	s->queue_count += 1;
-	s->queue_bytes += item_bytes(it);
 	return 0;
 fail:
 	free(name);

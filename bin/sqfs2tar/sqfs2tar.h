@@ -6,7 +6,7 @@
 #define SQFS2TAR_H
 
 #include "sqfs/dir_reader.h"
-#include "sqfs/file_stream.h"
+#include "sqfs/read_ahead.h"
 #include "sqfs/image.h"
 #include "sqfs/inode.h"
 #include "util/hash_table.h"
@@ -75,8 +75,10 @@ typedef struct {
 	char *link;
 	/* how messages name the entry */
 	char *what;
-	sqfs_inode_t *inode;
-	/* its data was queued in the file stream */
+	/* the read-ahead queue's copy, filled in when the entry's turn
+	 * comes */
+	const sqfs_inode_t *inode;
+	/* its data is read ahead */
 	bool has_data;
 } s2t_item_t;
 
@@ -84,13 +86,9 @@ typedef struct {
 	const sqfs2tar_options_t *opt;
 	sqfs_image_t *img;
 	sqfs_dir_reader_t *dr;
-	/* the data of the entries in the queue, unpacked ahead */
-	sqfs_file_stream_t *stream;
-	/* entries chosen but not yet written: a ring of S2T_LOOKAHEAD */
-	s2t_item_t *queue;
-	size_t queue_head;
-	size_t queue_count;
-	size_t queue_bytes;
+	/* entries chosen but not yet written (s2t_item_t), their data
+	 * unpacked ahead */
+	sqfs_read_ahead_t *ahead;
 	struct archive *ar;
 	struct archive_entry *ent;
 	uint32_t block_size;
@@ -103,11 +101,6 @@ typedef struct {
 	char **link_names;
 	size_t link_count;
 } sqfs2tar_t;
-
-/* Entries queued ahead of the one being written at most, and the memory
- * their names and inodes may take. */
-#define S2T_LOOKAHEAD 4096
-#define S2T_LOOKAHEAD_BYTES (16u << 20)
 
 /*
  * Queue one image entry to be written as name (the archive path without
@@ -123,8 +116,8 @@ int s2t_queue_entry(sqfs2tar_t *s, char *name, const sqfs_inode_t *inode,
 /* Write every queued entry. Returns 0 or -1 (printed). */
 int s2t_flush(sqfs2tar_t *s);
 
-/* Free the entries still queued (after a failure). */
-void s2t_drop_queue(sqfs2tar_t *s);
+/* Free a queued entry (the queue's drop callback). */
+void s2t_item_free(void *item);
 
 /*
  * Write one queued entry (a socket is skipped with a warning). Returns 0
@@ -132,8 +125,8 @@ void s2t_drop_queue(sqfs2tar_t *s);
  */
 int s2t_write_entry(sqfs2tar_t *s, const s2t_item_t *item);
 
-/* Whether an entry of inode written with link gets its data from the
- * stream; also what s2t_write_entry expects. */
+/* Whether an entry of inode written with link gets its data read ahead;
+ * also what s2t_write_entry expects. */
 bool s2t_entry_has_data(const sqfs2tar_t *s, const sqfs_inode_t *inode,
 			const char *link);
 

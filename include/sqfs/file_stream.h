@@ -22,6 +22,10 @@
  * block. An error is handed back in order, at the block it belongs to;
  * nothing after it is handed back.
  *
+ * A program that walks entries and wants each with its data, in order,
+ * is better served by read_ahead.h, which pairs the stream with a queue
+ * of the entries.
+ *
  * A stream is used by one thread: the one that created it, or one at a
  * time. Without thread support, or with one job, the same work is done on
  * the calling thread, with the same results.

@@ -22,6 +22,7 @@
 #include "sqfs/data_reader.h"
 #include "sqfs/walker.h"
 #include "sqfs/file_stream.h"
+#include "sqfs/read_ahead.h"
 
 SQFS_BEGIN_DECLS
 
