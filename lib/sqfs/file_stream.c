@@ -31,15 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef WITH_PTHREAD
-#include <pthread.h>
-#endif
+#include "util/workers.h"
 
 /* Pieces made ahead at most: sparse blocks and tails sharing a cached
  * fragment block need no slot, so the slots alone do not bound them. */
 #define PIECE_MAX 4096
 
 typedef struct slot {
+	/* first: the worker pool's link, under its lock while queued */
+	util_job_t job;
 	/* block_size bytes each, allocated on first use */
 	uint8_t *packed;
 	uint8_t *out;
@@ -49,9 +49,8 @@ typedef struct slot {
 	 * before it sets done */
 	ptrdiff_t result;
 
-	/* under the lock while there are workers */
+	/* under the pool's lock */
 	bool done;
-	struct slot *next_job;
 
 	/* the calling thread's own */
 	unsigned int refs;
@@ -63,6 +62,7 @@ typedef struct slot {
 typedef struct file_rec {
 	struct file_rec *next;
 	void *user;
+	/* the copy, in the same allocation */
 	sqfs_inode_t *inode;
 	sqfs_data_file_t fi;
 	/* what sqfs_data_file_info said, handed back at the first piece */
@@ -127,72 +127,16 @@ struct sqfs_file_stream {
 	size_t error_count;
 	const char *error_why;
 
-	slot_t *job_head;
-	slot_t *job_tail;
-
-	size_t worker_count;
-#ifdef WITH_PTHREAD
-	pthread_mutex_t lock;
-	/* workers wait for jobs, the caller for a job to be done */
-	pthread_cond_t work_cond;
-	pthread_cond_t done_cond;
-	bool quit;
-	pthread_t *threads;
-	sqfs_compressor_t **cmps;
-#endif
+	/* decompresses the queued slots; without threads the calling
+	 * thread takes them back and does it */
+	util_workers_t *workers;
 };
 
 /* ---------------------------------------------------------------- jobs */
 
-static void lock(sqfs_file_stream_t *fs)
+static slot_t *slot_of(util_job_t *job)
 {
-#ifdef WITH_PTHREAD
-	if (fs->worker_count > 0)
-		pthread_mutex_lock(&fs->lock);
-#else
-	(void)fs;
-#endif
-}
-
-static void unlock(sqfs_file_stream_t *fs)
-{
-#ifdef WITH_PTHREAD
-	if (fs->worker_count > 0)
-		pthread_mutex_unlock(&fs->lock);
-#else
-	(void)fs;
-#endif
-}
-
-/* With the lock held. */
-static slot_t *pop_job(sqfs_file_stream_t *fs)
-{
-	slot_t *s = fs->job_head;
-
-	if (s != NULL) {
-		fs->job_head = s->next_job;
-		if (fs->job_head == NULL)
-			fs->job_tail = NULL;
-		s->next_job = NULL;
-	}
-	return s;
-}
-
-static void push_job(sqfs_file_stream_t *fs, slot_t *s)
-{
-	lock(fs);
-	s->done = false;
-	s->next_job = NULL;
-	if (fs->job_tail != NULL)
-		fs->job_tail->next_job = s;
-	else
-		fs->job_head = s;
-	fs->job_tail = s;
-#ifdef WITH_PTHREAD
-	if (fs->worker_count > 0)
-		pthread_cond_signal(&fs->work_cond);
-#endif
-	unlock(fs);
+	return (slot_t *)(void *)job;
 }
 
 static void run_job(sqfs_compressor_t *cmp, slot_t *s)
@@ -201,64 +145,65 @@ static void run_job(sqfs_compressor_t *cmp, slot_t *s)
 	    sqfs_data_uncompress(cmp, s->packed, s->len, s->out, s->outsize);
 }
 
-#ifdef WITH_PTHREAD
-typedef struct {
-	sqfs_file_stream_t *fs;
-	sqfs_compressor_t *cmp;
-} worker_arg_t;
-
-static void *worker(void *arg)
+/* On a worker, with its own compressor copy. */
+static void worker_run(void *state, util_job_t *job)
 {
-	sqfs_file_stream_t *fs = ((worker_arg_t *)arg)->fs;
-	sqfs_compressor_t *cmp = ((worker_arg_t *)arg)->cmp;
-	slot_t *s;
-
-	free(arg);
-	pthread_mutex_lock(&fs->lock);
-	while (!fs->quit) {
-		s = pop_job(fs);
-		if (s == NULL) {
-			pthread_cond_wait(&fs->work_cond, &fs->lock);
-			continue;
-		}
-		pthread_mutex_unlock(&fs->lock);
-		run_job(cmp, s);
-		pthread_mutex_lock(&fs->lock);
-		s->done = true;
-		pthread_cond_signal(&fs->done_cond);
-	}
-	pthread_mutex_unlock(&fs->lock);
-	return NULL;
+	run_job(state, slot_of(job));
 }
-#endif
+
+/* On a worker, with the lock held. */
+static bool worker_done(void *user, util_job_t *job)
+{
+	(void)user;
+	slot_of(job)->done = true;
+	return true;
+}
+
+static int make_worker_cmp(void *user, void **state)
+{
+	sqfs_compressor_t *cmp;
+	int ret = sqfs_compressor_copy(user, &cmp);
+
+	*state = ret == 0 ? cmp : NULL;
+	return ret;
+}
+
+static void free_worker_cmp(void *state)
+{
+	sqfs_compressor_destroy(state);
+}
+
+static void push_job(sqfs_file_stream_t *fs, slot_t *s)
+{
+	/* no worker sees the slot before the push publishes it */
+	s->done = false;
+	util_workers_push(fs->workers, &s->job);
+}
 
 /* Wait until slot s is unpacked, unpacking queued jobs meanwhile. */
 static int wait_done(sqfs_file_stream_t *fs, slot_t *s)
 {
-	slot_t *job;
+	util_job_t *job;
 	int ret = 0;
 
-	lock(fs);
+	util_workers_lock(fs->workers);
 	while (!s->done) {
-		job = pop_job(fs);
+		job = util_workers_pop(fs->workers);
 		if (job != NULL) {
-			unlock(fs);
-			run_job(fs->cmp, job);
-			lock(fs);
-			job->done = true;
+			util_workers_unlock(fs->workers);
+			run_job(fs->cmp, slot_of(job));
+			util_workers_lock(fs->workers);
+			slot_of(job)->done = true;
 			continue;
 		}
-#ifdef WITH_PTHREAD
-		if (fs->worker_count > 0) {
-			pthread_cond_wait(&fs->done_cond, &fs->lock);
-			continue;
+		if (util_workers_count(fs->workers) == 0) {
+			/* nobody else could unpack it */
+			ret = SQFS_ERROR_INTERNAL;
+			break;
 		}
-#endif
-		/* nobody else could unpack it */
-		ret = SQFS_ERROR_INTERNAL;
-		break;
+		util_workers_wait(fs->workers);
 	}
-	unlock(fs);
+	util_workers_unlock(fs->workers);
 	return ret;
 }
 
@@ -488,7 +433,6 @@ static void release(sqfs_file_stream_t *fs)
 		fs->files = f->next;
 		if (fs->files == NULL)
 			fs->files_tail = NULL;
-		free(f->inode);
 		free(f);
 	}
 	fs->piece_head = (fs->piece_head + 1) % PIECE_MAX;
@@ -589,18 +533,16 @@ int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
 		return sqfs_errtext_set(
 		    sqfs_image_errtext(fs->img), SQFS_ERROR_NOT_FILE,
 		    "inode %u is not a regular file", inode->inode_number);
-	if (inode->payload_size > SIZE_MAX - sizeof(*inode))
+	if (inode->payload_size > SIZE_MAX - sizeof(*inode) - sizeof(*f))
 		return SQFS_ERROR_ALLOC;
 	inode_size = sizeof(*inode) + inode->payload_size;
 
-	f = calloc(1, sizeof(*f));
+	/* one allocation: the copy of the inode lives right behind the
+	 * record (whose size keeps it aligned) */
+	f = calloc(1, sizeof(*f) + inode_size);
 	if (f == NULL)
 		return SQFS_ERROR_ALLOC;
-	f->inode = malloc(inode_size);
-	if (f->inode == NULL) {
-		free(f);
-		return SQFS_ERROR_ALLOC;
-	}
+	f->inode = (sqfs_inode_t *)(void *)(f + 1);
 	memcpy(f->inode, inode, inode_size);
 	f->user = user;
 
@@ -627,82 +569,10 @@ int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
 
 /* ------------------------------------------------------------ lifetime */
 
-#ifdef WITH_PTHREAD
-/* Start up to count workers; fewer if threads or memory run out. */
-static void start_workers(sqfs_file_stream_t *fs, size_t count)
-{
-	worker_arg_t *arg;
-
-	fs->threads = calloc(count, sizeof(fs->threads[0]));
-	fs->cmps = calloc(count, sizeof(fs->cmps[0]));
-	if (fs->threads == NULL || fs->cmps == NULL)
-		return;
-	if (pthread_mutex_init(&fs->lock, NULL) != 0)
-		return;
-	if (pthread_cond_init(&fs->work_cond, NULL) != 0) {
-		pthread_mutex_destroy(&fs->lock);
-		return;
-	}
-	if (pthread_cond_init(&fs->done_cond, NULL) != 0) {
-		pthread_cond_destroy(&fs->work_cond);
-		pthread_mutex_destroy(&fs->lock);
-		return;
-	}
-
-	/* worker_count > 0 makes lock() lock: set it before the first
-	 * thread can run, and count down what failed to start */
-	fs->worker_count = count;
-	for (size_t i = 0; i < count; ++i) {
-		arg = malloc(sizeof(*arg));
-		if (arg == NULL ||
-		    sqfs_compressor_copy(fs->cmp, &fs->cmps[i]) != 0) {
-			free(arg);
-			fs->worker_count = i;
-			break;
-		}
-		arg->fs = fs;
-		arg->cmp = fs->cmps[i];
-		if (pthread_create(&fs->threads[i], NULL, worker, arg) != 0) {
-			free(arg);
-			sqfs_compressor_destroy(fs->cmps[i]);
-			fs->cmps[i] = NULL;
-			fs->worker_count = i;
-			break;
-		}
-	}
-	if (fs->worker_count == 0) {
-		pthread_cond_destroy(&fs->done_cond);
-		pthread_cond_destroy(&fs->work_cond);
-		pthread_mutex_destroy(&fs->lock);
-	}
-}
-
-static void stop_workers(sqfs_file_stream_t *fs)
-{
-	if (fs->worker_count > 0) {
-		pthread_mutex_lock(&fs->lock);
-		fs->quit = true;
-		pthread_cond_broadcast(&fs->work_cond);
-		pthread_mutex_unlock(&fs->lock);
-		for (size_t i = 0; i < fs->worker_count; ++i)
-			pthread_join(fs->threads[i], NULL);
-		pthread_cond_destroy(&fs->done_cond);
-		pthread_cond_destroy(&fs->work_cond);
-		pthread_mutex_destroy(&fs->lock);
-		for (size_t i = 0; i < fs->worker_count; ++i)
-			sqfs_compressor_destroy(fs->cmps[i]);
-		fs->worker_count = 0;
-	}
-	free(fs->threads);
-	free(fs->cmps);
-	fs->threads = NULL;
-	fs->cmps = NULL;
-}
-#endif
-
 int sqfs_file_stream_create(sqfs_image_t *img, unsigned int num_jobs,
 			    sqfs_file_stream_t **out)
 {
+	util_workers_desc_t desc = {0};
 	sqfs_file_stream_t *fs;
 	uint32_t block_size;
 
@@ -735,12 +605,17 @@ int sqfs_file_stream_create(sqfs_image_t *img, unsigned int num_jobs,
 		return SQFS_ERROR_ALLOC;
 	}
 
-#ifdef WITH_PTHREAD
 	/* the calling thread unpacks too while it waits: it is the last
-	 * job */
-	if (num_jobs > 1)
-		start_workers(fs, num_jobs - 1);
-#endif
+	 * job. Fewer threads than asked for only make it slower. */
+	desc.run = worker_run;
+	desc.done = worker_done;
+	desc.make_state = make_worker_cmp;
+	desc.free_state = free_worker_cmp;
+	desc.user = fs->cmp;
+	if (util_workers_create(&desc, num_jobs - 1, &fs->workers, NULL) != 0) {
+		sqfs_file_stream_destroy(fs);
+		return SQFS_ERROR_ALLOC;
+	}
 	*out = fs;
 	return 0;
 }
@@ -751,13 +626,10 @@ void sqfs_file_stream_destroy(sqfs_file_stream_t *fs)
 
 	if (fs == NULL)
 		return;
-#ifdef WITH_PTHREAD
-	stop_workers(fs);
-#endif
+	util_workers_destroy(fs->workers);
 	while (fs->files != NULL) {
 		f = fs->files;
 		fs->files = f->next;
-		free(f->inode);
 		free(f);
 	}
 	for (size_t i = 0; fs->slots != NULL && i < fs->slot_count; ++i) {

@@ -75,6 +75,7 @@
 #ifndef SQFS_BLOCK_PROCESSOR_INTERNAL_H
 #define SQFS_BLOCK_PROCESSOR_INTERNAL_H
 
+#include "util/workers.h"
 #include "sqfs/block_processor/block_processor.h"
 #include "util/array.h"
 #include "util/hash_table.h"
@@ -105,6 +106,8 @@ typedef enum {
 } bp_block_kind_t;
 
 typedef struct bp_block {
+	/* The worker pool's link while on its work queue (pool.c). */
+	util_job_t job;
 	/* Queue or free-list link. */
 	struct bp_block *next;
 	/* Every block structure ever allocated, for destroy. */

@@ -33,7 +33,6 @@
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
 /* Whatever the block size and --queue-backlog, blocks in flight hold at
@@ -46,35 +45,23 @@
 
 typedef struct pool pool_t;
 
+/* A worker's own: what it compresses with. */
 typedef struct {
-	pool_t *pool;
 	const bp_proc_t *proc;
 	sqfs_compressor_t *cmp;
 	/* block_size bytes for processing. */
 	uint8_t *scratch;
-	pthread_t thread;
-	bool started;
 } pool_worker_t;
 
 struct pool {
-	/* Guards the work and done queues and the shutdown flag. */
-	pthread_mutex_t lock;
-	/* Signalled when work arrives or on shutdown. */
-	pthread_cond_t work_ready;
-	/* Signalled when a worker puts a block on the done queue. */
-	pthread_cond_t done_ready;
+	/* Compress and hash on threads (util/workers.h); its lock guards
+	 * the done queue and next_done_seq too. */
+	util_workers_t *workers;
+	const bp_proc_t *proc;
 
-	bp_block_t *work_head;
-	bp_block_t *work_tail;
 	/* Sorted by proc_seq; the tail, where markers go. */
 	bp_block_t *done;
 	bp_block_t *done_tail;
-	bool shutdown;
-	/* Signals are sent only to a thread that waits: a wake-up costs a
-	 * system call, and most blocks find a worker busy and the main
-	 * thread not waiting. */
-	unsigned int idle_workers;
-	bool main_waiting;
 	/* The block the main thread waits for (written under the lock). */
 	uint64_t next_done_seq;
 
@@ -88,8 +75,8 @@ struct pool {
 	size_t in_flight;
 	size_t max_in_flight;
 
-	unsigned int num_workers;
-	pool_worker_t *workers;
+	/* for making the workers' state */
+	const sqfs_block_processor_t *bp;
 };
 
 /* Insert blk into a list sorted by proc_seq (by_io: by io_seq). Workers
@@ -123,51 +110,64 @@ static void done_insert(pool_t *pool, bp_block_t *blk)
 		pool->done_tail = blk;
 }
 
-static void *worker_main(void *arg)
+static bp_block_t *block_of(util_job_t *job)
 {
-	pool_worker_t *w = arg;
-	pool_t *pool = w->pool;
-	bp_block_t *blk;
-
-	pthread_mutex_lock(&pool->lock);
-	for (;;) {
-		while (pool->work_head == NULL && !pool->shutdown) {
-			pool->idle_workers += 1;
-			pthread_cond_wait(&pool->work_ready, &pool->lock);
-			pool->idle_workers -= 1;
-		}
-		if (pool->shutdown)
-			break;
-
-		blk = pool->work_head;
-		pool->work_head = blk->next;
-		if (pool->work_head == NULL)
-			pool->work_tail = NULL;
-		pthread_mutex_unlock(&pool->lock);
-
-		blk->error = bp_process_block(w->proc, w->cmp, w->scratch, blk);
-
-		pthread_mutex_lock(&pool->lock);
-		done_insert(pool, blk);
-		if (pool->main_waiting && blk->proc_seq == pool->next_done_seq)
-			pthread_cond_signal(&pool->done_ready);
-	}
-	pthread_mutex_unlock(&pool->lock);
-	return NULL;
+	return (bp_block_t *)(void *)job;
 }
 
-static void push_work(pool_t *pool, bp_block_t *blk)
+/* On a worker, outside the lock. */
+static void worker_run(void *state, util_job_t *job)
 {
-	blk->next = NULL;
-	pthread_mutex_lock(&pool->lock);
-	if (pool->work_tail != NULL)
-		pool->work_tail->next = blk;
-	else
-		pool->work_head = blk;
-	pool->work_tail = blk;
-	if (pool->idle_workers > 0)
-		pthread_cond_signal(&pool->work_ready);
-	pthread_mutex_unlock(&pool->lock);
+	pool_worker_t *w = state;
+	bp_block_t *blk = block_of(job);
+
+	blk->error = bp_process_block(w->proc, w->cmp, w->scratch, blk);
+}
+
+/* On a worker, with the lock held: wake the main thread only for the
+ * block it waits for. */
+static bool worker_done(void *user, util_job_t *job)
+{
+	pool_t *pool = user;
+	bp_block_t *blk = block_of(job);
+
+	done_insert(pool, blk);
+	return blk->proc_seq == pool->next_done_seq;
+}
+
+static void free_worker(void *state)
+{
+	pool_worker_t *w = state;
+
+	if (w == NULL)
+		return;
+	sqfs_compressor_destroy(w->cmp);
+	free(w->scratch);
+	free(w);
+}
+
+static int make_worker(void *user, void **state)
+{
+	const pool_t *pool = user;
+	pool_worker_t *w = calloc(1, sizeof(*w));
+	int ret;
+
+	*state = NULL;
+	if (w == NULL)
+		return SQFS_ERROR_ALLOC;
+	w->proc = pool->proc;
+	w->scratch = malloc(pool->bp->desc.block_size);
+	if (w->scratch == NULL) {
+		free_worker(w);
+		return SQFS_ERROR_ALLOC;
+	}
+	ret = sqfs_compressor_copy(pool->bp->desc.cmp, &w->cmp);
+	if (ret != 0) {
+		free_worker(w);
+		return ret;
+	}
+	*state = w;
+	return 0;
 }
 
 /* Take the next block in processing order off the done queue, waiting for
@@ -176,7 +176,7 @@ static bp_block_t *take_done(pool_t *pool, bool wait)
 {
 	bp_block_t *blk = NULL;
 
-	pthread_mutex_lock(&pool->lock);
+	util_workers_lock(pool->workers);
 	for (;;) {
 		if (pool->done != NULL &&
 		    pool->done->proc_seq == pool->next_done_seq) {
@@ -190,11 +190,9 @@ static bp_block_t *take_done(pool_t *pool, bool wait)
 		}
 		if (!wait)
 			break;
-		pool->main_waiting = true;
-		pthread_cond_wait(&pool->done_ready, &pool->lock);
-		pool->main_waiting = false;
+		util_workers_wait(pool->workers);
 	}
-	pthread_mutex_unlock(&pool->lock);
+	util_workers_unlock(pool->workers);
 	return blk;
 }
 
@@ -317,15 +315,14 @@ static int pool_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 		/* Nothing to process: straight to the done queue, in its
 		 * place by number, with no worker woken for it (a tree of
 		 * a million small files is a million markers). */
-		blk->error =
-		    bp_process_block(pool->workers[0].proc, NULL, NULL, blk);
-		pthread_mutex_lock(&pool->lock);
+		blk->error = bp_process_block(pool->proc, NULL, NULL, blk);
+		util_workers_lock(pool->workers);
 		done_insert(pool, blk);
-		pthread_mutex_unlock(&pool->lock);
+		util_workers_unlock(pool->workers);
 		return complete_ready(bp, pool);
 	}
 	pool->in_flight += buffers_of(blk->out != NULL);
-	push_work(pool, blk);
+	util_workers_push(pool->workers, &blk->job);
 	/* Keeps the writer busy and blocks recycled while data comes in. */
 	return complete_ready(bp, pool);
 }
@@ -350,29 +347,12 @@ static int pool_sync(sqfs_block_processor_t *bp)
 static void pool_destroy(sqfs_block_processor_t *bp)
 {
 	pool_t *pool = bp->backend;
-	unsigned int i;
 
 	if (pool == NULL)
 		return;
-
 	/* Workers drop what is queued; the blocks themselves belong to bp
 	 * and are freed by the caller once the threads are gone. */
-	pthread_mutex_lock(&pool->lock);
-	pool->shutdown = true;
-	pthread_cond_broadcast(&pool->work_ready);
-	pthread_mutex_unlock(&pool->lock);
-
-	for (i = 0; i < pool->num_workers; ++i) {
-		if (pool->workers[i].started)
-			pthread_join(pool->workers[i].thread, NULL);
-		sqfs_compressor_destroy(pool->workers[i].cmp);
-		free(pool->workers[i].scratch);
-	}
-
-	pthread_cond_destroy(&pool->done_ready);
-	pthread_cond_destroy(&pool->work_ready);
-	pthread_mutex_destroy(&pool->lock);
-	free(pool->workers);
+	util_workers_destroy(pool->workers);
 	free(pool);
 	bp->backend = NULL;
 }
@@ -399,54 +379,31 @@ static size_t backlog_buffers(const sqfs_block_processor_desc_t *desc)
 
 int bp_pool_init(sqfs_block_processor_t *bp)
 {
-	unsigned int count = bp->desc.num_workers, i;
+	util_workers_desc_t desc = {0};
 	pool_t *pool;
-	int ret;
+	int ret, error;
 
 	pool = calloc(1, sizeof(*pool));
 	if (pool == NULL)
 		return SQFS_ERROR_ALLOC;
-	pool->workers = calloc(count, sizeof(*pool->workers));
-	if (pool->workers == NULL) {
-		free(pool);
-		return SQFS_ERROR_ALLOC;
-	}
-	if (pthread_mutex_init(&pool->lock, NULL) != 0)
-		goto fail_mutex;
-	if (pthread_cond_init(&pool->work_ready, NULL) != 0)
-		goto fail_work_cond;
-	if (pthread_cond_init(&pool->done_ready, NULL) != 0)
-		goto fail_done_cond;
-
+	pool->bp = bp;
+	pool->proc = &bp->proc;
 	pool->max_in_flight = backlog_buffers(&bp->desc);
-	pool->num_workers = count;
+
+	desc.run = worker_run;
+	desc.done = worker_done;
+	desc.make_state = make_worker;
+	desc.free_state = free_worker;
+	desc.user = pool;
+	ret = util_workers_create(&desc, bp->desc.num_workers, &pool->workers,
+				  &error);
+	if (ret != 0) {
+		free(pool);
+		return ret;
+	}
 	bp->backend = pool;
 	bp->ops = &bp_pool_backend;
-
-	/* From here on pool_destroy cleans up whatever was started. */
-	for (i = 0; i < count; ++i) {
-		pool_worker_t *w = pool->workers + i;
-
-		w->pool = pool;
-		w->proc = &bp->proc;
-		w->scratch = malloc(bp->desc.block_size);
-		if (w->scratch == NULL)
-			return SQFS_ERROR_ALLOC;
-		ret = sqfs_compressor_copy(bp->desc.cmp, &w->cmp);
-		if (ret != 0)
-			return ret;
-		if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
-			return SQFS_ERROR_ALLOC;
-		w->started = true;
-	}
-	return 0;
-
-fail_done_cond:
-	pthread_cond_destroy(&pool->work_ready);
-fail_work_cond:
-	pthread_mutex_destroy(&pool->lock);
-fail_mutex:
-	free(pool->workers);
-	free(pool);
-	return SQFS_ERROR_ALLOC;
+	/* every worker asked for, or none: the caller asked for threads
+	 * and gets the error (pool_destroy cleans up) */
+	return error;
 }
