@@ -5,8 +5,8 @@
 #include "config.h"
 
 #include "rdsquashfs.h"
+#include "common/cli.h"
 #include "common/cpus.h"
-#include "common/parse.h"
 #include "common/print.h"
 
 #include <getopt.h>
@@ -116,18 +116,13 @@ static void print_help(void)
 	fputs(help_text, stdout);
 }
 
-static void try_help(void)
-{
-	fprintf(stderr, "Try 'rdsquashfs --help' for more information.\n");
-}
-
 static int set_op(rd_options_t *opt, rd_op_t op, const char *path)
 {
 	if (opt->op != OP_NONE) {
 		tool_error(NULL, "only one of --list, --cat, --xattr, "
 				 "--unpack-path, --stat and --describe may "
 				 "be given");
-		try_help();
+		cli_try_help();
 		return -1;
 	}
 	opt->op = op;
@@ -137,8 +132,6 @@ static int set_op(rd_options_t *opt, rd_op_t op, const char *path)
 
 int rd_parse_options(int argc, char **argv, rd_options_t *opt)
 {
-	const char *why;
-	uint64_t num;
 	int c, ret = 0;
 
 	memset(opt, 0, sizeof(*opt));
@@ -203,24 +196,13 @@ int rd_parse_options(int argc, char **argv, rd_options_t *opt)
 			opt->quiet = true;
 			break;
 		case 'j':
-			why = parse_count(optarg, 4096, &num);
-			if (why != NULL) {
-				tool_error("--num-jobs", "'%s': %s", optarg,
-					   why);
-				return -1;
-			}
-			opt->num_jobs = (unsigned int)num;
+			ret = cli_num_jobs(optarg, &opt->num_jobs);
 			break;
-		case 'h':
-			print_help();
-			return 1;
-		case 'V':
-			tool_print_version();
-			return 1;
 		default:
-			tool_bad_option(short_opts, argv);
-			try_help();
-			return -1;
+			return cli_other_option(c, short_opts, argv,
+						print_help) == CLI_DONE
+				   ? 1
+				   : -1;
 		}
 		if (ret != 0)
 			return -1;
@@ -230,20 +212,8 @@ int rd_parse_options(int argc, char **argv, rd_options_t *opt)
 		tool_error(NULL, "no operation given (one of --list, --cat, "
 				 "--xattr, --unpack-path, --stat, "
 				 "--describe)");
-		try_help();
+		cli_try_help();
 		return -1;
 	}
-	if (optind >= argc) {
-		tool_error(NULL, "no image given");
-		try_help();
-		return -1;
-	}
-	if (optind + 1 < argc) {
-		tool_error(argv[optind + 1], "unexpected argument (only one "
-					     "image)");
-		try_help();
-		return -1;
-	}
-	opt->image = argv[optind];
-	return 0;
+	return cli_one_argument(argc, argv, "image", &opt->image);
 }

@@ -6,7 +6,7 @@
 
 #include "sqfs2tar.h"
 #include "common/cpus.h"
-#include "common/parse.h"
+#include "common/cli.h"
 #include "common/print.h"
 #include "tar/path.h"
 
@@ -82,11 +82,6 @@ static void print_help(void)
 {
 	fputs(help_text, stdout);
 	tar_filter_print_list(stdout);
-}
-
-static void try_help(void)
-{
-	fprintf(stderr, "Try 'sqfs2tar --help' for more information.\n");
 }
 
 /* Path order of the image's listings: byte by byte, but a '/' (the end
@@ -180,7 +175,7 @@ static int set_root_becomes(sqfs2tar_options_t *opt, const char *arg)
 				   "'%s': not a directory name below the "
 				   "archive's top",
 				   arg);
-			try_help();
+			cli_try_help();
 			return -1;
 		}
 	}
@@ -195,8 +190,6 @@ int sqfs2tar_parse_options(int argc, char **argv, sqfs2tar_options_t *opt)
 {
 	char **raw_subdirs = NULL;
 	size_t raw_count = 0;
-	const char *why;
-	uint64_t num;
 	int c;
 
 	memset(opt, 0, sizeof(*opt));
@@ -218,7 +211,7 @@ int sqfs2tar_parse_options(int argc, char **argv, sqfs2tar_options_t *opt)
 					   "'%s': unknown or not supported "
 					   "by this build",
 					   optarg);
-				try_help();
+				cli_try_help();
 				goto fail;
 			}
 			opt->compressor = optarg;
@@ -243,39 +236,19 @@ int sqfs2tar_parse_options(int argc, char **argv, sqfs2tar_options_t *opt)
 			opt->no_skip = true;
 			break;
 		case 'j':
-			why = parse_count(optarg, 4096, &num);
-			if (why != NULL) {
-				tool_error("--num-jobs", "'%s': %s", optarg,
-					   why);
+			if (cli_num_jobs(optarg, &opt->num_jobs) != 0)
 				goto fail;
-			}
-			opt->num_jobs = (unsigned int)num;
 			break;
-		case 'h':
-			print_help();
-			goto done;
-		case 'V':
-			tool_print_version();
-			goto done;
 		default:
-			tool_bad_option(short_opts, argv);
-			try_help();
+			if (cli_other_option(c, short_opts, argv, print_help) ==
+			    CLI_DONE)
+				goto done;
 			goto fail;
 		}
 	}
 
-	if (optind >= argc) {
-		tool_error(NULL, "no image given");
-		try_help();
+	if (cli_one_argument(argc, argv, "image", &opt->image) != 0)
 		goto fail;
-	}
-	if (optind + 1 < argc) {
-		tool_error(argv[optind + 1], "unexpected argument (only one "
-					     "image)");
-		try_help();
-		goto fail;
-	}
-	opt->image = argv[optind];
 
 	if (raw_count > 1)
 		opt->keep_as_dir = true;

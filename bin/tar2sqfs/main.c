@@ -64,23 +64,23 @@ int main(int argc, char **argv)
 	pk.opt = &opt;
 
 	/* refuse an existing output before reading anything */
-	if (out_file_open(&of, opt.output, opt.force) != 0)
+	if (out_file_open(&of, opt.pk.output, opt.pk.force) != 0)
 		goto out;
 	if (open_input(&pk) != 0)
 		goto out;
 
-	ret = sqfs_writer_create(out_file_get(of), &opt.wr, &pk.wr, why);
+	ret = sqfs_writer_create(out_file_get(of), &opt.pk.wr, &pk.wr, why);
 	if (ret != 0) {
-		tool_error(opt.output, "%s", why);
+		tool_error(opt.pk.output, "%s", why);
 		goto out;
 	}
 
-	progress_init(&pk.progress, !opt.quiet && isatty(STDERR_FILENO));
+	progress_init(&pk.progress, !opt.pk.quiet && isatty(STDERR_FILENO));
 	ret = tar2sqfs_pack(&pk);
 	if (ret == 0) {
 		ret = sqfs_writer_finish(pk.wr);
 		if (ret != 0)
-			tool_image_error(opt.output, NULL, ret, errno,
+			tool_image_error(opt.pk.output, NULL, ret, errno,
 					 sqfs_writer_error(pk.wr));
 	}
 	progress_end(&pk.progress);
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 
 	/* the image is complete: a failure to print about it does not
 	 * make the run fail */
-	if (!opt.quiet)
+	if (!opt.pk.quiet)
 		stats_print(stdout, &st);
 	status = EXIT_SUCCESS;
 out:

@@ -68,7 +68,7 @@ static int writer_failed(tar2sqfs_packer_t *pk, const char *name, int ret)
 
 	if (writer_error_is_entry(ret))
 		return bad_entry(pk, name, "%s", sqfs_writer_error(pk->wr));
-	tool_image_error(pk->opt->output, name, ret, os_errno,
+	tool_image_error(pk->opt->pk.output, name, ret, os_errno,
 			 sqfs_writer_error(pk->wr));
 	return -1;
 }
@@ -143,22 +143,22 @@ static const char *make_attr(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 	memset(attr, 0, sizeof(*attr));
 	attr->mode = type | (ent->mode & 07777);
 
-	if (opt->set_uid)
-		attr->uid = opt->uid;
+	if (opt->pk.set_uid)
+		attr->uid = opt->pk.uid;
 	else if (ent->uid < 0 || ent->uid > (int64_t)UINT32_MAX)
 		return "owner id out of range";
 	else
 		attr->uid = (uint32_t)ent->uid;
 
-	if (opt->set_gid)
-		attr->gid = opt->gid;
+	if (opt->pk.set_gid)
+		attr->gid = opt->pk.gid;
 	else if (ent->gid < 0 || ent->gid > (int64_t)UINT32_MAX)
 		return "group id out of range";
 	else
 		attr->gid = (uint32_t)ent->gid;
 
 	if (opt->no_keep_time || !ent->mtime_set)
-		attr->mtime = opt->wr.default_mtime;
+		attr->mtime = opt->pk.wr.default_mtime;
 	else
 		attr->mtime = ent->mtime;
 	return NULL;
@@ -167,7 +167,7 @@ static const char *make_attr(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 static int add_file(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 		    const char *path, const sqfs_entry_attr_t *attr)
 {
-	uint64_t blocks = ent->size / pk->opt->wr.block_size;
+	uint64_t blocks = ent->size / pk->opt->pk.wr.block_size;
 	tar_chunk_t chunk;
 	int ret;
 
@@ -188,7 +188,7 @@ static int add_file(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 						 (size_t)chunk.size);
 		}
 		if (ret != 0) {
-			tool_image_error(pk->opt->output, ent->raw_path, ret,
+			tool_image_error(pk->opt->pk.output, ent->raw_path, ret,
 					 errno, sqfs_writer_error(pk->wr));
 			return -1;
 		}
@@ -204,7 +204,7 @@ static int add_file(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 
 	ret = sqfs_writer_end_file(pk->wr);
 	if (ret != 0) {
-		tool_image_error(pk->opt->output, ent->raw_path, ret, errno,
+		tool_image_error(pk->opt->pk.output, ent->raw_path, ret, errno,
 				 sqfs_writer_error(pk->wr));
 		return -1;
 	}
@@ -426,7 +426,7 @@ int tar2sqfs_pack(tar2sqfs_packer_t *pk)
 
 	ret = sqfs_writer_drop_broken_links(pk->wr, report_broken, pk);
 	if (ret < 0) {
-		tool_error(pk->opt->output, "%s", sqfs_writer_error(pk->wr));
+		tool_error(pk->opt->pk.output, "%s", sqfs_writer_error(pk->wr));
 		return -1;
 	}
 	if (ret > 0 && pk->opt->no_skip)

@@ -6,6 +6,7 @@
 #define TAR2SQFS_H
 
 #include "sqfs/writer.h"
+#include "common/packer_cli.h"
 #include "common/progress.h"
 #include "tar/tar_reader.h"
 
@@ -14,7 +15,8 @@
 #include <stdint.h>
 
 typedef struct {
-	const char *output;
+	/* what every packer takes (common/packer_cli.h) */
+	packer_options_t pk;
 	/* the archive; NULL for stdin */
 	const char *input;
 	/* canonical --root-becomes prefix, or NULL */
@@ -23,18 +25,9 @@ typedef struct {
 	bool no_skip;
 	bool no_xattr;
 	bool no_keep_time;
-	bool force;
-	bool quiet;
 	/* --exclude patterns */
 	const char **excludes;
 	size_t exclude_count;
-	/* owner overrides */
-	bool set_uid;
-	bool set_gid;
-	uint32_t uid;
-	uint32_t gid;
-	/* everything the writer takes, defaults included */
-	sqfs_writer_options_t wr;
 } tar2sqfs_options_t;
 
 /*
