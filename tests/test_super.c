@@ -14,7 +14,7 @@
 #include <string.h>
 
 /*
- * The superblock of a 16-inode mksquashfs 4.5.1 zstd image (FORMAT.md §2):
+ * The superblock of a 16-inode mksquashfs 4.5.1 zstd image:
  * one fragment, an export table, xattrs, -mkfs-time 1700000000.
  */
 static const uint8_t reference[SQFS_SUPER_SIZE] = {

@@ -11,7 +11,7 @@
  */
 #include "config.h"
 
-#include "sqfs/dir_writer.h"
+#include "sqfs/dir_writer_internal.h"
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
 #include "sqfs/meta_writer.h"

@@ -10,7 +10,7 @@
 #include "sqfs/error.h"
 #include "sqfs/format_internal.h"
 #include "sqfs/xattr.h"
-#include "sqfs/xattr_writer.h"
+#include "sqfs/xattr_writer_internal.h"
 
 #include <string.h>
 

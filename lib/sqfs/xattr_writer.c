@@ -16,7 +16,7 @@
 #include "sqfs/io.h"
 #include "sqfs/meta_writer.h"
 #include "sqfs/super.h"
-#include "sqfs/xattr_writer.h"
+#include "sqfs/xattr_writer_internal.h"
 #include "util/array.h"
 #include "util/le.h"
 #include "sqfs/format_internal.h"

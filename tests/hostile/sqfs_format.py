@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """A small SquashFS 4.0 codec for the hostile-image tests.
 
-Two halves, both written from /work/shared/FORMAT.md:
+Two halves, both written from the SquashFS 4.0 on-disk format (the
+library's constants are in lib/sqfs/format_internal.h):
 
 * Image: a tolerant parser of a *valid* image that locates what the
   mutator aims at: the superblock fields, the regions of every table, the
@@ -560,7 +561,9 @@ def md_encode(stream):
 
 class Builder:
     """Write an image from Nodes (in inode-table order). Everything is
-    laid out as FORMAT.md §1.1 says unless an override is given."""
+    laid out in the usual order (superblock, compressor options, data,
+    inode, directory, fragment, export, id and xattr tables) unless an
+    override is given."""
 
     def __init__(self, block_size=4096, comp=COMP_GZIP, comp_opts=None):
         self.block_size = block_size
@@ -619,7 +622,7 @@ class Builder:
 
     @staticmethod
     def listing(d):
-        """The runs of d's listing (FORMAT.md §8.1), and the offset and
+        """The runs of d's listing, and the offset and
         first name of each run."""
         ents = []
         for e in d.entries:

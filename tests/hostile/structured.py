@@ -241,7 +241,7 @@ def s_xattr_unknown_prefix(outside):
 @case("any")
 def s_entry_type_mismatch(outside):
     """The entry claims a file; the inode is a directory (the inode
-    decides, FORMAT.md §8.2)."""
+    decides)."""
     b = Builder()
     f = small_file(b, 1)
     d = b.add(Node("dir", 2, entries=[(b"pwn_in", f)], parent=3))

@@ -8,7 +8,7 @@
 
 #include "support/test_util.h"
 #include "sqfs/compressor.h"
-#include "sqfs/dir_writer.h"
+#include "sqfs/dir_writer_internal.h"
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
 #include "sqfs/io.h"

@@ -14,7 +14,7 @@
 #include "sqfs/meta_reader.h"
 #include "sqfs/super.h"
 #include "sqfs/xattr.h"
-#include "sqfs/xattr_writer.h"
+#include "sqfs/xattr_writer_internal.h"
 #include "util/le.h"
 
 #include <stdio.h>

@@ -40,7 +40,7 @@ pack_check() {
 	check "$name: packing twice gives identical bytes" \
 		cmp "$img" "$img.again"
 	rm -f "$img.again"
-	# the kernel has no lzma (FORMAT.md section 14)
+	# the kernel has no lzma
 	[ "$comp" = lzma ] && without mount
 	# unsquashfs 4.5.1 cannot read the id table of ng 1.2's lz4 images
 	[ "$comp" = lz4 ] && new_feature "lz4 images unsquashfs can read"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# One archive per feature of tar2sqfs's input (CLI.md), packed with the
-# default options; each image is read by unsquashfs (-s, -lln, -pf),
+# One archive per feature of tar2sqfs's input (doc/tar2sqfs.1), packed
+# with the default options; each image is read by unsquashfs (-s, -lln, -pf),
 # rdsquashfs (unpack) and, where possible, the kernel, and compared with
 # the archive as Python's tarfile and GNU tar read it.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
@@ -95,7 +95,7 @@ pack_case empty --implicit mode=0755,uid=0,gid=0,mtime=0
 for c in sparse_gnu sparse_0.0 sparse_0.1 sparse_1.0; do
 	pack_case "$c" || continue
 	img=$WORK/$c.sqfs
-	# mksquashfs caps `sparse` at file_size - 1 (FORMAT.md 7), ng does not
+	# mksquashfs caps `sparse` at file_size - 1, ng does not
 	sparse=$(rd_stat "$img" /sp/allhole Sparse)
 	check "$c: all-hole file is sparse throughout ($sparse)" \
 		test "$sparse" -ge 5242879

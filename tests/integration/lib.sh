@@ -49,9 +49,9 @@ done
 [ -x "$TAR2SQFS" ] || hard_error "no tool to test at $TAR2SQFS (set TAR2SQFS)"
 
 # Debian's squashfs-tools-ng 1.2 stands in while ours is being written: it
-# lacks what CLI.md marks (new), so those checks only report, not fail.
-# Its directories also count every entry in their link count, where
-# FORMAT.md wants 2 + subdirectories (large_dirs.sh checks that).
+# lacks what our tools add to its interface, so those checks only report,
+# not fail. Its directories also count every entry in their link count,
+# where Linux's rule is 2 + subdirectories (large_dirs.sh checks that).
 STANDIN=0
 NLINK_OPT=
 if "$TAR2SQFS" --version 2>&1 | grep -q 'squashfs-tools-ng'; then
@@ -115,8 +115,9 @@ expect_eq() {
 	fi
 }
 
-# Checks between new_feature and end_feature exercise something CLI.md marks
-# (new); with the stand-in their failures are reported as XFAIL.
+# Checks between new_feature and end_feature exercise something our tools
+# add to squashfs-tools-ng's interface; with the stand-in their failures
+# are reported as XFAIL.
 new_feature() { NEW_FEATURE=$1; }
 end_feature() { NEW_FEATURE=; }
 

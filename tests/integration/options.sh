@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Each tar2sqfs option of CLI.md, its effect checked with an independent
+# Each tar2sqfs option of doc/tar2sqfs.1, its effect checked with an independent
 # reader (unsquashfs -s / -pf, rdsquashfs, the kernel). -c, -X, -b, -j and
 # -Q are covered by compressors.sh, the skip rules by bad_archives.sh.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"

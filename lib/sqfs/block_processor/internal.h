@@ -76,7 +76,7 @@
 #define SQFS_BLOCK_PROCESSOR_INTERNAL_H
 
 #include "util/workers.h"
-#include "sqfs/block_processor/block_processor.h"
+#include "sqfs/block_processor/block_processor_internal.h"
 #include "util/array.h"
 #include "util/hash_table.h"
 #include "sqfs/compressor.h"

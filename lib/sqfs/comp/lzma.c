@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include "comp/internal.h"
-#include "comp/lzma_options.h"
+#include "comp/lzma_internal.h"
 #include "util/le.h"
 
 #include <lzma.h>

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "comp/lzma_options.h"
+#include "comp/lzma_internal.h"
 
 #include <stdio.h>
 #include <string.h>

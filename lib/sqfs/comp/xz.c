@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "comp/internal.h"
-#include "comp/lzma_options.h"
+#include "comp/lzma_internal.h"
 #include "sqfs/super.h"
 #include "util/le.h"
 

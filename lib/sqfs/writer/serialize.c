@@ -13,7 +13,7 @@
 #include "config.h"
 
 #include "sqfs/writer/internal.h"
-#include "sqfs/dir_writer.h"
+#include "sqfs/dir_writer_internal.h"
 #include "sqfs/inode.h"
 #include "sqfs/meta_writer.h"
 #include "sqfs/io.h"

@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "sqfs/writer/internal.h"
-#include "sqfs/xattr_writer.h"
+#include "sqfs/xattr_writer_internal.h"
 #include "sqfs/id_table.h"
 #include "sqfs/inode.h"
 #include "sqfs/io.h"

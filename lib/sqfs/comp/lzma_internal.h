@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lzma_options.h - what the xz and lzma back ends share.
+ * lzma_internal.h - what the xz and lzma back ends share.
  *
  * Both keep their settings in cfg->opt.xz and take the same LZMA options
  * (dictsize, level, lc, lp, pb, extreme); xz adds BCJ filters. Both also
  * run liblzma decoders the same way: one call over a whole block with the
  * output bounded by the caller's buffer.
  */
-#ifndef SQFS_COMP_LZMA_OPTIONS_H
-#define SQFS_COMP_LZMA_OPTIONS_H
+#ifndef SQFS_COMP_LZMA_INTERNAL_H
+#define SQFS_COMP_LZMA_INTERNAL_H
 
 #include "comp/internal.h"
 
@@ -76,4 +76,4 @@ ptrdiff_t sqfs_lzma_run_decoder(lzma_stream *strm, const uint8_t *in,
 				size_t size, uint8_t *out, size_t outsize,
 				bool allow_trailing);
 
-#endif /* SQFS_COMP_LZMA_OPTIONS_H */
+#endif /* SQFS_COMP_LZMA_INTERNAL_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xattr_writer.h - collecting extended attributes and writing the xattr
- * table (internal to the library).
+ * xattr_writer_internal.h - collecting extended attributes and writing
+ * the xattr table (internal to the library).
  *
  * Each inode with xattrs refers to one xattr-id entry, which lists a set of
  * key/value pairs in the kv stream. Identical sets (same keys and values,
@@ -10,8 +10,8 @@
  * ones as out-of-line references to it. Only the user., trusted. and
  * security. namespaces exist in the format.
  */
-#ifndef SQFS_XATTR_WRITER_H
-#define SQFS_XATTR_WRITER_H
+#ifndef SQFS_XATTR_WRITER_INTERNAL_H
+#define SQFS_XATTR_WRITER_INTERNAL_H
 
 #include "sqfs/predef.h"
 #include "sqfs/xattr.h"
@@ -55,4 +55,4 @@ int sqfs_xattr_writer_end(sqfs_xattr_writer_t *xw, uint32_t *index);
 int sqfs_xattr_writer_flush(sqfs_xattr_writer_t *xw, sqfs_file_t *file,
 			    sqfs_super_t *super, sqfs_compressor_t *cmp);
 
-#endif /* SQFS_XATTR_WRITER_H */
+#endif /* SQFS_XATTR_WRITER_INTERNAL_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dir_writer.h - writing directory listings into the directory table
- * (internal to the library).
+ * dir_writer_internal.h - writing directory listings into the directory
+ * table (internal to the library).
  *
  * A listing is a sequence of runs, each a 12-byte header (entry count - 1,
  * the inode-table block holding all the run's inodes, a base inode number)
@@ -12,8 +12,8 @@
  * Directories of 256 entries or more get a directory index: one entry per
  * header, which the kernel uses to skip ahead on lookups.
  */
-#ifndef SQFS_DIR_WRITER_H
-#define SQFS_DIR_WRITER_H
+#ifndef SQFS_DIR_WRITER_INTERNAL_H
+#define SQFS_DIR_WRITER_INTERNAL_H
 
 #include "sqfs/predef.h"
 
@@ -58,4 +58,4 @@ size_t sqfs_dir_writer_get_entry_count(const sqfs_dir_writer_t *dw);
 const uint8_t *sqfs_dir_writer_get_index(const sqfs_dir_writer_t *dw,
 					 size_t *size, size_t *count);
 
-#endif /* SQFS_DIR_WRITER_H */
+#endif /* SQFS_DIR_WRITER_INTERNAL_H */
