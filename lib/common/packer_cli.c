@@ -95,8 +95,24 @@ static int owner_id(const char *option, const char *arg, uint32_t *out)
 
 int packer_option(packer_options_t *p, int c, const char *arg)
 {
+	/* the options that only set a writer flag */
+	static const struct {
+		int opt;
+		uint32_t flag;
+	} flag_opts[] = {
+	    {'e', SQFS_WRITER_EXPORTABLE},
+	    {'P', SQFS_WRITER_NO_PROBE},
+	    {'T', SQFS_WRITER_NO_TAIL_PACKING},
+	};
 	const char *why = NULL, *option = NULL;
 	uint64_t num;
+
+	for (size_t i = 0; i < sizeof(flag_opts) / sizeof(flag_opts[0]); ++i) {
+		if (c == flag_opts[i].opt) {
+			p->wr.flags |= flag_opts[i].flag;
+			return 0;
+		}
+	}
 
 	switch (c) {
 	case 'u':
@@ -132,15 +148,6 @@ int packer_option(packer_options_t *p, int c, const char *arg)
 		break;
 	case 'd':
 		p->defaults[p->defaults_count++] = arg;
-		return 0;
-	case 'e':
-		p->wr.flags |= SQFS_WRITER_EXPORTABLE;
-		return 0;
-	case 'P':
-		p->wr.flags |= SQFS_WRITER_NO_PROBE;
-		return 0;
-	case 'T':
-		p->wr.flags |= SQFS_WRITER_NO_TAIL_PACKING;
 		return 0;
 	case 'f':
 		p->force = true;

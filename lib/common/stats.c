@@ -6,6 +6,31 @@
 
 #include "common/stats.h"
 
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The lines that are a plain count, in the order printed. */
+static const struct {
+	const char *label;
+	size_t offset;
+} counts[] = {
+    {"Image size:                 ", offsetof(sqfs_writer_stats_t, image_size)},
+    {"Data blocks written:        ",
+     offsetof(sqfs_writer_stats_t, data_blocks)},
+    {"Fragment blocks written:    ",
+     offsetof(sqfs_writer_stats_t, fragment_blocks)},
+    {"Duplicate blocks omitted:   ",
+     offsetof(sqfs_writer_stats_t, duplicate_blocks)},
+    {"Duplicate fragments omitted:",
+     offsetof(sqfs_writer_stats_t, duplicate_fragments)},
+    {"Sparse blocks omitted:      ",
+     offsetof(sqfs_writer_stats_t, sparse_blocks)},
+    {"Files:                      ", offsetof(sqfs_writer_stats_t, files)},
+    {"Inodes:                     ", offsetof(sqfs_writer_stats_t, inodes)},
+    {"Unique owner and group ids: ", offsetof(sqfs_writer_stats_t, ids)},
+};
+
 void stats_print(FILE *fp, const sqfs_writer_stats_t *st)
 {
 	fprintf(fp, "Data bytes read:             %llu\n",
@@ -18,22 +43,12 @@ void stats_print(FILE *fp, const sqfs_writer_stats_t *st)
 			    (double)st->bytes_in);
 	else
 		fprintf(fp, "Data compression ratio:      -\n");
-	fprintf(fp, "Image size:                  %llu\n",
-		(unsigned long long)st->image_size);
-	fprintf(fp, "Data blocks written:         %llu\n",
-		(unsigned long long)st->data_blocks);
-	fprintf(fp, "Fragment blocks written:     %llu\n",
-		(unsigned long long)st->fragment_blocks);
-	fprintf(fp, "Duplicate blocks omitted:    %llu\n",
-		(unsigned long long)st->duplicate_blocks);
-	fprintf(fp, "Duplicate fragments omitted: %llu\n",
-		(unsigned long long)st->duplicate_fragments);
-	fprintf(fp, "Sparse blocks omitted:       %llu\n",
-		(unsigned long long)st->sparse_blocks);
-	fprintf(fp, "Files:                       %llu\n",
-		(unsigned long long)st->files);
-	fprintf(fp, "Inodes:                      %llu\n",
-		(unsigned long long)st->inodes);
-	fprintf(fp, "Unique owner and group ids:  %llu\n",
-		(unsigned long long)st->ids);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); ++i) {
+		uint64_t value;
+
+		memcpy(&value, (const char *)st + counts[i].offset,
+		       sizeof(value));
+		fprintf(fp, "%s %llu\n", counts[i].label,
+			(unsigned long long)value);
+	}
 }

@@ -18,6 +18,7 @@
 #include "sqfs/inode.h"
 #include "sqfs/format_internal.h"
 #include "sqfs/error_internal.h"
+#include "image_internal.h"
 
 /*
  * The checks below return NULL when a value passes, and otherwise the
@@ -25,6 +26,17 @@
  * sqfs_data_fault turns them into the image's error text, so that both
  * readers describe a bad file in the same words.
  */
+
+/* What both readers read with: the image, its file and compressor, the
+ * block size every buffer is sized by, and the data region. */
+typedef struct {
+	sqfs_image_t *img;
+	sqfs_file_t *file;
+	sqfs_compressor_t *cmp;
+	uint32_t block_size;
+	uint64_t region_start;
+	uint64_t region_end;
+} sqfs_data_source_t;
 
 /* What a reader needs to know about a file it reads. */
 typedef struct {
@@ -45,6 +57,20 @@ static inline int sqfs_data_block_size(const sqfs_image_t *img, uint32_t *out)
 	    block_size > SQFS_MAX_BLOCK_SIZE)
 		return SQFS_ERROR_CORRUPTED;
 	*out = block_size;
+	return 0;
+}
+
+/* Fill src from img; SQFS_ERROR_CORRUPTED for a block size outside what
+ * the format allows. */
+static inline int sqfs_data_source_init(sqfs_data_source_t *src,
+					sqfs_image_t *img)
+{
+	if (sqfs_data_block_size(img, &src->block_size) != 0)
+		return SQFS_ERROR_CORRUPTED;
+	src->img = img;
+	src->file = sqfs_image_file(img);
+	src->cmp = sqfs_image_compressor(img);
+	sqfs_image_data_region(img, &src->region_start, &src->region_end);
 	return 0;
 }
 

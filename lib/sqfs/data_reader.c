@@ -25,12 +25,7 @@
 #include <string.h>
 
 struct sqfs_data_reader {
-	sqfs_image_t *img;
-	sqfs_file_t *file;
-	sqfs_compressor_t *cmp;
-	uint32_t block_size;
-	uint64_t region_start;
-	uint64_t region_end;
+	sqfs_data_source_t src;
 
 	/* A stored block as read from disk, before unpacking. */
 	uint8_t *packed;
@@ -89,18 +84,14 @@ int sqfs_data_reader_create(sqfs_image_t *img, sqfs_data_reader_t **out)
 		return SQFS_ERROR_ARG_INVALID;
 	*out = NULL;
 
-	if (sqfs_data_block_size(img, &block_size) != 0)
-		return SQFS_ERROR_CORRUPTED;
-
 	dr = calloc(1, sizeof(*dr));
 	if (dr == NULL)
 		return SQFS_ERROR_ALLOC;
-
-	dr->img = img;
-	dr->file = sqfs_image_file(img);
-	dr->cmp = sqfs_image_compressor(img);
-	dr->block_size = block_size;
-	sqfs_image_data_region(img, &dr->region_start, &dr->region_end);
+	if (sqfs_data_source_init(&dr->src, img) != 0) {
+		free(dr);
+		return SQFS_ERROR_CORRUPTED;
+	}
+	block_size = dr->src.block_size;
 
 	dr->packed = malloc(block_size);
 	dr->zeros = calloc(1, block_size);
@@ -129,14 +120,14 @@ void sqfs_data_reader_destroy(sqfs_data_reader_t *dr)
 
 static const char *check_word(const sqfs_data_reader_t *dr, uint32_t word)
 {
-	return sqfs_data_check_word(dr->block_size, word);
+	return sqfs_data_check_word(dr->src.block_size, word);
 }
 
 static const char *check_place(const sqfs_data_reader_t *dr, uint64_t pos,
 			       uint32_t len)
 {
-	return sqfs_data_check_place(dr->region_start, dr->region_end, pos,
-				     len);
+	return sqfs_data_check_place(dr->src.region_start, dr->src.region_end,
+				     pos, len);
 }
 
 /* The start of every public call: the file's block list, checked. */
@@ -145,16 +136,16 @@ static int get_file_info(sqfs_data_reader_t *dr, const sqfs_inode_t *inode,
 {
 	const char *why;
 
-	sqfs_errtext_begin(sqfs_image_errtext(dr->img));
+	sqfs_errtext_begin(sqfs_image_errtext(dr->src.img));
 	dr->why = NULL;
 	if (inode->type != SQFS_INODE_FILE &&
 	    inode->type != SQFS_INODE_EXT_FILE)
 		return sqfs_errtext_set(
-		    sqfs_image_errtext(dr->img), SQFS_ERROR_NOT_FILE,
+		    sqfs_image_errtext(dr->src.img), SQFS_ERROR_NOT_FILE,
 		    "inode %u is not a regular file", inode->inode_number);
-	why = sqfs_data_file_info(dr->block_size, inode, fi);
+	why = sqfs_data_file_info(dr->src.block_size, inode, fi);
 	if (why != NULL)
-		return sqfs_errtext_set(sqfs_image_errtext(dr->img),
+		return sqfs_errtext_set(sqfs_image_errtext(dr->src.img),
 					SQFS_ERROR_CORRUPTED, "inode %u: %s",
 					inode->inode_number, why);
 	return 0;
@@ -164,7 +155,7 @@ static int get_file_info(sqfs_data_reader_t *dr, const sqfs_inode_t *inode,
 static int block_failed(sqfs_data_reader_t *dr, const file_info_t *fi,
 			size_t index, int code)
 {
-	return sqfs_data_fault(sqfs_image_errtext(dr->img), code,
+	return sqfs_data_fault(sqfs_image_errtext(dr->src.img), code,
 			       fi->inode->inode_number, index, fi->count,
 			       dr->why);
 }
@@ -227,14 +218,14 @@ static ptrdiff_t unpack(sqfs_data_reader_t *dr, uint64_t pos, uint32_t word,
 	if (word & SQFS_SIZE_WORD_RAW) {
 		if (len > outsize)
 			return bad(dr, SQFS_DATA_WRONG_SIZE);
-		ret = dr->file->read_at(dr->file, pos, out, len);
+		ret = dr->src.file->read_at(dr->src.file, pos, out, len);
 		return ret != 0 ? ret : (ptrdiff_t)len;
 	}
 
-	ret = dr->file->read_at(dr->file, pos, dr->packed, len);
+	ret = dr->src.file->read_at(dr->src.file, pos, dr->packed, len);
 	if (ret != 0)
 		return ret;
-	return sqfs_data_uncompress(dr->cmp, dr->packed, len, out, outsize);
+	return sqfs_data_uncompress(dr->src.cmp, dr->packed, len, out, outsize);
 }
 
 static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
@@ -242,7 +233,7 @@ static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
 {
 	const sqfs_inode_t *inode = fi->inode;
 	uint32_t word = fi->words[index];
-	size_t expect = sqfs_data_block_expect(dr->block_size, fi, index);
+	size_t expect = sqfs_data_block_expect(dr->src.block_size, fi, index);
 	uint64_t pos;
 	ptrdiff_t ret;
 
@@ -296,18 +287,19 @@ static int load_tail(sqfs_data_reader_t *dr, const file_info_t *fi,
 
 	if (!dr->frag_valid || dr->frag_index != index) {
 		dr->frag_valid = false;
-		ret = sqfs_image_get_fragment(dr->img, index, &frag);
+		ret = sqfs_image_get_fragment(dr->src.img, index, &frag);
 		if (ret < 0) {
 			dr->why = SQFS_DATA_NO_FRAGMENT;
 			return (int)ret;
 		}
-		dr->why = sqfs_data_check_fragment(
-		    dr->block_size, dr->region_start, dr->region_end, &frag);
+		dr->why = sqfs_data_check_fragment(dr->src.block_size,
+						   dr->src.region_start,
+						   dr->src.region_end, &frag);
 		if (dr->why != NULL)
 			return SQFS_ERROR_CORRUPTED;
 
-		ret =
-		    unpack(dr, frag.start, frag.size, dr->frag, dr->block_size);
+		ret = unpack(dr, frag.start, frag.size, dr->frag,
+			     dr->src.block_size);
 		if (ret < 0)
 			return (int)ret;
 		dr->frag_len = (size_t)ret;
@@ -349,7 +341,7 @@ int sqfs_data_reader_get_block(sqfs_data_reader_t *dr, const sqfs_inode_t *file,
 		return ret;
 	ret = load(dr, &fi, index, data, size);
 	if (ret == SQFS_ERROR_OUT_OF_BOUNDS)
-		return sqfs_errtext_set(sqfs_image_errtext(dr->img), ret,
+		return sqfs_errtext_set(sqfs_image_errtext(dr->src.img), ret,
 					"inode %u has no block %zu",
 					file->inode_number, index);
 	return ret == 0 ? 0 : block_failed(dr, &fi, index, ret);
@@ -382,8 +374,8 @@ ptrdiff_t sqfs_data_reader_read(sqfs_data_reader_t *dr,
 
 	while (done < size) {
 		/* at most the block count, which is a size_t */
-		index = (size_t)(offset / dr->block_size);
-		skip = (size_t)(offset % dr->block_size);
+		index = (size_t)(offset / dr->src.block_size);
+		skip = (size_t)(offset % dr->src.block_size);
 
 		ret = load(dr, &fi, (size_t)index, &data, &len);
 		if (ret != 0)

@@ -47,25 +47,11 @@ int sqfs_export_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
 			   uint64_t upper, uint64_t **out,
 			   uint64_t *first_block)
 {
-	uint32_t count = super->inode_count, i;
-	uint64_t *refs;
-	void *raw;
-	int ret;
+	void *refs;
+	int ret = sqfs_table_load_words(
+	    file, cmp, super->inode_count, SQFS_EXPORT_ENTRY_SIZE,
+	    super->export_table_start, lower, upper, &refs, first_block);
 
-	*out = NULL;
-	ret = sqfs_table_load(file, cmp, count, SQFS_EXPORT_ENTRY_SIZE,
-			      super->export_table_start, lower, upper, &raw,
-			      first_block);
-	if (ret != 0)
-		return ret;
-
-	/* in place: the buffer comes from malloc, so it is aligned for
-	 * uint64_t, and each entry is read before it is replaced */
-	refs = raw;
-	for (i = 0; i < count; ++i) {
-		refs[i] = get_le64((const uint8_t *)raw +
-				   (size_t)i * SQFS_EXPORT_ENTRY_SIZE);
-	}
 	*out = refs;
-	return 0;
+	return ret;
 }

@@ -91,12 +91,7 @@ typedef struct {
 } piece_t;
 
 struct sqfs_file_stream {
-	sqfs_image_t *img;
-	sqfs_file_t *file;
-	sqfs_compressor_t *cmp;
-	uint32_t block_size;
-	uint64_t region_start;
-	uint64_t region_end;
+	sqfs_data_source_t src;
 	uint8_t *zeros;
 
 	slot_t *slots;
@@ -191,7 +186,7 @@ static int wait_done(sqfs_file_stream_t *fs, slot_t *s)
 		job = util_workers_pop(fs->workers);
 		if (job != NULL) {
 			util_workers_unlock(fs->workers);
-			run_job(fs->cmp, slot_of(job));
+			run_job(fs->src.cmp, slot_of(job));
 			util_workers_lock(fs->workers);
 			slot_of(job)->done = true;
 			continue;
@@ -255,8 +250,8 @@ static int load(sqfs_file_stream_t *fs, slot_t *s, uint64_t pos, uint32_t word,
 	int ret;
 
 	if (s->out == NULL) {
-		s->packed = malloc(fs->block_size);
-		s->out = malloc(fs->block_size);
+		s->packed = malloc(fs->src.block_size);
+		s->out = malloc(fs->src.block_size);
 		if (s->packed == NULL || s->out == NULL) {
 			free(s->packed);
 			free(s->out);
@@ -268,7 +263,7 @@ static int load(sqfs_file_stream_t *fs, slot_t *s, uint64_t pos, uint32_t word,
 	if (word & SQFS_SIZE_WORD_RAW) {
 		if (len > outsize)
 			return SQFS_ERROR_CORRUPTED;
-		ret = fs->file->read_at(fs->file, pos, s->out, len);
+		ret = fs->src.file->read_at(fs->src.file, pos, s->out, len);
 		if (ret != 0)
 			return ret;
 		s->result = (ptrdiff_t)len;
@@ -276,7 +271,7 @@ static int load(sqfs_file_stream_t *fs, slot_t *s, uint64_t pos, uint32_t word,
 		return 0;
 	}
 
-	ret = fs->file->read_at(fs->file, pos, s->packed, len);
+	ret = fs->src.file->read_at(fs->src.file, pos, s->packed, len);
 	if (ret != 0)
 		return ret;
 	s->len = len;
@@ -293,8 +288,8 @@ static int schedule_block(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 	slot_t *s;
 	int ret;
 
-	p->size = sqfs_data_block_expect(fs->block_size, &f->fi, p->index);
-	p->why = sqfs_data_check_word(fs->block_size, word);
+	p->size = sqfs_data_block_expect(fs->src.block_size, &f->fi, p->index);
+	p->why = sqfs_data_check_word(fs->src.block_size, word);
 	if (p->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 	if (word == 0) {
@@ -307,8 +302,8 @@ static int schedule_block(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 		return SQFS_ERROR_CORRUPTED;
 	}
 	pos = start + fs->sched_pos;
-	p->why = sqfs_data_check_place(fs->region_start, fs->region_end, pos,
-				       word & SQFS_SIZE_WORD_LENGTH);
+	p->why = sqfs_data_check_place(fs->src.region_start, fs->src.region_end,
+				       pos, word & SQFS_SIZE_WORD_LENGTH);
 	if (p->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 
@@ -340,19 +335,20 @@ static int schedule_tail(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 
 	s = find_fragment(fs, index);
 	if (s == NULL) {
-		ret = sqfs_image_get_fragment(fs->img, index, &frag);
+		ret = sqfs_image_get_fragment(fs->src.img, index, &frag);
 		if (ret < 0) {
 			p->why = SQFS_DATA_NO_FRAGMENT;
 			return ret;
 		}
-		p->why = sqfs_data_check_fragment(
-		    fs->block_size, fs->region_start, fs->region_end, &frag);
+		p->why = sqfs_data_check_fragment(fs->src.block_size,
+						  fs->src.region_start,
+						  fs->src.region_end, &frag);
 		if (p->why != NULL)
 			return SQFS_ERROR_CORRUPTED;
 		s = get_slot(fs);
 		if (s == NULL)
 			return 1;
-		ret = load(fs, s, frag.start, frag.size, fs->block_size);
+		ret = load(fs, s, frag.start, frag.size, fs->src.block_size);
 		if (ret == SQFS_ERROR_CORRUPTED)
 			p->why = SQFS_DATA_WRONG_SIZE;
 		if (ret != 0)
@@ -380,7 +376,7 @@ static bool schedule_one(sqfs_file_stream_t *fs)
 	memset(p, 0, sizeof(*p));
 	p->file = f;
 	p->index = fs->sched_index;
-	p->offset = (uint64_t)p->index * fs->block_size;
+	p->offset = (uint64_t)p->index * fs->src.block_size;
 
 	if (f->error != 0) {
 		ret = f->error;
@@ -457,7 +453,7 @@ static int check_piece(piece_t *p)
 /* The words of the error the stream hands back. */
 static int word_error(sqfs_file_stream_t *fs)
 {
-	return sqfs_data_fault(sqfs_image_errtext(fs->img), fs->error,
+	return sqfs_data_fault(sqfs_image_errtext(fs->src.img), fs->error,
 			       fs->error_inode, fs->error_index,
 			       fs->error_count, fs->error_why);
 }
@@ -469,7 +465,7 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 
 	if (fs == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(sqfs_image_errtext(fs->img));
+	sqfs_errtext_begin(sqfs_image_errtext(fs->src.img));
 
 	release(fs);
 	if (fs->error != 0) {
@@ -480,7 +476,7 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 	if (fs->piece_count == 0) {
 		if (fs->files == NULL)
 			return 1;
-		return sqfs_errtext_set(sqfs_image_errtext(fs->img),
+		return sqfs_errtext_set(sqfs_image_errtext(fs->src.img),
 					SQFS_ERROR_INTERNAL,
 					"file stream: files queued but none "
 					"scheduled");
@@ -527,11 +523,11 @@ int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
 
 	if (fs == NULL || inode == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(sqfs_image_errtext(fs->img));
+	sqfs_errtext_begin(sqfs_image_errtext(fs->src.img));
 	if (inode->type != SQFS_INODE_FILE &&
 	    inode->type != SQFS_INODE_EXT_FILE)
 		return sqfs_errtext_set(
-		    sqfs_image_errtext(fs->img), SQFS_ERROR_NOT_FILE,
+		    sqfs_image_errtext(fs->src.img), SQFS_ERROR_NOT_FILE,
 		    "inode %u is not a regular file", inode->inode_number);
 	if (inode->payload_size > SIZE_MAX - sizeof(*inode) - sizeof(*f))
 		return SQFS_ERROR_ALLOC;
@@ -546,7 +542,7 @@ int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
 	memcpy(f->inode, inode, inode_size);
 	f->user = user;
 
-	f->why = sqfs_data_file_info(fs->block_size, f->inode, &f->fi);
+	f->why = sqfs_data_file_info(fs->src.block_size, f->inode, &f->fi);
 	f->error = f->why != NULL ? SQFS_ERROR_CORRUPTED : 0;
 	f->pieces = 1;
 	if (f->error == 0 && f->fi.count + (f->fi.tail > 0 ? 1 : 0) > 0)
@@ -580,8 +576,6 @@ int sqfs_file_stream_create(sqfs_image_t *img, unsigned int num_jobs,
 		return SQFS_ERROR_ARG_INVALID;
 	*out = NULL;
 
-	if (sqfs_data_block_size(img, &block_size) != 0)
-		return SQFS_ERROR_CORRUPTED;
 	if (num_jobs == 0)
 		num_jobs = 1;
 	if (num_jobs > SQFS_FILE_STREAM_MAX_JOBS)
@@ -590,11 +584,11 @@ int sqfs_file_stream_create(sqfs_image_t *img, unsigned int num_jobs,
 	fs = calloc(1, sizeof(*fs));
 	if (fs == NULL)
 		return SQFS_ERROR_ALLOC;
-	fs->img = img;
-	fs->file = sqfs_image_file(img);
-	fs->cmp = sqfs_image_compressor(img);
-	fs->block_size = block_size;
-	sqfs_image_data_region(img, &fs->region_start, &fs->region_end);
+	if (sqfs_data_source_init(&fs->src, img) != 0) {
+		free(fs);
+		return SQFS_ERROR_CORRUPTED;
+	}
+	block_size = fs->src.block_size;
 
 	fs->slot_count = SQFS_FILE_STREAM_BUFFERS(num_jobs);
 	fs->slots = calloc(fs->slot_count, sizeof(fs->slots[0]));
@@ -611,7 +605,7 @@ int sqfs_file_stream_create(sqfs_image_t *img, unsigned int num_jobs,
 	desc.done = worker_done;
 	desc.make_state = make_worker_cmp;
 	desc.free_state = free_worker_cmp;
-	desc.user = fs->cmp;
+	desc.user = fs->src.cmp;
 	if (util_workers_create(&desc, num_jobs - 1, &fs->workers, NULL) != 0) {
 		sqfs_file_stream_destroy(fs);
 		return SQFS_ERROR_ALLOC;

@@ -215,29 +215,18 @@ int sqfs_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		       const sqfs_super_t *super, uint64_t lower,
 		       uint64_t upper, uint32_t **out, uint64_t *first_block)
 {
-	uint16_t count = super->id_count, i;
-	uint32_t *ids;
-	void *raw;
+	void *ids;
 	int ret;
 
 	*out = NULL;
 	/* every inode refers to an id: an image without one is damaged */
-	if (count == 0)
+	if (super->id_count == 0)
 		return SQFS_ERROR_CORRUPTED;
-	ret = sqfs_table_load(file, cmp, count, SQFS_ID_ENTRY_SIZE,
-			      super->id_table_start, lower, upper, &raw,
-			      first_block);
-	if (ret != 0)
-		return ret;
-
-	/* in place: the buffer comes from malloc, so it is aligned for
-	 * uint32_t, and each entry is read before it is replaced */
-	ids = raw;
-	for (i = 0; i < count; ++i)
-		ids[i] =
-		    get_le32((const uint8_t *)raw + i * SQFS_ID_ENTRY_SIZE);
+	ret = sqfs_table_load_words(file, cmp, super->id_count,
+				    SQFS_ID_ENTRY_SIZE, super->id_table_start,
+				    lower, upper, &ids, first_block);
 	*out = ids;
-	return 0;
+	return ret;
 }
 
 int sqfs_id_table_read(sqfs_id_table_t *tbl, sqfs_file_t *file,

@@ -74,19 +74,15 @@ int sqfs_read_ahead_create(sqfs_image_t *img, unsigned int num_jobs,
 	    max_entries > 0 ? max_entries : SQFS_READ_AHEAD_DEFAULT_ENTRIES;
 	ra->max_bytes =
 	    max_bytes > 0 ? max_bytes : SQFS_READ_AHEAD_DEFAULT_BYTES;
+	/* destroy copes with whatever is not made yet */
 	ra->ring = calloc(ra->max_entries, sizeof(ra->ring[0]));
-	if (ra->ring == NULL) {
-		free(ra);
-		return SQFS_ERROR_ALLOC;
-	}
-	ret = sqfs_file_stream_create(img, num_jobs, &ra->fs);
-	if (ret != 0) {
-		free(ra->ring);
-		free(ra);
-		return ret;
-	}
-	*out = ra;
-	return 0;
+	ret = ra->ring != NULL ? sqfs_file_stream_create(img, num_jobs, &ra->fs)
+			       : SQFS_ERROR_ALLOC;
+	if (ret != 0)
+		sqfs_read_ahead_destroy(ra);
+	else
+		*out = ra;
+	return ret;
 }
 
 static slot_t *oldest(const sqfs_read_ahead_t *ra)

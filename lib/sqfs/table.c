@@ -327,3 +327,33 @@ int sqfs_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
 	return table_read(file, cmp, (size_t)(count * entry_size), index_start,
 			  lower, upper, data, first_block);
 }
+
+int sqfs_table_load_words(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			  uint64_t count, size_t word_size,
+			  uint64_t index_start, uint64_t lower, uint64_t upper,
+			  void **out, uint64_t *first_block)
+{
+	uint8_t *raw;
+	void *data;
+	int ret;
+
+	*out = NULL;
+	if (word_size != 4 && word_size != 8)
+		return SQFS_ERROR_INTERNAL;
+	ret = sqfs_table_load(file, cmp, count, word_size, index_start, lower,
+			      upper, &data, first_block);
+	if (ret != 0)
+		return ret;
+
+	/* in place: the buffer comes from malloc, so it is aligned for
+	 * uint64_t, and each entry is read before it is replaced */
+	raw = data;
+	for (size_t i = 0; i < (size_t)count; ++i) {
+		if (word_size == 8)
+			((uint64_t *)data)[i] = get_le64(raw + i * 8);
+		else
+			((uint32_t *)data)[i] = get_le32(raw + i * 4);
+	}
+	*out = data;
+	return 0;
+}

@@ -81,6 +81,14 @@ int sqfs_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
 		    uint64_t entry_size, uint64_t index_start, uint64_t lower,
 		    uint64_t upper, void **data, uint64_t *first_block);
 
+/* sqfs_table_load for a table of little-endian words of word_size (4 or
+ * 8) bytes, turned into host order: *out is a uint32_t or uint64_t array
+ * (free it). */
+int sqfs_table_load_words(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			  uint64_t count, size_t word_size,
+			  uint64_t index_start, uint64_t lower, uint64_t upper,
+			  void **out, uint64_t *first_block);
+
 /* ---- fragment_table.c -----------------------------------------------------
  */
 

@@ -135,12 +135,11 @@ static bool worker_done(void *user, util_job_t *job)
 	return blk->proc_seq == pool->next_done_seq;
 }
 
+/* Also for a worker make_worker left half made. */
 static void free_worker(void *state)
 {
 	pool_worker_t *w = state;
 
-	if (w == NULL)
-		return;
 	sqfs_compressor_destroy(w->cmp);
 	free(w->scratch);
 	free(w);

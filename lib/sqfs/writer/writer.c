@@ -510,10 +510,23 @@ static int place_node(sqfs_writer_t *wr, uint32_t parent, const char *name,
 	return ret;
 }
 
-/* Common start of every add: state, path and attributes checked. */
+/* Where an entry goes, and the attributes it carries. */
+typedef struct {
+	uint32_t parent;
+	/* the last component, or NULL for the root */
+	const char *name;
+	size_t len;
+	node_attr_t a;
+} place_t;
+
+/*
+ * Common start of every add: state, path and attributes checked, missing
+ * parents created, and (with attr) the attributes made, ids and xattrs
+ * included.
+ */
 static int begin_add(sqfs_writer_t *wr, const char *path,
 		     const sqfs_entry_attr_t *attr, uint32_t type, bool root_ok,
-		     uint32_t *parent, const char **name, size_t *len)
+		     place_t *pl)
 {
 	size_t depth;
 	int ret;
@@ -530,7 +543,31 @@ static int begin_add(sqfs_writer_t *wr, const char *path,
 	if (attr != NULL)
 		ret = check_attr(wr, attr, type);
 	if (ret == 0)
-		ret = walk_to_parent(wr, path, parent, name, len);
+		ret =
+		    walk_to_parent(wr, path, &pl->parent, &pl->name, &pl->len);
+	if (ret == 0 && attr != NULL)
+		ret = make_attr(wr, attr, type, &pl->a);
+	return ret;
+}
+
+/* begin_add for an entry that must have attributes (all but links). */
+static int begin_entry(sqfs_writer_t *wr, const char *path,
+		       const sqfs_entry_attr_t *attr, uint32_t type,
+		       bool root_ok, place_t *pl)
+{
+	if (attr == NULL)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"no attributes");
+	return begin_add(wr, path, attr, type, root_ok, pl);
+}
+
+/* Put a new node with its attributes at pl; *id gets it. */
+static int place_new(sqfs_writer_t *wr, const place_t *pl, uint32_t *id)
+{
+	int ret = place_node(wr, pl->parent, pl->name, pl->len, id);
+
+	if (ret == 0)
+		set_attr(wr_node(&wr->tree, *id), &pl->a);
 	return ret;
 }
 
@@ -539,50 +576,40 @@ static int begin_add(sqfs_writer_t *wr, const char *path,
 static int add_dir(sqfs_writer_t *wr, const char *path,
 		   const sqfs_entry_attr_t *attr)
 {
-	const char *name;
-	node_attr_t a;
-	uint32_t parent, id;
-	size_t len;
+	place_t pl;
+	uint32_t id;
 	int ret;
 
-	if (attr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	ret = begin_add(wr, path, attr, S_IFDIR, true, &parent, &name, &len);
+	ret = begin_entry(wr, path, attr, S_IFDIR, true, &pl);
 	if (ret != 0)
 		return ret;
 
-	ret = make_attr(wr, attr, S_IFDIR, &a);
-	if (ret != 0)
-		return ret;
-
-	if (name == NULL) {
-		set_attr(wr_node(&wr->tree, NODE_ROOT), &a);
+	if (pl.name == NULL) {
+		set_attr(wr_node(&wr->tree, NODE_ROOT), &pl.a);
 		return 0;
 	}
 
-	id = wr_tree_lookup(&wr->tree, parent, name, len);
+	id = wr_tree_lookup(&wr->tree, pl.parent, pl.name, pl.len);
 	if (id != NODE_NIL && wr_node_is_dir(wr_node(&wr->tree, id))) {
-		set_attr(wr_node(&wr->tree, id), &a);
+		set_attr(wr_node(&wr->tree, id), &pl.a);
 		return 0;
 	}
 
-	ret = place_node(wr, parent, name, len, &id);
-	if (ret == 0)
-		set_attr(wr_node(&wr->tree, id), &a);
-	return ret;
+	return place_new(wr, &pl, &id);
 }
 
 static int add_symlink(sqfs_writer_t *wr, const char *path,
 		       const sqfs_entry_attr_t *attr, const char *target)
 {
-	const char *name, *copy;
-	node_attr_t a;
-	uint32_t parent, id;
-	size_t len, tlen;
+	const char *copy;
+	place_t pl;
+	uint32_t id;
+	size_t tlen;
 	int ret;
 
-	if (attr == NULL || target == NULL)
-		return SQFS_ERROR_ARG_INVALID;
+	if (target == NULL)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"no symlink target");
 	tlen = strnlen(target, SQFS_MAX_SYMLINK_SIZE + 1);
 	if (tlen == 0)
 		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
@@ -592,59 +619,40 @@ static int add_symlink(sqfs_writer_t *wr, const char *path,
 					"symlink target longer than %u bytes",
 					(unsigned int)SQFS_MAX_SYMLINK_SIZE);
 
-	ret = begin_add(wr, path, attr, S_IFLNK, false, &parent, &name, &len);
+	ret = begin_entry(wr, path, attr, S_IFLNK, false, &pl);
 	if (ret != 0)
 		return ret;
-
-	ret = make_attr(wr, attr, S_IFLNK, &a);
-	if (ret != 0)
-		return ret;
-
 	copy = wr_arena_strndup(&wr->tree.arena, target, tlen);
 	if (copy == NULL)
 		return SQFS_ERROR_ALLOC;
-
-	ret = place_node(wr, parent, name, len, &id);
-	if (ret == 0) {
-		set_attr(wr_node(&wr->tree, id), &a);
+	ret = place_new(wr, &pl, &id);
+	if (ret == 0)
 		wr_node(&wr->tree, id)->data.target = copy;
-	}
 	return ret;
 }
 
 static int add_special(sqfs_writer_t *wr, const char *path,
 		       const sqfs_entry_attr_t *attr)
 {
-	const char *name;
-	node_attr_t a;
-	uint32_t parent, id;
-	size_t len;
+	place_t pl;
+	uint32_t id;
 	int ret;
 
-	if (attr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	ret = begin_add(wr, path, attr, 0, false, &parent, &name, &len);
-	if (ret != 0)
-		return ret;
-
-	ret = make_attr(wr, attr, 0, &a);
-	if (ret != 0)
-		return ret;
-
-	ret = place_node(wr, parent, name, len, &id);
-	if (ret == 0) {
-		set_attr(wr_node(&wr->tree, id), &a);
-		wr_node(&wr->tree, id)->data.rdev = a.rdev;
-	}
+	ret = begin_entry(wr, path, attr, 0, false, &pl);
+	if (ret == 0)
+		ret = place_new(wr, &pl, &id);
+	if (ret == 0)
+		wr_node(&wr->tree, id)->data.rdev = pl.a.rdev;
 	return ret;
 }
 
 static int add_hard_link(sqfs_writer_t *wr, const char *path,
 			 const char *target)
 {
-	const char *name, *canon;
-	uint32_t parent, id, bound;
-	size_t len, depth;
+	const char *canon;
+	uint32_t id, bound;
+	place_t pl;
+	size_t depth;
 	int ret;
 
 	ret = check_state(wr);
@@ -654,7 +662,7 @@ static int add_hard_link(sqfs_writer_t *wr, const char *path,
 	if (ret != 0)
 		return path_refused(wr, target, ret, "the hard link target");
 
-	ret = begin_add(wr, path, NULL, 0, false, &parent, &name, &len);
+	ret = begin_add(wr, path, NULL, 0, false, &pl);
 	if (ret != 0)
 		return ret;
 
@@ -675,7 +683,7 @@ static int add_hard_link(sqfs_writer_t *wr, const char *path,
 			bound = NODE_NIL;
 	}
 
-	ret = place_node(wr, parent, name, len, &id);
+	ret = place_node(wr, pl.parent, pl.name, pl.len, &id);
 	if (ret == 0) {
 		wr_node_t *n = wr_node(&wr->tree, id);
 
@@ -727,23 +735,15 @@ static int begin_file_flags(sqfs_writer_t *wr, const char *path,
 	    SQFS_FILE_DONT_COMPRESS | SQFS_FILE_DONT_FRAGMENT |
 	    SQFS_FILE_DONT_DEDUPLICATE | SQFS_FILE_NO_SPARSE | SQFS_FILE_ALIGN;
 	sqfs_file_data_t *fd;
-	const char *name;
-	node_attr_t a;
-	uint32_t parent, id;
-	size_t len;
+	place_t pl;
+	uint32_t id;
 	int ret;
 
-	if (attr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
 	if ((flags & ~known) != 0)
 		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
 					"unknown file flags 0x%x",
 					flags & ~known);
-	ret = begin_add(wr, path, attr, S_IFREG, false, &parent, &name, &len);
-	if (ret != 0)
-		return ret;
-
-	ret = make_attr(wr, attr, S_IFREG, &a);
+	ret = begin_entry(wr, path, attr, S_IFREG, false, &pl);
 	if (ret == 0)
 		ret = wr_tree_new_file_data(&wr->tree, &fd);
 	if (ret == 0)
@@ -754,11 +754,9 @@ static int begin_file_flags(sqfs_writer_t *wr, const char *path,
 
 	/* The entry is in the tree from now on; a failure in the data
 	 * makes the whole image fail anyway. */
-	ret = place_node(wr, parent, name, len, &id);
+	ret = place_new(wr, &pl, &id);
 	if (ret != 0)
 		return ret;
-
-	set_attr(wr_node(&wr->tree, id), &a);
 	wr_node(&wr->tree, id)->data.file = fd;
 	wr->open_file = id;
 	return 0;
