@@ -5,10 +5,8 @@
 #include "config.h"
 
 #include "tar2sqfs.h"
-#include "common/out_file.h"
+#include "common/packer_run.h"
 #include "common/print.h"
-#include "common/stats.h"
-#include "sqfs/error.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,14 +44,26 @@ static int open_input(tar2sqfs_packer_t *pk)
 	return 0;
 }
 
+static int open_cb(void *user)
+{
+	return open_input(user);
+}
+
+static int pack_cb(void *user, sqfs_writer_t *wr, progress_t *progress)
+{
+	tar2sqfs_packer_t *pk = user;
+
+	pk->wr = wr;
+	pk->progress = progress;
+	return tar2sqfs_pack(pk);
+}
+
 int main(int argc, char **argv)
 {
-	tar2sqfs_packer_t pk;
+	packer_input_t in = {open_cb, pack_cb, NULL};
 	tar2sqfs_options_t opt;
-	sqfs_writer_stats_t st;
-	out_file_t *of = NULL;
-	char why[SQFS_ERROR_TEXT_SIZE];
-	int ret, status = EXIT_FAILURE;
+	tar2sqfs_packer_t pk;
+	int ret, status;
 
 	tool_set_name("tar2sqfs");
 	memset(&pk, 0, sizeof(pk));
@@ -62,46 +72,9 @@ int main(int argc, char **argv)
 	if (ret != 0)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	pk.opt = &opt;
+	in.user = &pk;
 
-	/* refuse an existing output before reading anything */
-	if (out_file_open(&of, opt.pk.output, opt.pk.force) != 0)
-		goto out;
-	if (open_input(&pk) != 0)
-		goto out;
-
-	ret = sqfs_writer_create(out_file_get(of), &opt.pk.wr, &pk.wr, why);
-	if (ret != 0) {
-		tool_error(opt.pk.output, "%s", why);
-		goto out;
-	}
-
-	progress_init(&pk.progress, !opt.pk.quiet && isatty(STDERR_FILENO));
-	ret = tar2sqfs_pack(&pk);
-	if (ret == 0) {
-		ret = sqfs_writer_finish(pk.wr);
-		if (ret != 0)
-			tool_image_error(opt.pk.output, NULL, ret, errno,
-					 sqfs_writer_error(pk.wr));
-	}
-	progress_end(&pk.progress);
-	if (ret != 0)
-		goto out;
-
-	sqfs_writer_get_stats(pk.wr, &st);
-	sqfs_writer_destroy(pk.wr);
-	pk.wr = NULL;
-
-	if (out_file_commit(of) != 0)
-		goto out;
-
-	/* the image is complete: a failure to print about it does not
-	 * make the run fail */
-	if (!opt.pk.quiet)
-		stats_print(stdout, &st);
-	status = EXIT_SUCCESS;
-out:
-	sqfs_writer_destroy(pk.wr);
-	out_file_destroy(of);
+	status = packer_run(&opt.pk, &in);
 	tar_reader_destroy(pk.rd);
 	tar2sqfs_free_options(&opt);
 	return status;

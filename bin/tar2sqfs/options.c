@@ -6,7 +6,6 @@
 
 #include "tar2sqfs.h"
 #include "common/cli.h"
-#include "common/compressor_cli.h"
 #include "common/packer_cli.h"
 #include "common/print.h"
 #include "tar/path.h"
@@ -75,12 +74,7 @@ static const char *help_trailer =
 
 static void print_help(void)
 {
-	fputs(help_text, stdout);
-	fputs(packer_help_owner, stdout);
-	fputs("\n", stdout);
-	fputs(packer_help_image, stdout);
-	fputs(help_trailer, stdout);
-	comp_cli_print_list(stdout);
+	packer_print_help(help_text, help_trailer);
 }
 
 static int add_exclude(tar2sqfs_options_t *opt, const char *glob)
@@ -97,72 +91,55 @@ static int add_exclude(tar2sqfs_options_t *opt, const char *glob)
 	return 0;
 }
 
+/* The options that are tar2sqfs's own. */
+static int own_option(void *user, int c, const char *arg)
+{
+	tar2sqfs_options_t *opt = user;
+
+	switch (c) {
+	case 'r':
+		free(opt->root_becomes);
+		if (tar_path_canonical(arg, &opt->root_becomes, NULL) != 0) {
+			tool_error(NULL, "out of memory");
+			return -1;
+		}
+		return 0;
+	case 'S':
+		opt->no_symlink_retarget = true;
+		return 0;
+	case 's':
+		opt->no_skip = true;
+		return 0;
+	case 'x':
+		opt->no_xattr = true;
+		return 0;
+	case 'k':
+		opt->no_keep_time = true;
+		return 0;
+	case 'E':
+		return add_exclude(opt, arg);
+	case 'i':
+		opt->input = arg;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 int tar2sqfs_parse_options(int argc, char **argv, tar2sqfs_options_t *opt)
 {
-	int c, ret;
+	int ret;
 
 	memset(opt, 0, sizeof(*opt));
-	if (packer_options_init(&opt->pk, argc) != 0)
-		return -1;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) !=
-	       -1) {
-		ret = packer_option(&opt->pk, c, optarg);
-		if (ret < 0)
-			goto fail;
-		if (ret == 0)
-			continue;
-		switch (c) {
-		case 'r':
-			free(opt->root_becomes);
-			if (tar_path_canonical(optarg, &opt->root_becomes,
-					       NULL) != 0) {
-				tool_error(NULL, "out of memory");
-				goto fail;
-			}
-			break;
-		case 'S':
-			opt->no_symlink_retarget = true;
-			break;
-		case 's':
-			opt->no_skip = true;
-			break;
-		case 'x':
-			opt->no_xattr = true;
-			break;
-		case 'k':
-			opt->no_keep_time = true;
-			break;
-		case 'E':
-			if (add_exclude(opt, optarg) != 0)
-				goto fail;
-			break;
-		case 'i':
-			opt->input = optarg;
-			break;
-		default:
-			if (cli_other_option(c, short_opts, argv, print_help) ==
-			    CLI_DONE)
-				goto done;
-			goto fail;
-		}
+	ret = packer_parse(&opt->pk, argc, argv, short_opts, long_opts,
+			   print_help, own_option, opt);
+	if (ret != 0) {
+		tar2sqfs_free_options(opt);
+		return ret == CLI_DONE ? 1 : -1;
 	}
-
-	ret = packer_options_finish(&opt->pk, argc, argv);
-	if (ret == CLI_DONE)
-		goto done;
-	if (ret != 0)
-		goto fail;
 	if (opt->no_xattr)
 		opt->pk.wr.flags |= SQFS_WRITER_NO_XATTRS;
 	return 0;
-done:
-	tar2sqfs_free_options(opt);
-	return 1;
-fail:
-	tar2sqfs_free_options(opt);
-	return -1;
 }
 
 void tar2sqfs_free_options(tar2sqfs_options_t *opt)

@@ -192,7 +192,7 @@ static int add_file(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 					 errno, sqfs_writer_error(pk->wr));
 			return -1;
 		}
-		progress_update(&pk->progress, tar_reader_position(pk->rd),
+		progress_update(pk->progress, tar_reader_position(pk->rd),
 				pk->entries);
 	}
 	if (ret < 0) {
@@ -420,7 +420,7 @@ int tar2sqfs_pack(tar2sqfs_packer_t *pk)
 		++pk->entries;
 		if (add_entry(pk, ent) != 0)
 			return -1;
-		progress_update(&pk->progress, tar_reader_position(pk->rd),
+		progress_update(pk->progress, tar_reader_position(pk->rd),
 				pk->entries);
 	}
 

@@ -42,7 +42,7 @@ typedef struct {
 	const tar2sqfs_options_t *opt;
 	tar_reader_t *rd;
 	sqfs_writer_t *wr;
-	progress_t progress;
+	progress_t *progress;
 	/* name of the input, for messages */
 	const char *input_name;
 	uint64_t entries;

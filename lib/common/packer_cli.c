@@ -216,3 +216,36 @@ int packer_options_finish(packer_options_t *p, int argc, char **argv)
 	p->wr.mkfs_time = def.mtime;
 	return 0;
 }
+
+int packer_parse(packer_options_t *p, int argc, char **argv,
+		 const char *short_opts, const struct option *long_opts,
+		 void (*print_help)(void),
+		 int (*own)(void *user, int c, const char *arg), void *user)
+{
+	int c, ret;
+
+	if (packer_options_init(p, argc) != 0)
+		return -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) !=
+	       -1) {
+		ret = packer_option(p, c, optarg);
+		if (ret == 1)
+			ret = own(user, c, optarg);
+		if (ret == 1)
+			ret = cli_other_option(c, short_opts, argv, print_help);
+		if (ret != 0)
+			return ret;
+	}
+	return packer_options_finish(p, argc, argv);
+}
+
+void packer_print_help(const char *own_text, const char *trailer)
+{
+	fputs(own_text, stdout);
+	fputs(packer_help_owner, stdout);
+	fputs("\n", stdout);
+	fputs(packer_help_image, stdout);
+	fputs(trailer, stdout);
+	comp_cli_print_list(stdout);
+}

@@ -93,4 +93,21 @@ int packer_options_finish(packer_options_t *p, int argc, char **argv);
 
 void packer_options_free(packer_options_t *p);
 
+/*
+ * The whole command line of a packer: packer_options_init, the getopt
+ * loop (short_opts and long_opts hold the tool's options and the packer
+ * ones), packer_options_finish. Each option that is not a packer option
+ * goes to own(user, c, optarg), which returns 0 if it took it, 1 if it is
+ * not its own either (then -h, -V and unknown options are handled, with
+ * print_help), -1 on an error (printed). Returns 0, CLI_DONE or -1.
+ */
+int packer_parse(packer_options_t *p, int argc, char **argv,
+		 const char *short_opts, const struct option *long_opts,
+		 void (*print_help)(void),
+		 int (*own)(void *user, int c, const char *arg), void *user);
+
+/* Print a packer's --help: the tool's own text, the owner options, the
+ * image options, the tool's trailer, and the compressors of this build. */
+void packer_print_help(const char *own_text, const char *trailer);
+
 #endif /* COMMON_PACKER_CLI_H */

@@ -28,6 +28,7 @@ void progress_init(progress_t *p, bool enabled)
 {
 	p->enabled = enabled;
 	p->shown = false;
+	p->total = 0;
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
 	p->last = p->start;
 	if (enabled)
@@ -50,9 +51,29 @@ void progress_format_bytes(char *buf, size_t size, double bytes)
 		snprintf(buf, size, "%.1f %s", bytes, units[i]);
 }
 
+void progress_set_total(progress_t *p, uint64_t total)
+{
+	p->total = total;
+}
+
+/* " 42%, 1:05 left" once a total is known and some work is done. */
+static void format_left(char *buf, size_t size, const progress_t *p,
+			uint64_t bytes, double elapsed)
+{
+	double left;
+
+	buf[0] = '\0';
+	if (p->total == 0 || bytes == 0 || bytes > p->total)
+		return;
+	left = elapsed * (double)(p->total - bytes) / (double)bytes;
+	snprintf(buf, size, ", %.0f%%, %u:%02u left",
+		 100.0 * (double)bytes / (double)p->total,
+		 (unsigned int)(left / 60.0), (unsigned int)left % 60u);
+}
+
 void progress_update(progress_t *p, uint64_t bytes, uint64_t entries)
 {
-	char done[32], rate[32];
+	char done[32], rate[32], left[64];
 	struct timespec now;
 	double elapsed;
 
@@ -69,8 +90,11 @@ void progress_update(progress_t *p, uint64_t bytes, uint64_t entries)
 	progress_format_bytes(rate, sizeof(rate),
 			      elapsed > 0.0 ? (double)bytes / elapsed : 0.0);
 
-	fprintf(stderr, "\r%s, %llu entr%s, %s/s\033[K", done,
-		(unsigned long long)entries, entries == 1 ? "y" : "ies", rate);
+	format_left(left, sizeof(left), p, bytes, elapsed);
+
+	fprintf(stderr, "\r%s, %llu entr%s, %s/s%s\033[K", done,
+		(unsigned long long)entries, entries == 1 ? "y" : "ies", rate,
+		left);
 	fflush(stderr);
 	p->shown = true;
 }

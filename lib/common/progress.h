@@ -18,11 +18,17 @@ typedef struct {
 	bool shown;
 	struct timespec start;
 	struct timespec last;
+	/* bytes there are to do in all, 0 if not known */
+	uint64_t total;
 } progress_t;
 
 /* Start the clock; the line is drawn only if enabled (the caller passes
  * !quiet && isatty(STDERR_FILENO)). */
 void progress_init(progress_t *p, bool enabled);
+
+/* Once the amount of work is known: the line then shows the percent done
+ * and the time left. */
+void progress_set_total(progress_t *p, uint64_t total);
 
 /* Redraw the line with the bytes and entries so far, if the last redraw
  * is long enough ago. */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gensquashfs.h - what the parts of gensquashfs share.
+ *
+ * gensquashfs works in two passes. The scan (scan.c) walks the input and
+ * lists every entry with what lstat said about it, so that the total is
+ * known (for the progress line) before any data is read. The packer
+ * (pack.c) then hands the entries to the writer in that order, reading
+ * each regular file as it goes.
+ */
+#ifndef GENSQUASHFS_H
+#define GENSQUASHFS_H
+
+#include "common/packer_cli.h"
+#include "common/progress.h"
+#include "sqfs/writer.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+typedef struct {
+	/* what every packer takes (common/packer_cli.h) */
+	packer_options_t pk;
+	/* --pack-dir: the tree to scan */
+	const char *pack_dir;
+	bool keep_time;
+	bool keep_xattr;
+	bool one_file_system;
+} gs_options_t;
+
+/*
+ * Parse the command line into opt. Returns 0 to go on, 1 when done
+ * (--help, --version, -X help), -1 on an error (already printed).
+ */
+int gs_parse_options(int argc, char **argv, gs_options_t *opt);
+
+void gs_free_options(gs_options_t *opt);
+
+/* One entry of the input, in the order it is packed. */
+typedef struct {
+	/* the path in the image, relative to the root ("" is the root) and
+	 * relative to the scanned directory at the same time */
+	char *path;
+	/* lstat at scan time */
+	struct stat st;
+	/* a symlink's target; for a hard link, the path of the entry it
+	 * links to (an earlier one) */
+	char *target;
+	bool hard_link;
+} gs_entry_t;
+
+typedef struct {
+	gs_entry_t *list;
+	size_t count;
+	size_t capacity;
+	/* bytes of regular files to read (hard links count once) */
+	uint64_t total_bytes;
+} gs_entries_t;
+
+/*
+ * Scan the directory at dirfd (named name in messages) into out: every
+ * entry below it, depth first, each directory's entries sorted by name;
+ * the directory itself is the root (path ""). Members of a hard-link
+ * group after the first become hard links to it. With one_file_system,
+ * directories on another device are listed but not entered. Returns 0, or
+ * -1 after printing why.
+ */
+int gs_scan(int dirfd, const char *name, bool one_file_system,
+	    gs_entries_t *out);
+
+void gs_entries_free(gs_entries_t *e);
+
+typedef struct {
+	const gs_options_t *opt;
+	sqfs_writer_t *wr;
+	progress_t *progress;
+	/* the scanned directory, every input is opened relative to it */
+	int dirfd;
+	gs_entries_t entries;
+	uint64_t bytes_done;
+	uint64_t entries_done;
+} gs_packer_t;
+
+/* Hand every entry to the writer. Returns 0, or -1 after printing why. */
+int gs_pack_entries(gs_packer_t *pk, const gs_entries_t *entries);
+
+#endif /* GENSQUASHFS_H */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options.c - gensquashfs's command line.
+ */
+#include "config.h"
+
+#include "gensquashfs.h"
+#include "common/cli.h"
+#include "common/print.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct option long_opts[] = {
+    {"pack-dir", required_argument, NULL, 'D'},
+    {"keep-time", no_argument, NULL, 'k'},
+    {"keep-xattr", no_argument, NULL, 'x'},
+    {"one-file-system", no_argument, NULL, 'o'},
+    PACKER_LONG_OPTS,
+    {NULL, 0, NULL, 0},
+};
+
+static const char *short_opts = "D:kxo" PACKER_SHORT_OPTS;
+
+static const char *help_text =
+    "Usage: gensquashfs [OPTIONS...] SQFSFILE\n"
+    "\n"
+    "Pack a directory tree into a SquashFS image. Every file type is\n"
+    "kept; hard links stay hard links; holes of sparse files become\n"
+    "sparse blocks without being read.\n"
+    "\n"
+    "Input options:\n"
+    "  -D, --pack-dir DIR          Pack DIR as the root of the image.\n"
+    "  -k, --keep-time             Keep the files' modification times\n"
+    "                              (default: the --defaults mtime).\n"
+    "  -x, --keep-xattr            Copy the files' extended attributes\n"
+    "                              (user., trusted. and security.).\n"
+    "  -o, --one-file-system       Do not enter directories on another\n"
+    "                              file system (the mount point is kept,\n"
+    "                              empty).\n";
+
+static const char *help_trailer =
+    "\n"
+    "Sizes take a K, M or G suffix. SOURCE_DATE_EPOCH, if set, must be a\n"
+    "decimal number of seconds that fits 32 bits (else: a warning, and 0).\n"
+    "The image is written beside SQFSFILE and moved there when complete;\n"
+    "a failed run leaves no file behind. Exit status: 0 success, 1 failure.\n"
+    "\n"
+    "Compressors of this build:\n";
+
+static void print_help(void)
+{
+	packer_print_help(help_text, help_trailer);
+}
+
+/* The options that are gensquashfs's own. */
+static int own_option(void *user, int c, const char *arg)
+{
+	gs_options_t *opt = user;
+
+	switch (c) {
+	case 'D':
+		opt->pack_dir = arg;
+		return 0;
+	case 'k':
+		opt->keep_time = true;
+		return 0;
+	case 'x':
+		opt->keep_xattr = true;
+		return 0;
+	case 'o':
+		opt->one_file_system = true;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+int gs_parse_options(int argc, char **argv, gs_options_t *opt)
+{
+	int ret;
+
+	memset(opt, 0, sizeof(*opt));
+	ret = packer_parse(&opt->pk, argc, argv, short_opts, long_opts,
+			   print_help, own_option, opt);
+	if (ret == 0 && opt->pack_dir == NULL) {
+		tool_error(NULL, "no input given (--pack-dir)");
+		cli_try_help();
+		ret = -1;
+	}
+	if (ret != 0) {
+		gs_free_options(opt);
+		return ret == CLI_DONE ? 1 : -1;
+	}
+	if (!opt->keep_xattr)
+		opt->pk.wr.flags |= SQFS_WRITER_NO_XATTRS;
+	return 0;
+}
+
+void gs_free_options(gs_options_t *opt)
+{
+	packer_options_free(&opt->pk);
+}

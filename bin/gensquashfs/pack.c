@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pack.c - handing the scanned entries to the writer, reading each
+ * regular file as it comes.
+ *
+ * Inputs are opened relative to the scanned directory's descriptor with
+ * O_NOFOLLOW, and a file is packed only if the one opened is the one the
+ * scan saw (device and inode): a tree changed in between cannot slip a
+ * symlink's target into the image.
+ *
+ * Sparse files are read with SEEK_DATA/SEEK_HOLE: holes become sparse
+ * blocks without reading a byte of them. A file that changes size while
+ * it is read is packed with the bytes read (the image's size is theirs),
+ * and a warning names it.
+ */
+#include "config.h"
+
+#include "gensquashfs.h"
+#include "common/print.h"
+#include "sqfs/error.h"
+#include "sqfs/xattr.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+/* Bytes read at a time. */
+#define READ_CHUNK (256u * 1024u)
+
+/* Most bytes of xattr names or of one value the kernel hands out. */
+#define XATTR_LIST_MAX_BYTES 65536u
+#define XATTR_VALUE_MAX_BYTES 65536u
+
+static int writer_failed(gs_packer_t *pk, const char *path, int ret)
+{
+	int os_errno = errno;
+
+	tool_image_error(pk->opt->pk.output, path[0] ? path : "/", ret,
+			 os_errno, sqfs_writer_error(pk->wr));
+	return -1;
+}
+
+static const char *shown(const char *path)
+{
+	return path[0] != '\0' ? path : ".";
+}
+
+/* ---- xattrs -------------------------------------------------------------- */
+
+typedef struct {
+	sqfs_xattr_t *list;
+	size_t count;
+	char *names;
+} xattrs_t;
+
+static void xattrs_free(xattrs_t *x)
+{
+	for (size_t i = 0; i < x->count; ++i)
+		free((void *)x->list[i].value);
+	free(x->list);
+	free(x->names);
+	memset(x, 0, sizeof(*x));
+}
+
+/* The xattrs of the entry at path below the scanned directory, without
+ * following a symlink at the end. */
+static int read_xattrs(gs_packer_t *pk, const char *path, xattrs_t *x)
+{
+	char where[PATH_MAX + 64];
+	ssize_t len, vlen;
+	const char *why;
+	size_t n = 0;
+	char *name;
+
+	memset(x, 0, sizeof(*x));
+	if (path[0] == '\0')
+		snprintf(where, sizeof(where), "/proc/self/fd/%d/.", pk->dirfd);
+	else if ((size_t)snprintf(where, sizeof(where), "/proc/self/fd/%d/%s",
+				  pk->dirfd, path) >= sizeof(where)) {
+		tool_error(path, "path too long to read its xattrs");
+		return -1;
+	}
+
+	x->names = malloc(XATTR_LIST_MAX_BYTES);
+	if (x->names == NULL)
+		goto oom;
+	len = llistxattr(where, x->names, XATTR_LIST_MAX_BYTES);
+	if (len < 0) {
+		if (errno == ENOTSUP)
+			return 0;
+		tool_error(shown(path), "listing xattrs: %s", strerror(errno));
+		return -1;
+	}
+	for (name = x->names; name < x->names + len; name += strlen(name) + 1)
+		++n;
+	if (n == 0)
+		return 0;
+	x->list = calloc(n, sizeof(x->list[0]));
+	if (x->list == NULL)
+		goto oom;
+
+	for (name = x->names; name < x->names + len; name += strlen(name) + 1) {
+		uint8_t *value = malloc(XATTR_VALUE_MAX_BYTES);
+
+		if (value == NULL)
+			goto oom;
+		vlen = lgetxattr(where, name, value, XATTR_VALUE_MAX_BYTES);
+		if (vlen < 0) {
+			free(value);
+			/* removed since it was listed */
+			if (errno == ENODATA)
+				continue;
+			tool_error(shown(path), "xattr '%s': %s", name,
+				   strerror(errno));
+			return -1;
+		}
+		/* keep only what the value takes */
+		x->list[x->count].value =
+		    vlen > 0 ? realloc(value, (size_t)vlen) : value;
+		if (x->list[x->count].value == NULL) {
+			free(value);
+			goto oom;
+		}
+		x->list[x->count].key = name;
+		x->list[x->count].size = (size_t)vlen;
+		/* what the image cannot hold (system.posix_acl_access, say)
+		 * is left out, as a warning says */
+		if (sqfs_xattr_check(&x->list[x->count], &why) != 0) {
+			tool_warning(shown(path), "xattr '%s': %s; skipped",
+				     name, why);
+			free((void *)x->list[x->count].value);
+			continue;
+		}
+		x->count += 1;
+	}
+	return 0;
+oom:
+	tool_error(NULL, "out of memory");
+	return -1;
+}
+
+/* ---- attributes ---------------------------------------------------------- */
+
+static void make_attr(const gs_packer_t *pk, const gs_entry_t *e,
+		      sqfs_entry_attr_t *attr)
+{
+	const packer_options_t *po = &pk->opt->pk;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->mode = (uint32_t)(e->st.st_mode & (S_IFMT | 07777));
+	attr->uid = po->set_uid ? po->uid : (uint32_t)e->st.st_uid;
+	attr->gid = po->set_gid ? po->gid : (uint32_t)e->st.st_gid;
+	attr->mtime = pk->opt->keep_time ? (int64_t)e->st.st_mtime
+					 : (int64_t)po->wr.default_mtime;
+	if (S_ISCHR(e->st.st_mode) || S_ISBLK(e->st.st_mode)) {
+		attr->rdev_major = major(e->st.st_rdev);
+		attr->rdev_minor = minor(e->st.st_rdev);
+	}
+}
+
+/* ---- file data ----------------------------------------------------------- */
+
+/* Read [pos, end) of fd into the writer; *got is how far it got (less
+ * than end if the file shrank). */
+static int read_range(gs_packer_t *pk, int fd, const char *path, uint8_t *buf,
+		      uint64_t pos, uint64_t end, uint64_t *got)
+{
+	int ret;
+
+	while (pos < end) {
+		size_t want =
+		    end - pos < READ_CHUNK ? (size_t)(end - pos) : READ_CHUNK;
+		ssize_t n = pread(fd, buf, want, (off_t)pos);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			tool_error(path, "%s", strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			break;
+		ret = sqfs_writer_append(pk->wr, buf, (size_t)n);
+		if (ret != 0)
+			return writer_failed(pk, path, ret);
+		pos += (uint64_t)n;
+		pk->bytes_done += (uint64_t)n;
+		progress_update(pk->progress, pk->bytes_done, pk->entries_done);
+	}
+	*got = pos;
+	return 0;
+}
+
+/* The data of fd, size bytes as it was opened: data ranges read, holes
+ * (SEEK_DATA/SEEK_HOLE) appended as holes. */
+static int pack_data(gs_packer_t *pk, int fd, const char *path, uint64_t size,
+		     uint64_t *packed)
+{
+	uint8_t *buf = malloc(READ_CHUNK);
+	uint64_t pos = 0, got;
+	int ret = 0;
+
+	if (buf == NULL) {
+		tool_error(NULL, "out of memory");
+		return -1;
+	}
+	while (pos < size && ret == 0) {
+		off_t data = lseek(fd, (off_t)pos, SEEK_DATA), hole;
+
+		if (data < 0) {
+			/* ENXIO: only a hole from here on; EINVAL: no
+			 * SEEK_DATA on this file system, read it all */
+			if (errno == ENXIO) {
+				data = (off_t)size;
+			} else {
+				data = (off_t)pos;
+			}
+		}
+		if ((uint64_t)data > size)
+			data = (off_t)size;
+		if ((uint64_t)data > pos) {
+			ret = sqfs_writer_append_hole(pk->wr,
+						      (uint64_t)data - pos);
+			if (ret != 0) {
+				ret = writer_failed(pk, path, ret);
+				break;
+			}
+			pk->bytes_done += (uint64_t)data - pos;
+			pos = (uint64_t)data;
+			if (pos == size)
+				break;
+		}
+		hole = lseek(fd, (off_t)pos, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > size)
+			hole = (off_t)size;
+		if ((uint64_t)hole <= pos)
+			hole = (off_t)size;
+		ret = read_range(pk, fd, path, buf, pos, (uint64_t)hole, &got);
+		if (ret == 0 && got < (uint64_t)hole) {
+			/* it shrank: what was read is the file */
+			pos = got;
+			break;
+		}
+		pos = got;
+	}
+	free(buf);
+	*packed = pos;
+	return ret;
+}
+
+static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
+		     const sqfs_entry_attr_t *attr)
+{
+	struct stat st;
+	uint64_t packed = 0;
+	int fd, ret;
+
+	fd = openat(pk->dirfd, e->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		tool_error(e->path, "%s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || st.st_dev != e->st.st_dev ||
+	    st.st_ino != e->st.st_ino) {
+		tool_error(e->path, "was replaced since the scan");
+		close(fd);
+		return -1;
+	}
+
+	ret = sqfs_writer_begin_file(pk->wr, e->path, attr);
+	if (ret != 0) {
+		close(fd);
+		return writer_failed(pk, e->path, ret);
+	}
+	ret = pack_data(pk, fd, e->path, (uint64_t)st.st_size, &packed);
+	if (ret == 0 && packed < (uint64_t)st.st_size)
+		tool_warning(e->path,
+			     "shrank while it was read; %llu of %llu bytes "
+			     "packed",
+			     (unsigned long long)packed,
+			     (unsigned long long)st.st_size);
+	if (ret == 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size > packed)
+		tool_warning(e->path,
+			     "grew while it was read; the first %llu bytes "
+			     "packed",
+			     (unsigned long long)packed);
+	close(fd);
+	if (ret != 0)
+		return -1;
+	ret = sqfs_writer_end_file(pk->wr);
+	return ret == 0 ? 0 : writer_failed(pk, e->path, ret);
+}
+
+/* ---- entries ------------------------------------------------------------- */
+
+static int pack_entry(gs_packer_t *pk, const gs_entry_t *e)
+{
+	sqfs_entry_attr_t attr;
+	xattrs_t x = {0};
+	int ret;
+
+	if (e->hard_link) {
+		ret = sqfs_writer_add_hard_link(pk->wr, e->path, e->target);
+		return ret == 0 ? 0 : writer_failed(pk, e->path, ret);
+	}
+
+	make_attr(pk, e, &attr);
+	if (pk->opt->keep_xattr) {
+		if (read_xattrs(pk, e->path, &x) != 0) {
+			xattrs_free(&x);
+			return -1;
+		}
+		attr.xattrs = x.list;
+		attr.xattr_count = x.count;
+	}
+
+	switch (e->st.st_mode & S_IFMT) {
+	case S_IFDIR:
+		ret = sqfs_writer_add_dir(pk->wr, e->path, &attr);
+		break;
+	case S_IFREG:
+		ret = pack_file(pk, e, &attr);
+		xattrs_free(&x);
+		return ret;
+	case S_IFLNK:
+		ret =
+		    sqfs_writer_add_symlink(pk->wr, e->path, &attr, e->target);
+		break;
+	default:
+		ret = sqfs_writer_add_special(pk->wr, e->path, &attr);
+		break;
+	}
+	xattrs_free(&x);
+	return ret == 0 ? 0 : writer_failed(pk, e->path, ret);
+}
+
+int gs_pack_entries(gs_packer_t *pk, const gs_entries_t *entries)
+{
+	progress_set_total(pk->progress, entries->total_bytes);
+	for (size_t i = 0; i < entries->count; ++i) {
+		if (pack_entry(pk, &entries->list[i]) != 0)
+			return -1;
+		pk->entries_done += 1;
+		progress_update(pk->progress, pk->bytes_done, pk->entries_done);
+	}
+	return 0;
+}

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scan.c - listing a directory tree for packing (--pack-dir).
+ *
+ * Safety rules, so that a tree that changes while it is scanned, or holds
+ * symlinks anywhere, never leads the scan outside it:
+ * - every system call is relative to the descriptor of the directory the
+ *   entry is in (openat, fstatat, readlinkat), never a path from the top;
+ * - symlinks are listed, never followed: fstatat with AT_SYMLINK_NOFOLLOW,
+ *   directories opened with O_DIRECTORY | O_NOFOLLOW;
+ * - a directory is entered only if the one opened is the one lstat saw
+ *   (device and inode compared), else the scan fails naming it;
+ * - names are taken as readdir gives them; "." and ".." are skipped.
+ *
+ * The output is deterministic: each directory's entries are sorted by
+ * name (byte order), whatever order readdir returns them in, so the same
+ * tree gives the same list and the same image.
+ *
+ * Hard links: a non-directory with more than one link is looked up by
+ * (device, inode); the first one met is packed, the later ones become
+ * hard links to its path, so the image keeps the group (a scan that split
+ * them into copies would lose what the tree says).
+ */
+#include "config.h"
+
+#include "gensquashfs.h"
+#include "common/print.h"
+#include "util/hash_table.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Where each multiply-linked inode was first met. Chained by inode
+ * number: two devices may have the same one. */
+typedef struct {
+	dev_t dev;
+	ino_t ino;
+	size_t entry;
+	/* the previous record with the same inode number, or SIZE_MAX */
+	size_t prev;
+} link_rec_t;
+
+typedef struct {
+	gs_entries_t *out;
+	bool one_file_system;
+	dev_t root_dev;
+	hash_table_t by_ino;
+	link_rec_t *links;
+	size_t link_count;
+	size_t link_cap;
+	/* the path of the directory being read, for messages */
+	char *path;
+} scan_t;
+
+static int oom(void)
+{
+	tool_error(NULL, "out of memory");
+	return -1;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	char *p = malloc(dl + nl + 2);
+
+	if (p == NULL)
+		return NULL;
+	if (dl > 0) {
+		memcpy(p, dir, dl);
+		p[dl++] = '/';
+	}
+	memcpy(p + dl, name, nl + 1);
+	return p;
+}
+
+static gs_entry_t *add_entry(scan_t *s, char *path, const struct stat *st)
+{
+	gs_entries_t *e = s->out;
+
+	if (e->count == e->capacity) {
+		size_t cap = e->capacity ? 2 * e->capacity : 1024;
+		gs_entry_t *n = realloc(e->list, cap * sizeof(n[0]));
+
+		if (n == NULL)
+			return NULL;
+		e->list = n;
+		e->capacity = cap;
+	}
+	memset(&e->list[e->count], 0, sizeof(e->list[0]));
+	e->list[e->count].path = path;
+	e->list[e->count].st = *st;
+	return &e->list[e->count++];
+}
+
+/* The entry first met with st's device and inode, or SIZE_MAX; else
+ * remember index as that entry. Returns -1 if out of memory. */
+static int find_link(scan_t *s, const struct stat *st, size_t index,
+		     size_t *first)
+{
+	uint64_t head;
+	size_t i = SIZE_MAX;
+
+	if (hash_table_get(&s->by_ino, (uint64_t)st->st_ino, &head))
+		i = (size_t)head;
+	for (; i != SIZE_MAX; i = s->links[i].prev) {
+		if (s->links[i].dev == st->st_dev) {
+			*first = s->links[i].entry;
+			return 0;
+		}
+	}
+	*first = SIZE_MAX;
+
+	if (s->link_count == s->link_cap) {
+		size_t cap = s->link_cap ? 2 * s->link_cap : 256;
+		link_rec_t *n = realloc(s->links, cap * sizeof(n[0]));
+
+		if (n == NULL)
+			return -1;
+		s->links = n;
+		s->link_cap = cap;
+	}
+	s->links[s->link_count].dev = st->st_dev;
+	s->links[s->link_count].ino = st->st_ino;
+	s->links[s->link_count].entry = index;
+	s->links[s->link_count].prev =
+	    hash_table_get(&s->by_ino, (uint64_t)st->st_ino, &head)
+		? (size_t)head
+		: SIZE_MAX;
+	if (hash_table_put(&s->by_ino, (uint64_t)st->st_ino, s->link_count) !=
+	    0)
+		return -1;
+	s->link_count += 1;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names in the directory at fd (which is taken over), sorted. */
+static int read_names(scan_t *s, int fd, char ***out, size_t *count)
+{
+	DIR *dir = fdopendir(fd);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+
+	*out = NULL;
+	*count = 0;
+	if (dir == NULL) {
+		tool_error(s->path[0] ? s->path : ".", "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(dir);
+		if (de == NULL)
+			break;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			char **nn;
+
+			cap = cap ? 2 * cap : 64;
+			nn = realloc(names, cap * sizeof(nn[0]));
+			if (nn == NULL)
+				goto fail_oom;
+			names = nn;
+		}
+		names[n] = strdup(de->d_name);
+		if (names[n] == NULL)
+			goto fail_oom;
+		++n;
+	}
+	if (errno != 0) {
+		tool_error(s->path[0] ? s->path : ".", "reading: %s",
+			   strerror(errno));
+		goto fail;
+	}
+	closedir(dir);
+	if (n > 1)
+		qsort(names, n, sizeof(names[0]), by_name);
+	*out = names;
+	*count = n;
+	return 0;
+fail_oom:
+	oom();
+fail:
+	while (n > 0)
+		free(names[--n]);
+	free(names);
+	closedir(dir);
+	return -1;
+}
+
+static int scan_dir(scan_t *s, int fd, const char *path);
+
+/* One entry named name in the directory at dfd, whose image path is
+ * path (taken over). */
+static int scan_entry(scan_t *s, int dfd, const char *name, char *path)
+{
+	struct stat st, opened;
+	gs_entry_t *ent;
+	size_t index = s->out->count, first;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		tool_error(path, "%s", strerror(errno));
+		free(path);
+		return -1;
+	}
+	ent = add_entry(s, path, &st);
+	if (ent == NULL) {
+		free(path);
+		return oom();
+	}
+
+	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+		if (find_link(s, &st, index, &first) != 0)
+			return oom();
+		if (first != SIZE_MAX) {
+			ent->hard_link = true;
+			ent->target = strdup(s->out->list[first].path);
+			return ent->target != NULL ? 0 : oom();
+		}
+	}
+	if (S_ISREG(st.st_mode))
+		s->out->total_bytes += (uint64_t)st.st_size;
+	if (S_ISLNK(st.st_mode)) {
+		size_t size = (size_t)st.st_size + 1;
+		ssize_t n;
+
+		/* a target that grew since lstat is cut: read it again */
+		for (;;) {
+			char *buf = realloc(ent->target, size + 1);
+
+			if (buf == NULL)
+				return oom();
+			ent->target = buf;
+			n = readlinkat(dfd, name, ent->target, size + 1);
+			if (n < 0) {
+				tool_error(path, "%s", strerror(errno));
+				return -1;
+			}
+			if ((size_t)n <= size)
+				break;
+			size *= 2;
+		}
+		ent->target[n] = '\0';
+		return 0;
+	}
+
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+
+	/* a mount point is kept, but not entered */
+	if (s->one_file_system && st.st_dev != s->root_dev)
+		return 0;
+
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		tool_error(path, "%s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &opened) != 0 || opened.st_dev != st.st_dev ||
+	    opened.st_ino != st.st_ino) {
+		tool_error(path, "was replaced while it was scanned");
+		close(fd);
+		return -1;
+	}
+	/* path stays valid: the list owns it, and only grows after this */
+	return scan_dir(s, fd, s->out->list[index].path);
+}
+
+/* The directory at fd (taken over), whose image path is path. */
+static int scan_dir(scan_t *s, int fd, const char *path)
+{
+	char **names, *saved = s->path, *copy;
+	size_t count, i;
+	int dfd, ret = 0;
+
+	/* read_names takes fd over for the listing; entries are looked up
+	 * through a second descriptor of the same directory */
+	dfd = dup(fd);
+	if (dfd < 0) {
+		tool_error(path[0] ? path : ".", "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	copy = strdup(path);
+	if (copy == NULL) {
+		close(fd);
+		close(dfd);
+		return oom();
+	}
+	s->path = copy;
+	if (read_names(s, fd, &names, &count) != 0) {
+		ret = -1;
+		goto out;
+	}
+	for (i = 0; i < count; ++i) {
+		char *child;
+
+		if (ret != 0) {
+			free(names[i]);
+			continue;
+		}
+		child = join(copy, names[i]);
+		if (child == NULL)
+			ret = oom();
+		else
+			ret = scan_entry(s, dfd, names[i], child);
+		free(names[i]);
+	}
+	free(names);
+out:
+	close(dfd);
+	s->path = saved;
+	free(copy);
+	return ret;
+}
+
+int gs_scan(int dirfd, const char *name, bool one_file_system,
+	    gs_entries_t *out)
+{
+	struct stat st;
+	scan_t s;
+	char *root;
+	int fd, ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(&s, 0, sizeof(s));
+	s.out = out;
+	s.one_file_system = one_file_system;
+	hash_table_init(&s.by_ino);
+
+	if (fstat(dirfd, &st) != 0) {
+		tool_error(name, "%s", strerror(errno));
+		return -1;
+	}
+	s.root_dev = st.st_dev;
+	root = strdup("");
+	if (root == NULL || add_entry(&s, root, &st) == NULL) {
+		free(root);
+		return oom();
+	}
+	fd = dup(dirfd);
+	if (fd < 0) {
+		tool_error(name, "%s", strerror(errno));
+		return -1;
+	}
+	s.path = (char *)"";
+	ret = scan_dir(&s, fd, "");
+	hash_table_cleanup(&s.by_ino);
+	free(s.links);
+	return ret;
+}
+
+void gs_entries_free(gs_entries_t *e)
+{
+	for (size_t i = 0; i < e->count; ++i) {
+		free(e->list[i].path);
+		free(e->list[i].target);
+	}
+	free(e->list);
+	memset(e, 0, sizeof(*e));
+}
