@@ -23,8 +23,11 @@
 typedef struct {
 	/* what every packer takes (common/packer_cli.h) */
 	packer_options_t pk;
-	/* --pack-dir: the tree to scan */
+	/* --pack-dir: the tree to scan; with --pack-file, where the
+	 * listing's input files are */
 	const char *pack_dir;
+	/* --pack-file: the listing */
+	const char *pack_file;
 	bool keep_time;
 	bool keep_xattr;
 	bool one_file_system;
@@ -46,9 +49,15 @@ typedef struct {
 	/* lstat at scan time */
 	struct stat st;
 	/* a symlink's target; for a hard link, the path of the entry it
-	 * links to (an earlier one) */
+	 * links to */
 	char *target;
 	bool hard_link;
+	/* given by a listing: st holds only the mode, owner and device
+	 * number it gives; a file's data comes from source */
+	bool from_listing;
+	char *source;
+	/* the listing's line, for messages */
+	size_t line;
 } gs_entry_t;
 
 typedef struct {
@@ -72,11 +81,19 @@ int gs_scan(int dirfd, const char *name, bool one_file_system,
 
 void gs_entries_free(gs_entries_t *e);
 
+/*
+ * Read the listing (pack file) name into out, checking every line; input
+ * files are looked up relative to input_dir. Returns 0, or -1 after
+ * printing "FILE:LINE: why".
+ */
+int gs_read_listing(const char *name, int input_dir, gs_entries_t *out);
+
 typedef struct {
 	const gs_options_t *opt;
 	sqfs_writer_t *wr;
 	progress_t *progress;
-	/* the scanned directory, every input is opened relative to it */
+	/* the scanned directory, or where a listing's inputs are: every
+	 * input is opened relative to it */
 	int dirfd;
 	gs_entries_t entries;
 	uint64_t bytes_done;

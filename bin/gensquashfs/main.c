@@ -14,19 +14,47 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The input: the directory opened and scanned whole, so that the total is
- * known before any data is read. */
+/* The folder a listing's inputs are in: --pack-dir, else the listing's. */
+static char *input_folder(const gs_options_t *opt)
+{
+	const char *slash;
+
+	if (opt->pack_dir != NULL)
+		return strdup(opt->pack_dir);
+	slash = strrchr(opt->pack_file, '/');
+	if (slash == NULL)
+		return strdup(".");
+	if (slash == opt->pack_file)
+		return strdup("/");
+	return strndup(opt->pack_file, (size_t)(slash - opt->pack_file));
+}
+
+/* The input: the directory scanned, or the listing read, whole, so that
+ * the total is known before any data is read. */
 static int open_cb(void *user)
 {
 	gs_packer_t *pk = user;
-	const char *dir = pk->opt->pack_dir;
+	char *dir = input_folder(pk->opt);
+	int ret;
 
+	if (dir == NULL) {
+		tool_error(NULL, "out of memory");
+		return -1;
+	}
 	pk->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pk->dirfd < 0) {
 		tool_error(dir, "%s", strerror(errno));
+		free(dir);
 		return -1;
 	}
-	return gs_scan(pk->dirfd, dir, pk->opt->one_file_system, &pk->entries);
+	if (pk->opt->pack_file != NULL)
+		ret = gs_read_listing(pk->opt->pack_file, pk->dirfd,
+				      &pk->entries);
+	else
+		ret = gs_scan(pk->dirfd, dir, pk->opt->one_file_system,
+			      &pk->entries);
+	free(dir);
+	return ret;
 }
 
 static int pack_cb(void *user, sqfs_writer_t *wr, progress_t *progress)

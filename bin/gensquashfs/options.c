@@ -14,6 +14,7 @@
 #include <string.h>
 
 static const struct option long_opts[] = {
+    {"pack-file", required_argument, NULL, 'F'},
     {"pack-dir", required_argument, NULL, 'D'},
     {"keep-time", no_argument, NULL, 'k'},
     {"keep-xattr", no_argument, NULL, 'x'},
@@ -22,17 +23,27 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char *short_opts = "D:kxo" PACKER_SHORT_OPTS;
+static const char *short_opts = "F:D:kxo" PACKER_SHORT_OPTS;
 
 static const char *help_text =
     "Usage: gensquashfs [OPTIONS...] SQFSFILE\n"
     "\n"
-    "Pack a directory tree into a SquashFS image. Every file type is\n"
-    "kept; hard links stay hard links; holes of sparse files become\n"
-    "sparse blocks without being read.\n"
+    "Pack a directory tree, or the entries a listing describes, into a\n"
+    "SquashFS image. Every file type is kept; hard links stay hard links;\n"
+    "holes of sparse files become sparse blocks without being read.\n"
     "\n"
     "Input options:\n"
-    "  -D, --pack-dir DIR          Pack DIR as the root of the image.\n"
+    "  -F, --pack-file FILE        Build the image from the listing FILE:\n"
+    "                              one entry a line, 'TYPE PATH MODE UID\n"
+    "                              GID [EXTRA]' with TYPE dir, file\n"
+    "                              [INPUT], nod c|b MAJOR MINOR, slink\n"
+    "                              TARGET, link TARGET, pipe or sock;\n"
+    "                              '#' starts a comment; PATH may be\n"
+    "                              \"quoted\" with \\\" and \\\\ escapes.\n"
+    "  -D, --pack-dir DIR          Alone: pack DIR as the root of the\n"
+    "                              image. With --pack-file: where the\n"
+    "                              listing's input files are (default:\n"
+    "                              the listing's folder).\n"
     "  -k, --keep-time             Keep the files' modification times\n"
     "                              (default: the --defaults mtime).\n"
     "  -x, --keep-xattr            Copy the files' extended attributes\n"
@@ -61,6 +72,9 @@ static int own_option(void *user, int c, const char *arg)
 	gs_options_t *opt = user;
 
 	switch (c) {
+	case 'F':
+		opt->pack_file = arg;
+		return 0;
 	case 'D':
 		opt->pack_dir = arg;
 		return 0;
@@ -85,8 +99,8 @@ int gs_parse_options(int argc, char **argv, gs_options_t *opt)
 	memset(opt, 0, sizeof(*opt));
 	ret = packer_parse(&opt->pk, argc, argv, short_opts, long_opts,
 			   print_help, own_option, opt);
-	if (ret == 0 && opt->pack_dir == NULL) {
-		tool_error(NULL, "no input given (--pack-dir)");
+	if (ret == 0 && opt->pack_dir == NULL && opt->pack_file == NULL) {
+		tool_error(NULL, "no input given (--pack-dir or --pack-file)");
 		cli_try_help();
 		ret = -1;
 	}

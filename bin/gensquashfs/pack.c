@@ -46,6 +46,17 @@ static int writer_failed(gs_packer_t *pk, const char *path, int ret)
 	return -1;
 }
 
+/* The same for an entry: a listing's names its line. */
+static int entry_failed(gs_packer_t *pk, const gs_entry_t *e, int ret)
+{
+	char where[4096 + 32];
+
+	if (!e->from_listing)
+		return writer_failed(pk, e->path, ret);
+	snprintf(where, sizeof(where), "%s:%zu", pk->opt->pack_file, e->line);
+	return writer_failed(pk, where, ret);
+}
+
 static const char *shown(const char *path)
 {
 	return path[0] != '\0' ? path : ".";
@@ -156,8 +167,9 @@ static void make_attr(const gs_packer_t *pk, const gs_entry_t *e,
 	attr->mode = (uint32_t)(e->st.st_mode & (S_IFMT | 07777));
 	attr->uid = po->set_uid ? po->uid : (uint32_t)e->st.st_uid;
 	attr->gid = po->set_gid ? po->gid : (uint32_t)e->st.st_gid;
-	attr->mtime = pk->opt->keep_time ? (int64_t)e->st.st_mtime
-					 : (int64_t)po->wr.default_mtime;
+	attr->mtime = pk->opt->keep_time && !e->from_listing
+			  ? (int64_t)e->st.st_mtime
+			  : (int64_t)po->wr.default_mtime;
 	if (S_ISCHR(e->st.st_mode) || S_ISBLK(e->st.st_mode)) {
 		attr->rdev_major = major(e->st.st_rdev);
 		attr->rdev_minor = minor(e->st.st_rdev);
@@ -254,21 +266,44 @@ static int pack_data(gs_packer_t *pk, int fd, const char *path, uint64_t size,
 	return ret;
 }
 
+/* The input of e, opened: a scanned file only if it is still the one the
+ * scan saw; a listing's input as its location says. */
+static int open_input(gs_packer_t *pk, const gs_entry_t *e, const char **name)
+{
+	struct stat st;
+	int fd;
+
+	*name = e->from_listing ? e->source : e->path;
+	fd = openat(pk->dirfd, *name,
+		    O_RDONLY | O_CLOEXEC | (e->from_listing ? 0 : O_NOFOLLOW));
+	if (fd < 0) {
+		tool_error(*name, "%s", strerror(errno));
+		return -1;
+	}
+	if (e->from_listing)
+		return fd;
+	if (fstat(fd, &st) != 0 || st.st_dev != e->st.st_dev ||
+	    st.st_ino != e->st.st_ino) {
+		tool_error(*name, "was replaced since the scan");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
 		     const sqfs_entry_attr_t *attr)
 {
+	const char *name;
 	struct stat st;
 	uint64_t packed = 0;
 	int fd, ret;
 
-	fd = openat(pk->dirfd, e->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		tool_error(e->path, "%s", strerror(errno));
+	fd = open_input(pk, e, &name);
+	if (fd < 0)
 		return -1;
-	}
-	if (fstat(fd, &st) != 0 || st.st_dev != e->st.st_dev ||
-	    st.st_ino != e->st.st_ino) {
-		tool_error(e->path, "was replaced since the scan");
+	if (fstat(fd, &st) != 0) {
+		tool_error(name, "%s", strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -276,17 +311,17 @@ static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
 	ret = sqfs_writer_begin_file(pk->wr, e->path, attr);
 	if (ret != 0) {
 		close(fd);
-		return writer_failed(pk, e->path, ret);
+		return entry_failed(pk, e, ret);
 	}
-	ret = pack_data(pk, fd, e->path, (uint64_t)st.st_size, &packed);
+	ret = pack_data(pk, fd, name, (uint64_t)st.st_size, &packed);
 	if (ret == 0 && packed < (uint64_t)st.st_size)
-		tool_warning(e->path,
+		tool_warning(name,
 			     "shrank while it was read; %llu of %llu bytes "
 			     "packed",
 			     (unsigned long long)packed,
 			     (unsigned long long)st.st_size);
 	if (ret == 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size > packed)
-		tool_warning(e->path,
+		tool_warning(name,
 			     "grew while it was read; the first %llu bytes "
 			     "packed",
 			     (unsigned long long)packed);
@@ -294,7 +329,7 @@ static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
 	if (ret != 0)
 		return -1;
 	ret = sqfs_writer_end_file(pk->wr);
-	return ret == 0 ? 0 : writer_failed(pk, e->path, ret);
+	return ret == 0 ? 0 : entry_failed(pk, e, ret);
 }
 
 /* ---- entries ------------------------------------------------------------- */
@@ -307,11 +342,11 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e)
 
 	if (e->hard_link) {
 		ret = sqfs_writer_add_hard_link(pk->wr, e->path, e->target);
-		return ret == 0 ? 0 : writer_failed(pk, e->path, ret);
+		return ret == 0 ? 0 : entry_failed(pk, e, ret);
 	}
 
 	make_attr(pk, e, &attr);
-	if (pk->opt->keep_xattr) {
+	if (pk->opt->keep_xattr && !e->from_listing) {
 		if (read_xattrs(pk, e->path, &x) != 0) {
 			xattrs_free(&x);
 			return -1;
@@ -337,7 +372,7 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e)
 		break;
 	}
 	xattrs_free(&x);
-	return ret == 0 ? 0 : writer_failed(pk, e->path, ret);
+	return ret == 0 ? 0 : entry_failed(pk, e, ret);
 }
 
 int gs_pack_entries(gs_packer_t *pk, const gs_entries_t *entries)

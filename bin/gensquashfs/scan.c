@@ -368,6 +368,7 @@ void gs_entries_free(gs_entries_t *e)
 	for (size_t i = 0; i < e->count; ++i) {
 		free(e->list[i].path);
 		free(e->list[i].target);
+		free(e->list[i].source);
 	}
 	free(e->list);
 	memset(e, 0, sizeof(*e));

@@ -254,6 +254,149 @@ else
 	echo "note: this file system takes no ACL or user xattr"
 fi
 
+# ------------------------------------------------------------ pack files
+
+L=$WORK/list
+mkdir -p "$L/in"
+printf 'data\n' >"$L/in/a.txt"
+head -c 200000 /dev/urandom >"$L/in/big"
+printf 'default location\n' >"$L/in/deflt"
+cat >"$L/list.txt" <<'EOT'
+# every keyword, comments, blank lines, leading blanks, quoting
+
+dir / 0755 0 0
+dir etc 0750 10 20
+  	file etc/a.txt 0644 1000 1000 in/a.txt
+file "sp ace/q\"uo\\te" 0600 70000 5 "in/big"
+file in/deflt 0640 1 2
+nod dev/null 0666 0 0 c 1 3
+nod dev/sda 0660 0 6 b 8 0
+nod dev/big 0600 0 0 b 4095 1048575
+slink etc/link 0777 0 0 ../some target
+link etc/hard 0 0 0 etc/a.txt
+link /etc/hard2 0 0 0 /etc/hard
+pipe run/fifo 0644 0 0
+sock run/sock 0755 4294967295 4294967295
+dir ./implicit/.//made/ 0700 3 4
+EOT
+gs -q -F "$L/list.txt" "$WORK/l.sqfs"
+expect_eq "pack file: exit status" "$RC" 0
+check "pack file: no messages" test ! -s "$WORK/gs.err"
+"$RDSQ" -d "$WORK/l.sqfs" >"$WORK/l.desc" 2>&1
+cat >"$WORK/l.want" <<'EOT'
+dir / 0755 0 0
+dir dev 0755 0 0
+nod dev/big 0600 0 0 b 4095 1048575
+nod dev/null 0666 0 0 c 1 3
+nod dev/sda 0660 0 6 b 8 0
+dir etc 0750 10 20
+file etc/a.txt 0644 1000 1000
+link etc/hard 0644 1000 1000 /etc/a.txt
+link etc/hard2 0644 1000 1000 /etc/a.txt
+slink etc/link 0777 0 0 ../some target
+dir implicit 0755 0 0
+dir implicit/made 0700 3 4
+dir in 0755 0 0
+file in/deflt 0640 1 2
+dir run 0755 0 0
+pipe run/fifo 0644 0 0
+sock run/sock 0755 4294967295 4294967295
+dir "sp ace" 0755 0 0
+file "sp ace/q\"uo\\te" 0600 70000 5
+EOT
+check "pack file: every entry as given (rdsquashfs -d)" \
+	cmp -s "$WORK/l.want" "$WORK/l.desc"
+cmp -s "$WORK/l.want" "$WORK/l.desc" || diff "$WORK/l.want" "$WORK/l.desc"
+"$RDSQ" -c '/sp ace/q"uo\te' "$WORK/l.sqfs" >"$WORK/l.big" 2>&1
+check "pack file: a quoted input's data" cmp -s "$WORK/l.big" "$L/in/big"
+"$RDSQ" -c /in/deflt "$WORK/l.sqfs" >"$WORK/l.deflt" 2>&1
+check "pack file: the default input is the image path" \
+	cmp -s "$WORK/l.deflt" "$L/in/deflt"
+
+# -D with -F: the inputs are found there, not beside the listing
+mkdir -p "$L/other/in"
+printf 'other\n' >"$L/other/in/a.txt"
+cp "$L/in/big" "$L/in/deflt" "$L/other/in/"
+gs -q -F "$L/list.txt" -D "$L/other" "$WORK/l2.sqfs"
+"$RDSQ" -c /etc/a.txt "$WORK/l2.sqfs" >"$WORK/l2.a" 2>&1
+expect_eq "pack file with -D: the inputs come from -D" \
+	"$(cat "$WORK/l2.a")" "other"
+
+# round trip: what rdsquashfs -d describes packs back into the same tree,
+# hard links included
+mkdir -p "$WORK/rt"
+"$RDSQ" -q -u / -p "$WORK/rt" "$WORK/t.sqfs" >/dev/null 2>&1
+"$RDSQ" -d "$WORK/t.sqfs" >"$WORK/rt.list" 2>"$WORK/rt.err"
+gs -q -F "$WORK/rt.list" -D "$WORK/rt" "$WORK/rt.sqfs"
+expect_eq "round trip: the description packs" "$RC" 0
+"$RDSQ" -d "$WORK/rt.sqfs" >"$WORK/rt2.list" 2>&1
+check "round trip: the same description" \
+	cmp -s "$WORK/rt.list" "$WORK/rt2.list"
+if can_mount; then
+	mount_image "$WORK/t.sqfs" "$WORK/rtm1"
+	mount_image "$WORK/rt.sqfs" "$WORK/rtm2"
+	check "round trip: the kernel sees the same tree" \
+		cmp_tree "dir:$WORK/rtm1" "dir:$WORK/rtm2" --no-mtime \
+		--no-xattrs
+	umount_image "$WORK/rtm1"
+	umount_image "$WORK/rtm2"
+fi
+
+# bad listings: exit 1, "gensquashfs: FILE:LINE: why", no image, an
+# existing output untouched (also with --force)
+bad_listing() { # NAME LINE-TEXT MESSAGE-REGEX
+	printf 'dir / 0755 0 0\n%s\n' "$2" >"$L/bad.txt"
+	gs -q -F "$L/bad.txt" "$WORK/bad.sqfs"
+	expect_eq "bad listing, $1: exit status" "$RC" 1
+	check "bad listing, $1: names the line (/$3/)" \
+		grep -E -q "^gensquashfs: $L/bad.txt:2: $3" "$WORK/gs.err"
+	check "bad listing, $1: no image" test ! -e "$WORK/bad.sqfs"
+}
+bad_listing "mode too big" "dir d 10000 0 0" "mode '10000'"
+bad_listing "mode not octal" "dir d 0789 0 0" "mode '0789'"
+bad_listing "uid of 2^32" "dir d 0755 4294967296 0" "uid '4294967296'"
+bad_listing "gid not a number" "dir d 0755 0 x" "gid 'x'"
+bad_listing "no gid" "dir d 0755 0" "no gid"
+bad_listing "unknown type" "fle f 0644 0 0" "unknown entry type 'fle'"
+bad_listing "unterminated quote" 'file "f 0644 0 0' "unterminated quote"
+bad_listing "'..'" "dir a/../b 0755 0 0" "'\\.\\.' in path"
+bad_listing "missing input" "file f 0644 0 0 in/nothing" \
+	"input 'in/nothing': No such file or directory"
+bad_listing "input a directory" "file f 0644 0 0 in" \
+	"input 'in' is not a regular file"
+bad_listing "the root as a file" "file / 0644 0 0 in/a.txt" \
+	"the root can only be a directory"
+bad_listing "device kind" "nod d 0644 0 0 x 1 2" "a device needs 'c' or 'b'"
+bad_listing "symlink without target" "slink s 0777 0 0" \
+	"a symlink needs a target"
+bad_listing "link to nothing" "link l 0 0 0 nothing" \
+	"hard link target 'nothing' is not in the listing"
+bad_listing "link to a directory" "link l 0 0 0 /" \
+	"hard link target '' is a directory"
+bad_listing "extra field" "pipe p 0644 0 0 extra" "unexpected 'extra'"
+printf 'dir / 0755 0 0\nfile a 0644 0 0 in/a.txt\nslink a 0777 0 0 x\n' \
+	>"$L/dup.txt"
+gs -q -F "$L/dup.txt" "$WORK/bad.sqfs"
+expect_eq "a path given twice: exit status" "$RC" 1
+check "a path given twice: both lines named" \
+	grep -q "^gensquashfs: $L/dup.txt:3: 'a' is already given on line 2" \
+	"$WORK/gs.err"
+printf 'dir / 0755 0 0\nnod d 0600 0 0 c 5000 1\n' >"$L/dev.txt"
+gs -q -F "$L/dev.txt" "$WORK/bad.sqfs"
+expect_eq "a device number beyond 12 bits: exit status" "$RC" 1
+check "a device number beyond 12 bits: the line and the library's words" \
+	grep -q "^gensquashfs: $L/dev.txt:2: device number 5000:1 does not fit the image" \
+	"$WORK/gs.err"
+check "a device number beyond 12 bits: no image" test ! -e "$WORK/bad.sqfs"
+printf 'keep me' >"$WORK/exists.sqfs"
+gs -q -f -F "$L/dup.txt" "$WORK/exists.sqfs"
+expect_eq "a bad listing with -f over an existing output: untouched" \
+	"$(cat "$WORK/exists.sqfs")" "keep me"
+gs -q -F "$L/none.txt" "$WORK/bad.sqfs"
+check "a missing listing: named" \
+	grep -q "^gensquashfs: $L/none.txt: No such file or directory" \
+	"$WORK/gs.err"
+
 # ------------------------------------------------------------ help
 
 gs --help

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * listing.c - reading a pack file (--pack-file): the image described line
+ * by line, so that owners, modes and device nodes need no root.
+ *
+ * One entry a line, "TYPE PATH MODE UID GID [EXTRA]"; blank lines and
+ * lines starting with '#' are skipped, leading white space is trimmed.
+ * PATH (and a file's input location) may be double-quoted, with \" and \\
+ * standing for themselves. Everything is checked before anything is
+ * packed, and every complaint names the listing and the line:
+ * "gensquashfs: FILE:LINE: what is wrong".
+ *
+ * The listing is trusted as a build script is: a file's input location
+ * may lie anywhere, and symlinks on the way to it are followed.
+ */
+#include "config.h"
+
+#include "gensquashfs.h"
+#include "common/parse.h"
+#include "common/print.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+typedef struct {
+	const char *name;
+	size_t line;
+	gs_entries_t *out;
+	/* where input files are found */
+	int input_dir;
+	/* index of the entry of each path, by hash (open addressing,
+	 * SIZE_MAX: free), to find a second entry for a path */
+	size_t *slots;
+	size_t slot_mask;
+} listing_t;
+
+static int bad(listing_t *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int bad(listing_t *l, const char *fmt, ...)
+{
+	char where[4096 + 32], why[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(where, sizeof(where), "%s:%zu", l->name, l->line);
+	tool_error(where, "%s", why);
+	return -1;
+}
+
+static int oom(void)
+{
+	tool_error(NULL, "out of memory");
+	return -1;
+}
+
+/* ---- paths --------------------------------------------------------------- */
+
+static uint64_t hash_path(const char *p)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	while (*p != '\0')
+		h = (h ^ (uint8_t)*p++) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of path: the one holding its entry, or the free one it would
+ * go to. */
+static size_t *path_slot(listing_t *l, const char *path)
+{
+	size_t i = (size_t)hash_path(path) & l->slot_mask;
+
+	while (l->slots[i] != SIZE_MAX &&
+	       strcmp(l->out->list[l->slots[i]].path, path) != 0)
+		i = (i + 1) & l->slot_mask;
+	return &l->slots[i];
+}
+
+static int grow_slots(listing_t *l)
+{
+	size_t old_size = l->slots != NULL ? l->slot_mask + 1 : 0;
+	size_t size = old_size ? 2 * old_size : 1024, *old = l->slots;
+
+	l->slots = malloc(size * sizeof(l->slots[0]));
+	if (l->slots == NULL) {
+		l->slots = old;
+		return -1;
+	}
+	for (size_t i = 0; i < size; ++i)
+		l->slots[i] = SIZE_MAX;
+	l->slot_mask = size - 1;
+	for (size_t i = 0; i < old_size; ++i) {
+		if (old[i] != SIZE_MAX)
+			*path_slot(l, l->out->list[old[i]].path) = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/*
+ * The canonical form of an image path, in place: no leading '/' or "./",
+ * no empty or "." components, no trailing '/'. Returns NULL for a path
+ * with a ".." component.
+ */
+static const char *canonical(char *path)
+{
+	char *in = path, *out = path;
+
+	while (*in != '\0') {
+		char *start = in;
+		size_t n;
+
+		while (*in == '/')
+			++in;
+		start = in;
+		while (*in != '\0' && *in != '/')
+			++in;
+		n = (size_t)(in - start);
+		if (n == 0 || (n == 1 && start[0] == '.'))
+			continue;
+		if (n == 2 && start[0] == '.' && start[1] == '.')
+			return NULL;
+		if (out != path)
+			*out++ = '/';
+		memmove(out, start, n);
+		out += n;
+	}
+	*out = '\0';
+	return path;
+}
+
+/* ---- fields -------------------------------------------------------------- */
+
+static void skip_space(char **p)
+{
+	while (**p == ' ' || **p == '\t')
+		++*p;
+}
+
+/* The next field at *p: a run of non-blank bytes, or a double-quoted
+ * string with \" and \\ escapes. *out is NULL at the end of the line. */
+static int next_field(listing_t *l, char **p, char **out)
+{
+	char *in = *p, *o;
+
+	skip_space(&in);
+	*out = NULL;
+	if (*in == '\0') {
+		*p = in;
+		return 0;
+	}
+	if (*in != '"') {
+		*out = in;
+		while (*in != '\0' && *in != ' ' && *in != '\t')
+			++in;
+		if (*in != '\0')
+			*in++ = '\0';
+		*p = in;
+		return 0;
+	}
+	o = *out = ++in;
+	for (;;) {
+		if (*in == '\0')
+			return bad(l, "unterminated quote");
+		if (*in == '"')
+			break;
+		if (*in == '\\' && (in[1] == '"' || in[1] == '\\'))
+			++in;
+		*o++ = *in++;
+	}
+	++in;
+	if (*in != '\0' && *in != ' ' && *in != '\t')
+		return bad(l, "a quoted field must end at a blank");
+	*o = '\0';
+	*p = in;
+	return 0;
+}
+
+static int number_field(listing_t *l, char **p, const char *what, bool octal,
+			uint64_t max, uint64_t *out)
+{
+	const char *why;
+	char *f;
+
+	if (next_field(l, p, &f) != 0)
+		return -1;
+	if (f == NULL)
+		return bad(l, "no %s", what);
+	why = octal ? parse_octal(f, max, out) : parse_uint(f, max, out);
+	if (why != NULL)
+		return bad(l, "%s '%s': %s", what, f, why);
+	return 0;
+}
+
+/* ---- entries ------------------------------------------------------------- */
+
+static gs_entry_t *new_entry(listing_t *l, const char *path)
+{
+	gs_entries_t *e = l->out;
+	gs_entry_t *ent;
+
+	if (e->count == e->capacity) {
+		size_t cap = e->capacity ? 2 * e->capacity : 256;
+		gs_entry_t *n = realloc(e->list, cap * sizeof(n[0]));
+
+		if (n == NULL)
+			return NULL;
+		e->list = n;
+		e->capacity = cap;
+	}
+	ent = &e->list[e->count];
+	memset(ent, 0, sizeof(*ent));
+	ent->path = strdup(path);
+	if (ent->path == NULL)
+		return NULL;
+	ent->line = l->line;
+	ent->from_listing = true;
+	e->count += 1;
+	return ent;
+}
+
+/* Record the new last entry under its path; a second entry is an error
+ * unless both are directories (the later one's attributes win). */
+static int claim_path(listing_t *l)
+{
+	size_t index = l->out->count - 1, *slot;
+	const gs_entry_t *ent = &l->out->list[index];
+
+	if ((l->out->count + 1) * 2 > l->slot_mask + 1 || l->slots == NULL) {
+		if (grow_slots(l) != 0)
+			return oom();
+	}
+	slot = path_slot(l, ent->path);
+	if (*slot != SIZE_MAX) {
+		const gs_entry_t *first = &l->out->list[*slot];
+
+		if (!S_ISDIR(first->st.st_mode) || !S_ISDIR(ent->st.st_mode))
+			return bad(l, "'%s' is already given on line %zu",
+				   ent->path[0] ? ent->path : "/", first->line);
+	}
+	*slot = index;
+	return 0;
+}
+
+/* A file's input: LOCATION, or the image path, below the input folder;
+ * it must be a regular file now. */
+static int file_input(listing_t *l, gs_entry_t *ent, char *location)
+{
+	struct stat st;
+
+	ent->source = strdup(location != NULL ? location : ent->path);
+	if (ent->source == NULL)
+		return oom();
+	if (fstatat(l->input_dir, ent->source, &st, 0) != 0)
+		return bad(l, "input '%s': %s", ent->source, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return bad(l, "input '%s' is not a regular file", ent->source);
+	l->out->total_bytes += (uint64_t)st.st_size;
+	return 0;
+}
+
+static int parse_line(listing_t *l, char *p)
+{
+	char *type, *path, *extra;
+	uint64_t mode, uid, gid;
+	gs_entry_t *ent;
+	mode_t fmt;
+
+	if (next_field(l, &p, &type) != 0 || next_field(l, &p, &path) != 0)
+		return -1;
+	if (path == NULL)
+		return bad(l, "no path after '%s'", type);
+	if (canonical(path) == NULL)
+		return bad(l, "'..' in path");
+
+	if (strcmp(type, "dir") == 0)
+		fmt = S_IFDIR;
+	else if (strcmp(type, "file") == 0)
+		fmt = S_IFREG;
+	else if (strcmp(type, "nod") == 0)
+		fmt = 0;
+	else if (strcmp(type, "slink") == 0)
+		fmt = S_IFLNK;
+	else if (strcmp(type, "link") == 0)
+		fmt = S_IFREG;
+	else if (strcmp(type, "pipe") == 0)
+		fmt = S_IFIFO;
+	else if (strcmp(type, "sock") == 0)
+		fmt = S_IFSOCK;
+	else if (strcmp(type, "glob") == 0)
+		return bad(l, "'glob' is not supported yet");
+	else
+		return bad(l, "unknown entry type '%s'", type);
+	if (path[0] == '\0' && fmt != S_IFDIR)
+		return bad(l, "the root can only be a directory");
+
+	if (number_field(l, &p, "mode", true, 07777, &mode) != 0 ||
+	    number_field(l, &p, "uid", false, UINT32_MAX, &uid) != 0 ||
+	    number_field(l, &p, "gid", false, UINT32_MAX, &gid) != 0)
+		return -1;
+
+	ent = new_entry(l, path);
+	if (ent == NULL)
+		return oom();
+	ent->st.st_uid = (uid_t)uid;
+	ent->st.st_gid = (gid_t)gid;
+
+	skip_space(&p);
+	extra = *p != '\0' ? p : NULL;
+	if (strcmp(type, "nod") == 0) {
+		uint64_t major, minor;
+		char *kind;
+
+		if (next_field(l, &p, &kind) != 0)
+			return -1;
+		if (kind == NULL ||
+		    (strcmp(kind, "c") != 0 && strcmp(kind, "b") != 0))
+			return bad(l, "a device needs 'c' or 'b'");
+		fmt = kind[0] == 'c' ? S_IFCHR : S_IFBLK;
+		if (number_field(l, &p, "major", false, UINT32_MAX, &major) !=
+			0 ||
+		    number_field(l, &p, "minor", false, UINT32_MAX, &minor) !=
+			0)
+			return -1;
+		ent->st.st_rdev =
+		    makedev((unsigned int)major, (unsigned int)minor);
+		extra = NULL;
+	} else if (strcmp(type, "slink") == 0) {
+		if (extra == NULL)
+			return bad(l, "a symlink needs a target");
+		ent->target = strdup(extra);
+		if (ent->target == NULL)
+			return oom();
+	} else if (strcmp(type, "link") == 0) {
+		char *target;
+
+		if (next_field(l, &p, &target) != 0)
+			return -1;
+		if (target == NULL || canonical(target) == NULL)
+			return bad(l, "a hard link needs a target without "
+				      "'..'");
+		ent->hard_link = true;
+		ent->target = strdup(target);
+		if (ent->target == NULL)
+			return oom();
+	} else if (fmt == S_IFREG) {
+		char *location;
+
+		if (next_field(l, &p, &location) != 0)
+			return -1;
+		if (file_input(l, ent, location) != 0)
+			return -1;
+	} else if (extra != NULL) {
+		return bad(l, "unexpected '%s' after the gid", extra);
+	}
+	ent->st.st_mode = fmt | (mode_t)mode;
+	return claim_path(l);
+}
+
+/* Every hard link names an entry given somewhere in the listing that is
+ * not a directory. */
+static int check_links(listing_t *l)
+{
+	for (size_t i = 0; i < l->out->count; ++i) {
+		const gs_entry_t *e = &l->out->list[i];
+		size_t *slot;
+
+		if (!e->hard_link)
+			continue;
+		l->line = e->line;
+		slot = path_slot(l, e->target);
+		if (*slot == SIZE_MAX)
+			return bad(l,
+				   "hard link target '%s' is not in the "
+				   "listing",
+				   e->target);
+		if (S_ISDIR(l->out->list[*slot].st.st_mode))
+			return bad(l, "hard link target '%s' is a directory",
+				   e->target);
+	}
+	return 0;
+}
+
+int gs_read_listing(const char *name, int input_dir, gs_entries_t *out)
+{
+	listing_t l = {0};
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *fp;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	l.name = name;
+	l.out = out;
+	l.input_dir = input_dir;
+
+	fp = fopen(name, "r");
+	if (fp == NULL) {
+		tool_error(name, "%s", strerror(errno));
+		return -1;
+	}
+	while (ret == 0 && (len = getline(&buf, &cap, fp)) >= 0) {
+		char *p = buf;
+
+		l.line += 1;
+		if (len > 0 && buf[len - 1] == '\n')
+			buf[--len] = '\0';
+		if (memchr(buf, '\0', (size_t)len) != NULL) {
+			ret = bad(&l, "a NUL byte in the line");
+			break;
+		}
+		skip_space(&p);
+		if (*p == '\0' || *p == '#')
+			continue;
+		ret = parse_line(&l, p);
+	}
+	if (ret == 0 && ferror(fp)) {
+		tool_error(name, "%s", strerror(errno));
+		ret = -1;
+	}
+	if (ret == 0)
+		ret = check_links(&l);
+	free(buf);
+	free(l.slots);
+	fclose(fp);
+	return ret;
+}
