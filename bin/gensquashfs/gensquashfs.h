@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 typedef struct {
@@ -79,6 +80,10 @@ typedef struct {
 int gs_scan(int dirfd, const char *name, bool one_file_system,
 	    gs_entries_t *out);
 
+/* A new zeroed entry at the end of e, owning path (freed here if there is
+ * no room); NULL if out of memory. */
+gs_entry_t *gs_entries_push(gs_entries_t *e, char *path);
+
 void gs_entries_free(gs_entries_t *e);
 
 /*
@@ -87,6 +92,10 @@ void gs_entries_free(gs_entries_t *e);
  * printing "FILE:LINE: why".
  */
 int gs_read_listing(const char *name, int input_dir, gs_entries_t *out);
+
+/* The same from an open stream (the fuzz target's way in). */
+int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,
+			   gs_entries_t *out);
 
 typedef struct {
 	const gs_options_t *opt;

@@ -206,26 +206,16 @@ static int number_field(listing_t *l, char **p, const char *what, bool octal,
 
 static gs_entry_t *new_entry(listing_t *l, const char *path)
 {
-	gs_entries_t *e = l->out;
+	char *copy = strdup(path);
 	gs_entry_t *ent;
 
-	if (e->count == e->capacity) {
-		size_t cap = e->capacity ? 2 * e->capacity : 256;
-		gs_entry_t *n = realloc(e->list, cap * sizeof(n[0]));
-
-		if (n == NULL)
-			return NULL;
-		e->list = n;
-		e->capacity = cap;
-	}
-	ent = &e->list[e->count];
-	memset(ent, 0, sizeof(*ent));
-	ent->path = strdup(path);
-	if (ent->path == NULL)
+	if (copy == NULL)
 		return NULL;
-	ent->line = l->line;
-	ent->from_listing = true;
-	e->count += 1;
+	ent = gs_entries_push(l->out, copy);
+	if (ent != NULL) {
+		ent->line = l->line;
+		ent->from_listing = true;
+	}
 	return ent;
 }
 
@@ -391,13 +381,13 @@ static int check_links(listing_t *l)
 	return 0;
 }
 
-int gs_read_listing(const char *name, int input_dir, gs_entries_t *out)
+int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,
+			   gs_entries_t *out)
 {
 	listing_t l = {0};
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	FILE *fp;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -405,11 +395,6 @@ int gs_read_listing(const char *name, int input_dir, gs_entries_t *out)
 	l.out = out;
 	l.input_dir = input_dir;
 
-	fp = fopen(name, "r");
-	if (fp == NULL) {
-		tool_error(name, "%s", strerror(errno));
-		return -1;
-	}
 	while (ret == 0 && (len = getline(&buf, &cap, fp)) >= 0) {
 		char *p = buf;
 
@@ -433,6 +418,20 @@ int gs_read_listing(const char *name, int input_dir, gs_entries_t *out)
 		ret = check_links(&l);
 	free(buf);
 	free(l.slots);
+	return ret;
+}
+
+int gs_read_listing(const char *name, int input_dir, gs_entries_t *out)
+{
+	FILE *fp = fopen(name, "r");
+	int ret;
+
+	if (fp == NULL) {
+		memset(out, 0, sizeof(*out));
+		tool_error(name, "%s", strerror(errno));
+		return -1;
+	}
+	ret = gs_read_listing_stream(fp, name, input_dir, out);
 	fclose(fp);
 	return ret;
 }

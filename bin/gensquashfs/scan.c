@@ -79,21 +79,11 @@ static char *join(const char *dir, const char *name)
 
 static gs_entry_t *add_entry(scan_t *s, char *path, const struct stat *st)
 {
-	gs_entries_t *e = s->out;
+	gs_entry_t *ent = gs_entries_push(s->out, path);
 
-	if (e->count == e->capacity) {
-		size_t cap = e->capacity ? 2 * e->capacity : 1024;
-		gs_entry_t *n = realloc(e->list, cap * sizeof(n[0]));
-
-		if (n == NULL)
-			return NULL;
-		e->list = n;
-		e->capacity = cap;
-	}
-	memset(&e->list[e->count], 0, sizeof(e->list[0]));
-	e->list[e->count].path = path;
-	e->list[e->count].st = *st;
-	return &e->list[e->count++];
+	if (ent != NULL)
+		ent->st = *st;
+	return ent;
 }
 
 /* The entry first met with st's device and inode, or SIZE_MAX; else
@@ -217,10 +207,8 @@ static int scan_entry(scan_t *s, int dfd, const char *name, char *path)
 		return -1;
 	}
 	ent = add_entry(s, path, &st);
-	if (ent == NULL) {
-		free(path);
+	if (ent == NULL)
 		return oom();
-	}
 
 	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
 		if (find_link(s, &st, index, &first) != 0)
@@ -347,10 +335,8 @@ int gs_scan(int dirfd, const char *name, bool one_file_system,
 	}
 	s.root_dev = st.st_dev;
 	root = strdup("");
-	if (root == NULL || add_entry(&s, root, &st) == NULL) {
-		free(root);
+	if (root == NULL || add_entry(&s, root, &st) == NULL)
 		return oom();
-	}
 	fd = dup(dirfd);
 	if (fd < 0) {
 		tool_error(name, "%s", strerror(errno));
@@ -361,15 +347,4 @@ int gs_scan(int dirfd, const char *name, bool one_file_system,
 	hash_table_cleanup(&s.by_ino);
 	free(s.links);
 	return ret;
-}
-
-void gs_entries_free(gs_entries_t *e)
-{
-	for (size_t i = 0; i < e->count; ++i) {
-		free(e->list[i].path);
-		free(e->list[i].target);
-		free(e->list[i].source);
-	}
-	free(e->list);
-	memset(e, 0, sizeof(*e));
 }

@@ -7,14 +7,16 @@
 # Usage: tests/fuzz/run-fuzz.sh [SECONDS [TARGET]]   (default 60 image)
 #
 # TARGET is image (fuzz_image.c: the image reader), codec (fuzz_codec.c:
-# decompression and option strings of every compressor) or tar (fuzz_tar.c: the
-# tar entry reader of lib/tar). The libraries are configured in a
+# decompression and option strings of every compressor), tar (fuzz_tar.c: the
+# tar entry reader of lib/tar) or listing (fuzz_listing.c: gensquashfs's
+# pack-file parser, with libcommon.la). The libraries are configured in a
 # separate build directory with CC=clang and the fuzzer's instrumentation
 # (only libsqfs.la, and libtar.la for tar, are built), then the target is
 # linked against them; libarchive is the system's, not instrumented. The
 # image corpus starts from tests/fuzz/corpus, tests/fixtures/*.sqfs and a
 # few images made here with mksquashfs; the tar corpus from
-# tests/fuzz/corpus-tar, the codec corpus from tests/fuzz/corpus-codec.
+# tests/fuzz/corpus-tar, the codec corpus from tests/fuzz/corpus-codec, the
+# listing corpus from tests/fuzz/corpus-listing.
 #
 # Environment: FUZZ_WORK=DIR keeps the build, corpora and findings there
 # (default: a temporary directory, kept only if something was found);
@@ -32,7 +34,7 @@ CC=${CC:-clang}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 case $SECS in
 '' | *[!0-9]*)
-	echo "usage: $0 [SECONDS [image|tar|codec]]" >&2
+	echo "usage: $0 [SECONDS [image|tar|codec|listing]]" >&2
 	exit 2
 	;;
 esac
@@ -64,8 +66,18 @@ codec)
 	log="fuzz-codec.log"
 	dict=()
 	;;
+listing)
+	libs="libcommon.la libsqfs.la"
+	sources=("$src/tests/fuzz/fuzz_listing.c"
+		"$src/bin/gensquashfs/listing.c"
+		"$src/bin/gensquashfs/entries.c")
+	seeds="corpus-listing"
+	findings="findings-listing"
+	log="fuzz-listing.log"
+	dict=()
+	;;
 *)
-	echo "usage: $0 [SECONDS [image|tar|codec]]" >&2
+	echo "usage: $0 [SECONDS [image|tar|codec|listing]]" >&2
 	exit 2
 	;;
 esac
@@ -130,7 +142,7 @@ for la in $libs; do
 done
 # shellcheck disable=SC2086
 "$CC" $cflags -fsanitize=fuzzer -I"$src/include" -I"$src/lib" \
-	-I"$src/tests" -I"$bld" -o "$work/$prog" \
+	-I"$src/tests" -I"$src/bin" -I"$bld" -o "$work/$prog" \
 	"${sources[@]}" $archives $deps -lpthread \
 	>>"$work/build.log" 2>&1 || {
 	echo "fuzz: linking $prog failed:"

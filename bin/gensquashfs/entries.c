@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * entries.c - the list of entries the scan or the listing fills and the
+ * packer empties.
+ */
+#include "config.h"
+
+#include "gensquashfs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+gs_entry_t *gs_entries_push(gs_entries_t *e, char *path)
+{
+	if (e->count == e->capacity) {
+		size_t cap = e->capacity ? 2 * e->capacity : 1024;
+		gs_entry_t *n = realloc(e->list, cap * sizeof(n[0]));
+
+		if (n == NULL) {
+			free(path);
+			return NULL;
+		}
+		e->list = n;
+		e->capacity = cap;
+	}
+	memset(&e->list[e->count], 0, sizeof(e->list[0]));
+	e->list[e->count].path = path;
+	return &e->list[e->count++];
+}
+
+void gs_entries_free(gs_entries_t *e)
+{
+	for (size_t i = 0; i < e->count; ++i) {
+		free(e->list[i].path);
+		free(e->list[i].target);
+		free(e->list[i].source);
+	}
+	free(e->list);
+	memset(e, 0, sizeof(*e));
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_listing.c - libFuzzer target for gensquashfs's pack-file parser
+ * (bin/gensquashfs/listing.c): the input is a listing. Input files are
+ * looked up below an empty directory made for the run.
+ *
+ * A finding is a sanitizer report or a broken promise, turned into an
+ * abort: a listing the parser accepts must give canonical paths (no
+ * leading '/', no empty, '.' or '..' component), modes of one file type
+ * and permission bits up to 07777, and hard links that name an entry of
+ * the listing that is not a directory. Rejecting any input is fine.
+ */
+#include "config.h"
+
+#include "gensquashfs/gensquashfs.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fail(const char *what, const char *path)
+{
+	fprintf(stderr, "fuzz_listing: %s: '%s'\n", what, path);
+	abort();
+}
+
+static void check_path(const char *path)
+{
+	const char *p = path;
+
+	if (p[0] == '/')
+		fail("a leading '/'", path);
+	while (*p != '\0') {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			fail("a path that is not canonical", path);
+		p += n;
+		if (*p == '/') {
+			++p;
+			if (*p == '\0')
+				fail("a trailing '/'", path);
+		}
+	}
+}
+
+static int input_dir(void)
+{
+	static int fd = -1;
+	char tmpl[] = "/tmp/fuzz_listing.XXXXXX";
+
+	if (fd < 0 && mkdtemp(tmpl) != NULL) {
+		fd = open(tmpl, O_RDONLY | O_DIRECTORY);
+		rmdir(tmpl);
+	}
+	return fd;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	gs_entries_t e;
+	FILE *fp;
+
+	if (size == 0)
+		return 0;
+	fp = fmemopen((void *)data, size, "r");
+	if (fp == NULL)
+		return 0;
+	if (gs_read_listing_stream(fp, "fuzz", input_dir(), &e) == 0) {
+		for (size_t i = 0; i < e.count; ++i) {
+			const gs_entry_t *x = &e.list[i];
+			mode_t fmt = x->st.st_mode & S_IFMT;
+
+			check_path(x->path);
+			if ((x->st.st_mode & ~(mode_t)(S_IFMT | 07777)) != 0 ||
+			    (fmt != S_IFDIR && fmt != S_IFREG &&
+			     fmt != S_IFLNK && fmt != S_IFCHR &&
+			     fmt != S_IFBLK && fmt != S_IFIFO &&
+			     fmt != S_IFSOCK))
+				fail("a bad mode", x->path);
+			if (x->hard_link) {
+				size_t j;
+
+				check_path(x->target);
+				for (j = 0; j < e.count; ++j) {
+					if (!e.list[j].hard_link &&
+					    strcmp(e.list[j].path, x->target) ==
+						0)
+						break;
+					if (e.list[j].hard_link &&
+					    strcmp(e.list[j].path, x->target) ==
+						0)
+						break;
+				}
+				if (j == e.count ||
+				    S_ISDIR(e.list[j].st.st_mode))
+					fail("a hard link to nothing or a "
+					     "directory",
+					     x->path);
+			}
+		}
+	}
+	gs_entries_free(&e);
+	fclose(fp);
+	return 0;
+}
