@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -29,6 +30,8 @@ typedef struct {
 	const char *pack_dir;
 	/* --pack-file: the listing */
 	const char *pack_file;
+	/* --sort-file: packing order and per-file flags */
+	const char *sort_file;
 	bool keep_time;
 	bool keep_xattr;
 	bool one_file_system;
@@ -59,6 +62,10 @@ typedef struct {
 	char *source;
 	/* the listing's line, for messages */
 	size_t line;
+	/* from the sort file: files are packed by priority, lowest first,
+	 * with these sqfs_file_flags_t */
+	int64_t priority;
+	unsigned int file_flags;
 } gs_entry_t;
 
 typedef struct {
@@ -92,6 +99,31 @@ void gs_entries_free(gs_entries_t *e);
  * printing "FILE:LINE: why".
  */
 int gs_read_listing(const char *name, int input_dir, gs_entries_t *out);
+
+/*
+ * Read the sort file name and give each regular file (not a hard link) of
+ * entries the priority and flags of the first rule that matches it.
+ * Returns 0, or -1 after printing "FILE:LINE: why".
+ */
+int gs_apply_sort_file(const char *name, gs_entries_t *entries);
+
+/* ---- text.c: the line-based input files ---- */
+
+/* "gensquashfs: NAME:LINE: why". Returns -1. */
+int gs_text_error(const char *name, size_t line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int gs_text_verror(const char *name, size_t line, const char *fmt, va_list ap);
+
+/* Hand every line of fp that is neither blank nor a '#' comment, leading
+ * blanks skipped, to fn with its number, until fn returns nonzero (that is
+ * returned). A NUL byte in a line is an error. */
+int gs_text_lines(FILE *fp, const char *name,
+		  int (*fn)(void *user, size_t line, char *text), void *user);
+
+/* The double-quoted string at *p (on its opening quote), with \" and \\
+ * escapes, unquoted in place into *out; *p then points past the closing
+ * quote. Returns 1 if the quote is not closed on the line. */
+int gs_text_unquote(char **p, char **out);
 
 /* The same from an open stream (the fuzz target's way in). */
 int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,

@@ -46,14 +46,11 @@ static int bad(listing_t *l, const char *fmt, ...)
 
 static int bad(listing_t *l, const char *fmt, ...)
 {
-	char where[4096 + 32], why[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
+	gs_text_verror(l->name, l->line, fmt, ap);
 	va_end(ap);
-	snprintf(where, sizeof(where), "%s:%zu", l->name, l->line);
-	tool_error(where, "%s", why);
 	return -1;
 }
 
@@ -151,7 +148,7 @@ static void skip_space(char **p)
  * string with \" and \\ escapes. *out is NULL at the end of the line. */
 static int next_field(listing_t *l, char **p, char **out)
 {
-	char *in = *p, *o;
+	char *in = *p;
 
 	skip_space(&in);
 	*out = NULL;
@@ -168,20 +165,10 @@ static int next_field(listing_t *l, char **p, char **out)
 		*p = in;
 		return 0;
 	}
-	o = *out = ++in;
-	for (;;) {
-		if (*in == '\0')
-			return bad(l, "unterminated quote");
-		if (*in == '"')
-			break;
-		if (*in == '\\' && (in[1] == '"' || in[1] == '\\'))
-			++in;
-		*o++ = *in++;
-	}
-	++in;
+	if (gs_text_unquote(&in, out) != 0)
+		return bad(l, "unterminated quote");
 	if (*in != '\0' && *in != ' ' && *in != '\t')
 		return bad(l, "a quoted field must end at a blank");
-	*o = '\0';
 	*p = in;
 	return 0;
 }
@@ -381,42 +368,28 @@ static int check_links(listing_t *l)
 	return 0;
 }
 
+static int listing_line(void *user, size_t line, char *text)
+{
+	listing_t *l = user;
+
+	l->line = line;
+	return parse_line(l, text);
+}
+
 int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,
 			   gs_entries_t *out)
 {
 	listing_t l = {0};
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int ret = 0;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	l.name = name;
 	l.out = out;
 	l.input_dir = input_dir;
 
-	while (ret == 0 && (len = getline(&buf, &cap, fp)) >= 0) {
-		char *p = buf;
-
-		l.line += 1;
-		if (len > 0 && buf[len - 1] == '\n')
-			buf[--len] = '\0';
-		if (memchr(buf, '\0', (size_t)len) != NULL) {
-			ret = bad(&l, "a NUL byte in the line");
-			break;
-		}
-		skip_space(&p);
-		if (*p == '\0' || *p == '#')
-			continue;
-		ret = parse_line(&l, p);
-	}
-	if (ret == 0 && ferror(fp)) {
-		tool_error(name, "%s", strerror(errno));
-		ret = -1;
-	}
+	ret = gs_text_lines(fp, name, listing_line, &l);
 	if (ret == 0)
 		ret = check_links(&l);
-	free(buf);
 	free(l.slots);
 	return ret;
 }

@@ -54,6 +54,8 @@ static int open_cb(void *user)
 		ret = gs_scan(pk->dirfd, dir, pk->opt->one_file_system,
 			      &pk->entries);
 	free(dir);
+	if (ret == 0 && pk->opt->sort_file != NULL)
+		ret = gs_apply_sort_file(pk->opt->sort_file, &pk->entries);
 	return ret;
 }
 

@@ -16,6 +16,7 @@
 static const struct option long_opts[] = {
     {"pack-file", required_argument, NULL, 'F'},
     {"pack-dir", required_argument, NULL, 'D'},
+    {"sort-file", required_argument, NULL, 'S'},
     {"keep-time", no_argument, NULL, 'k'},
     {"keep-xattr", no_argument, NULL, 'x'},
     {"one-file-system", no_argument, NULL, 'o'},
@@ -23,7 +24,7 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char *short_opts = "F:D:kxo" PACKER_SHORT_OPTS;
+static const char *short_opts = "F:D:S:kxo" PACKER_SHORT_OPTS;
 
 static const char *help_text =
     "Usage: gensquashfs [OPTIONS...] SQFSFILE\n"
@@ -44,6 +45,13 @@ static const char *help_text =
     "                              image. With --pack-file: where the\n"
     "                              listing's input files are (default:\n"
     "                              the listing's folder).\n"
+    "  -S, --sort-file FILE        Order and storage of the files' data:\n"
+    "                              lines 'PRIORITY [FLAGS] NAME', lower\n"
+    "                              priorities first (default 0), the\n"
+    "                              first match wins; FLAGS, comma-\n"
+    "                              separated: glob, glob_no_path, align,\n"
+    "                              dont_fragment, dont_compress,\n"
+    "                              dont_deduplicate, nosparse.\n"
     "  -k, --keep-time             Keep the files' modification times\n"
     "                              (default: the --defaults mtime).\n"
     "  -x, --keep-xattr            Copy the files' extended attributes\n"
@@ -77,6 +85,9 @@ static int own_option(void *user, int c, const char *arg)
 		return 0;
 	case 'D':
 		opt->pack_dir = arg;
+		return 0;
+	case 'S':
+		opt->sort_file = arg;
 		return 0;
 	case 'k':
 		opt->keep_time = true;

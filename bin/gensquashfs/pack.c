@@ -308,7 +308,8 @@ static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
 		return -1;
 	}
 
-	ret = sqfs_writer_begin_file(pk->wr, e->path, attr);
+	ret =
+	    sqfs_writer_begin_file_flags(pk->wr, e->path, attr, e->file_flags);
 	if (ret != 0) {
 		close(fd);
 		return entry_failed(pk, e, ret);
@@ -375,14 +376,61 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e)
 	return ret == 0 ? 0 : entry_failed(pk, e, ret);
 }
 
+static bool is_file(const gs_entry_t *e)
+{
+	return S_ISREG(e->st.st_mode) && !e->hard_link;
+}
+
+/* Files by priority, then by their place in the list. */
+static int by_priority(const void *a, const void *b)
+{
+	const gs_entry_t *x = *(const gs_entry_t *const *)a;
+	const gs_entry_t *y = *(const gs_entry_t *const *)b;
+
+	if (x->priority != y->priority)
+		return x->priority < y->priority ? -1 : 1;
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static int pack_one(gs_packer_t *pk, const gs_entry_t *e)
+{
+	if (pack_entry(pk, e) != 0)
+		return -1;
+	pk->entries_done += 1;
+	progress_update(pk->progress, pk->bytes_done, pk->entries_done);
+	return 0;
+}
+
+/*
+ * Everything but the files' data first, in order; then the files, by
+ * priority (which only decides where their data lands: the writer sorts
+ * every listing). A hard link added before its target is resolved when
+ * the image is finished.
+ */
 int gs_pack_entries(gs_packer_t *pk, const gs_entries_t *entries)
 {
+	const gs_entry_t **files;
+	size_t count = 0;
+	int ret = 0;
+
 	progress_set_total(pk->progress, entries->total_bytes);
-	for (size_t i = 0; i < entries->count; ++i) {
-		if (pack_entry(pk, &entries->list[i]) != 0)
-			return -1;
-		pk->entries_done += 1;
-		progress_update(pk->progress, pk->bytes_done, pk->entries_done);
+	files = calloc(entries->count + 1, sizeof(files[0]));
+	if (files == NULL) {
+		tool_error(NULL, "out of memory");
+		return -1;
 	}
-	return 0;
+	for (size_t i = 0; ret == 0 && i < entries->count; ++i) {
+		const gs_entry_t *e = &entries->list[i];
+
+		if (is_file(e))
+			files[count++] = e;
+		else
+			ret = pack_one(pk, e);
+	}
+	if (count > 1)
+		qsort(files, count, sizeof(files[0]), by_priority);
+	for (size_t i = 0; ret == 0 && i < count; ++i)
+		ret = pack_one(pk, files[i]);
+	free(files);
+	return ret;
 }

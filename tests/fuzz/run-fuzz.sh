@@ -70,7 +70,8 @@ listing)
 	libs="libcommon.la libsqfs.la"
 	sources=("$src/tests/fuzz/fuzz_listing.c"
 		"$src/bin/gensquashfs/listing.c"
-		"$src/bin/gensquashfs/entries.c")
+		"$src/bin/gensquashfs/entries.c"
+		"$src/bin/gensquashfs/text.c")
 	seeds="corpus-listing"
 	findings="findings-listing"
 	log="fuzz-listing.log"

@@ -397,6 +397,92 @@ check "a missing listing: named" \
 	grep -q "^gensquashfs: $L/none.txt: No such file or directory" \
 	"$WORK/gs.err"
 
+# ------------------------------------------------------------ sort files
+
+# each flag's effect in the block layout, read by Debian's rdsquashfs
+S=$WORK/sort
+mkdir -p "$S/src/d/e"
+"$PYTHON" -c 'import sys
+sys.stdout.write("".join("line %d of text\n" % i for i in range(40000)))' \
+	>"$S/src/text"
+for f in first dc nodedup1 nodedup2 dedup1 dedup2 aligned; do
+	cp "$S/src/text" "$S/src/$f"
+done
+head -c 300000 /dev/zero >"$S/src/zeros"
+head -c 300000 /dev/zero >"$S/src/zeros_sparse"
+printf 'small\n' >"$S/src/small"
+printf 'small too\n' >"$S/src/small_frag"
+printf 'deep\n' >"$S/src/d/e/deep"
+printf 'shallow\n' >"$S/src/d/shallow"
+cat >"$S/sort.txt" <<'EOT'
+# the first match wins
+-100 first
+-100 [dont_compress] first
+10 [dont_compress] dc
+20 [nosparse] zeros
+30 [dont_fragment] small
+40 [dont_deduplicate] nodedup1
+40 [dont_deduplicate] "/nodedup2"
+50 [align] aligned
+60 [glob,dont_fragment] d/*
+70 [glob_no_path,dont_fragment] *deep
+EOT
+gs -q -S "$S/sort.txt" -D "$S/src" "$WORK/s.sqfs"
+expect_eq "sort file: exit status" "$RC" 0
+field() { # PATH FIELD: a field of Debian's rdsquashfs -s
+	"$RDSQUASHFS" -s "$1" "$WORK/s.sqfs" 2>/dev/null |
+		sed -n "s/^$2: //p"
+}
+check "sort: priority -100 is packed first" \
+	test "$(field /first 'Blocks start')" = 96
+check "sort: the first matching rule wins (first is compressed)" \
+	sh -c "'$RDSQUASHFS' -s /first '$WORK/s.sqfs' | grep 'Block #0' | grep -q '(compressed)'"
+check "sort: higher priorities later" \
+	test "$(field /dc 'Blocks start')" -lt "$(field /zeros 'Blocks start')"
+check "sort: dont_compress stores text blocks raw" \
+	sh -c "'$RDSQUASHFS' -s /dc '$WORK/s.sqfs' | grep 'Block #0' | grep -q '(uncompressed)'"
+check "sort: without it the same text is compressed" \
+	sh -c "'$RDSQUASHFS' -s /text '$WORK/s.sqfs' | grep 'Block #0' | grep -q '(compressed)'"
+check "sort: nosparse stores zero blocks as data" \
+	sh -c "'$RDSQUASHFS' -s /zeros '$WORK/s.sqfs' | grep -q 'Block #0 size: [1-9]'"
+check "sort: without it zero blocks are sparse" \
+	sh -c "'$RDSQUASHFS' -s /zeros_sparse '$WORK/s.sqfs' | grep -q 'Block #0 size: 0'"
+expect_eq "sort: dont_fragment gives a small file no fragment" \
+	"$(field /small 'Fragment index')" "0xFFFFFFFF"
+check "sort: without it a small file is in a fragment" \
+	test "$(field /small_frag 'Fragment index')" != "0xFFFFFFFF"
+check "sort: dont_deduplicate keeps two copies" \
+	test "$(field /nodedup1 'Blocks start')" != "$(field /nodedup2 'Blocks start')"
+expect_eq "sort: without it copies share their blocks" \
+	"$(field /dedup1 'Blocks start')" "$(field /dedup2 'Blocks start')"
+expect_eq "sort: align puts the data on a device block" \
+	"$(($(field /aligned 'Blocks start') % 4096))" 0
+expect_eq "sort: glob 'd/*' matches d/shallow" \
+	"$(field /d/shallow 'Fragment index')" "0xFFFFFFFF"
+expect_eq "sort: glob_no_path '*deep' matches d/e/deep" \
+	"$(field /d/e/deep 'Fragment index')" "0xFFFFFFFF"
+gs -q -S "$S/sort.txt" -D "$S/src" "$WORK/s2.sqfs" -j 1
+check "sort: -j 1 gives the same image" cmp -s "$WORK/s.sqfs" "$WORK/s2.sqfs"
+mkdir -p "$S/back"
+"$RDSQ" -q -u / -p "$S/back" "$WORK/s.sqfs" >/dev/null 2>&1
+check "sort: the flags change only the layout, not the files" \
+	cmp_tree "dir:$S/src" "dir:$S/back" --ignore-root --no-owner \
+	--no-mtime --no-mode
+
+bad_sort() { # NAME LINE-TEXT MESSAGE-REGEX
+	printf '# a comment\n%s\n' "$2" >"$S/bad.txt"
+	gs -q -S "$S/bad.txt" -D "$S/src" "$WORK/bad.sqfs"
+	expect_eq "bad sort file, $1: exit status" "$RC" 1
+	check "bad sort file, $1: names the line (/$3/)" \
+		grep -E -q "^gensquashfs: $S/bad.txt:2: $3" "$WORK/gs.err"
+	check "bad sort file, $1: no image" test ! -e "$WORK/bad.sqfs"
+}
+bad_sort "no priority" "first" "no priority"
+bad_sort "unknown flag" "1 [fast] first" "unknown flag 'fast'"
+bad_sort "no ]" "1 [glob first" "'\\[' without '\\]'"
+bad_sort "no name" "1 [glob]" "no name"
+bad_sort "unterminated quote" '1 "first' "unterminated quote"
+
 # ------------------------------------------------------------ help
 
 gs --help
