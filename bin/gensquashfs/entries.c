@@ -34,6 +34,11 @@ void gs_entries_free(gs_entries_t *e)
 		free(e->list[i].path);
 		free(e->list[i].target);
 		free(e->list[i].source);
+		for (size_t j = 0; j < e->list[i].xattr_count; ++j) {
+			free((void *)e->list[i].xattrs[j].key);
+			free((void *)e->list[i].xattrs[j].value);
+		}
+		free(e->list[i].xattrs);
 	}
 	free(e->list);
 	memset(e, 0, sizeof(*e));

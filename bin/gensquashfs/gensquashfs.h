@@ -32,6 +32,8 @@ typedef struct {
 	const char *pack_file;
 	/* --sort-file: packing order and per-file flags */
 	const char *sort_file;
+	/* --xattr-file: xattrs in getfattr --dump form */
+	const char *xattr_file;
 	bool keep_time;
 	bool keep_xattr;
 	bool one_file_system;
@@ -66,6 +68,10 @@ typedef struct {
 	 * with these sqfs_file_flags_t */
 	int64_t priority;
 	unsigned int file_flags;
+	/* from the xattr file (owned: keys and values malloc'd); they
+	 * replace the scan's xattrs of the same keys */
+	sqfs_xattr_t *xattrs;
+	size_t xattr_count;
 } gs_entry_t;
 
 typedef struct {
@@ -120,14 +126,27 @@ int gs_text_verror(const char *name, size_t line, const char *fmt, va_list ap);
 int gs_text_lines(FILE *fp, const char *name,
 		  int (*fn)(void *user, size_t line, char *text), void *user);
 
+/* The same, '#' lines included (for files where they mean something). */
+int gs_text_lines_all(FILE *fp, const char *name,
+		      int (*fn)(void *user, size_t line, char *text),
+		      void *user);
+
 /* The double-quoted string at *p (on its opening quote), with \" and \\
  * escapes, unquoted in place into *out; *p then points past the closing
  * quote. Returns 1 if the quote is not closed on the line. */
 int gs_text_unquote(char **p, char **out);
 
-/* The same from an open stream (the fuzz target's way in). */
+/*
+ * Read the xattr file name (getfattr --dump form) into the entries it
+ * names. Returns 0, or -1 after printing "FILE:LINE: why".
+ */
+int gs_apply_xattr_file(const char *name, gs_entries_t *entries);
+
+/* The same three from an open stream (the fuzz target's way in). */
 int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,
 			   gs_entries_t *out);
+int gs_apply_sort_stream(FILE *fp, const char *name, gs_entries_t *entries);
+int gs_apply_xattr_stream(FILE *fp, const char *name, gs_entries_t *entries);
 
 typedef struct {
 	const gs_options_t *opt;

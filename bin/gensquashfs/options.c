@@ -17,6 +17,7 @@ static const struct option long_opts[] = {
     {"pack-file", required_argument, NULL, 'F'},
     {"pack-dir", required_argument, NULL, 'D'},
     {"sort-file", required_argument, NULL, 'S'},
+    {"xattr-file", required_argument, NULL, 'A'},
     {"keep-time", no_argument, NULL, 'k'},
     {"keep-xattr", no_argument, NULL, 'x'},
     {"one-file-system", no_argument, NULL, 'o'},
@@ -24,7 +25,7 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char *short_opts = "F:D:S:kxo" PACKER_SHORT_OPTS;
+static const char *short_opts = "F:D:S:A:kxo" PACKER_SHORT_OPTS;
 
 static const char *help_text =
     "Usage: gensquashfs [OPTIONS...] SQFSFILE\n"
@@ -52,6 +53,10 @@ static const char *help_text =
     "                              separated: glob, glob_no_path, align,\n"
     "                              dont_fragment, dont_compress,\n"
     "                              dont_deduplicate, nosparse.\n"
+    "  -A, --xattr-file FILE       Extended attributes in the form\n"
+    "                              'getfattr --dump' writes: '# file:\n"
+    "                              PATH' lines, then 'KEY=VALUE' with\n"
+    "                              VALUE \"quoted\", 0x hex or 0s base64.\n"
     "  -k, --keep-time             Keep the files' modification times\n"
     "                              (default: the --defaults mtime).\n"
     "  -x, --keep-xattr            Copy the files' extended attributes\n"
@@ -89,6 +94,9 @@ static int own_option(void *user, int c, const char *arg)
 	case 'S':
 		opt->sort_file = arg;
 		return 0;
+	case 'A':
+		opt->xattr_file = arg;
+		return 0;
 	case 'k':
 		opt->keep_time = true;
 		return 0;
@@ -119,7 +127,7 @@ int gs_parse_options(int argc, char **argv, gs_options_t *opt)
 		gs_free_options(opt);
 		return ret == CLI_DONE ? 1 : -1;
 	}
-	if (!opt->keep_xattr)
+	if (!opt->keep_xattr && opt->xattr_file == NULL)
 		opt->pk.wr.flags |= SQFS_WRITER_NO_XATTRS;
 	return 0;
 }

@@ -156,6 +156,45 @@ oom:
 	return -1;
 }
 
+/* The xattr file's xattrs of e on top of those read: a key given there
+ * replaces the value read. The copies are x's. */
+static int add_given_xattrs(xattrs_t *x, const gs_entry_t *e)
+{
+	sqfs_xattr_t *list;
+
+	if (e->xattr_count == 0)
+		return 0;
+	list = realloc(x->list, (x->count + e->xattr_count) * sizeof(list[0]));
+	if (list == NULL)
+		goto oom;
+	x->list = list;
+	for (size_t i = 0; i < e->xattr_count; ++i) {
+		const sqfs_xattr_t *g = &e->xattrs[i];
+		size_t j;
+		void *value = malloc(g->size + 1);
+
+		if (value == NULL)
+			goto oom;
+		memcpy(value, g->value, g->size);
+		for (j = 0; j < x->count; ++j) {
+			if (strcmp(x->list[j].key, g->key) == 0)
+				break;
+		}
+		if (j < x->count)
+			free((void *)x->list[j].value);
+		else
+			x->count += 1;
+		/* the key stays e's: it lives as long as the entries */
+		x->list[j].key = g->key;
+		x->list[j].value = value;
+		x->list[j].size = g->size;
+	}
+	return 0;
+oom:
+	tool_error(NULL, "out of memory");
+	return -1;
+}
+
 /* ---- attributes ---------------------------------------------------------- */
 
 static void make_attr(const gs_packer_t *pk, const gs_entry_t *e,
@@ -352,9 +391,13 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e)
 			xattrs_free(&x);
 			return -1;
 		}
-		attr.xattrs = x.list;
-		attr.xattr_count = x.count;
 	}
+	if (add_given_xattrs(&x, e) != 0) {
+		xattrs_free(&x);
+		return -1;
+	}
+	attr.xattrs = x.list;
+	attr.xattr_count = x.count;
 
 	switch (e->st.st_mode & S_IFMT) {
 	case S_IFDIR:

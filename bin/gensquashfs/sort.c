@@ -184,20 +184,13 @@ static int sort_line(void *user, size_t line, char *text)
 	return parse_line(sf, text);
 }
 
-int gs_apply_sort_file(const char *name, gs_entries_t *entries)
+int gs_apply_sort_stream(FILE *fp, const char *name, gs_entries_t *entries)
 {
 	sort_file_t sf = {0};
 	int ret;
-	FILE *fp;
 
 	sf.name = name;
-	fp = fopen(name, "r");
-	if (fp == NULL) {
-		tool_error(name, "%s", strerror(errno));
-		return -1;
-	}
 	ret = gs_text_lines(fp, name, sort_line, &sf);
-	fclose(fp);
 
 	for (size_t i = 0; ret == 0 && i < entries->count; ++i) {
 		gs_entry_t *e = &entries->list[i];
@@ -215,5 +208,19 @@ int gs_apply_sort_file(const char *name, gs_entries_t *entries)
 	for (size_t j = 0; j < sf.count; ++j)
 		free(sf.rules[j].pattern);
 	free(sf.rules);
+	return ret;
+}
+
+int gs_apply_sort_file(const char *name, gs_entries_t *entries)
+{
+	FILE *fp = fopen(name, "r");
+	int ret;
+
+	if (fp == NULL) {
+		tool_error(name, "%s", strerror(errno));
+		return -1;
+	}
+	ret = gs_apply_sort_stream(fp, name, entries);
+	fclose(fp);
 	return ret;
 }

@@ -24,8 +24,9 @@ int gs_text_verror(const char *name, size_t line, const char *fmt, va_list ap)
 	return -1;
 }
 
-int gs_text_lines(FILE *fp, const char *name,
-		  int (*fn)(void *user, size_t line, char *text), void *user)
+static int read_lines(FILE *fp, const char *name, bool comments,
+		      int (*fn)(void *user, size_t line, char *text),
+		      void *user)
 {
 	char *buf = NULL;
 	size_t cap = 0, line = 0;
@@ -44,7 +45,7 @@ int gs_text_lines(FILE *fp, const char *name,
 			break;
 		}
 		p += strspn(p, " \t");
-		if (*p == '\0' || *p == '#')
+		if (*p == '\0' || (comments && *p == '#'))
 			continue;
 		ret = fn(user, line, p);
 	}
@@ -54,6 +55,19 @@ int gs_text_lines(FILE *fp, const char *name,
 	}
 	free(buf);
 	return ret;
+}
+
+int gs_text_lines(FILE *fp, const char *name,
+		  int (*fn)(void *user, size_t line, char *text), void *user)
+{
+	return read_lines(fp, name, true, fn, user);
+}
+
+int gs_text_lines_all(FILE *fp, const char *name,
+		      int (*fn)(void *user, size_t line, char *text),
+		      void *user)
+{
+	return read_lines(fp, name, false, fn, user);
 }
 
 int gs_text_error(const char *name, size_t line, const char *fmt, ...)

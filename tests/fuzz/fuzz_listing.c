@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_listing.c - libFuzzer target for gensquashfs's pack-file parser
- * (bin/gensquashfs/listing.c): the input is a listing. Input files are
- * looked up below an empty directory made for the run.
+ * fuzz_listing.c - libFuzzer target for gensquashfs's text inputs: the
+ * pack-file parser (listing.c), the sort file (sort.c) and the xattr file
+ * (xattr_file.c). Byte 0 chooses: 0 mod 3 the input is a listing; else it
+ * is a sort file (1) or an xattr file (2) applied to the entries of a
+ * fixed listing. Input files are looked up below an empty directory made
+ * for the run.
  *
  * A finding is a sanitizer report or a broken promise, turned into an
  * abort: a listing the parser accepts must give canonical paths (no
  * leading '/', no empty, '.' or '..' component), modes of one file type
  * and permission bits up to 07777, and hard links that name an entry of
- * the listing that is not a directory. Rejecting any input is fine.
+ * the listing that is not a directory; a sort file sets only the writer's
+ * known flags; an xattr file gives only keys the library accepts.
+ * Rejecting any input is fine.
  */
 #include "config.h"
 
 #include "gensquashfs/gensquashfs.h"
+#include "sqfs/xattr.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -61,14 +67,59 @@ static int input_dir(void)
 	return fd;
 }
 
+/* The entries sort and xattr files are applied to. */
+static const char fixed[] = "dir / 0755 0 0\n"
+			    "dir d 0755 0 0\n"
+			    "nod d/c 0600 0 0 c 1 2\n"
+			    "slink d/s 0777 0 0 x\n"
+			    "pipe p 0644 0 0\n"
+			    "link l 0 0 0 p\n";
+
+static void other_file(int kind, const uint8_t *data, size_t size)
+{
+	const unsigned int known =
+	    SQFS_FILE_DONT_COMPRESS | SQFS_FILE_DONT_FRAGMENT |
+	    SQFS_FILE_DONT_DEDUPLICATE | SQFS_FILE_NO_SPARSE | SQFS_FILE_ALIGN;
+	FILE *base = fmemopen((void *)fixed, sizeof(fixed) - 1, "r");
+	FILE *fp = fmemopen((void *)data, size, "r");
+	gs_entries_t e;
+
+	if (base == NULL || fp == NULL ||
+	    gs_read_listing_stream(base, "fixed", input_dir(), &e) != 0)
+		abort();
+	if (kind == 1 && gs_apply_sort_stream(fp, "fuzz", &e) == 0) {
+		for (size_t i = 0; i < e.count; ++i) {
+			if ((e.list[i].file_flags & ~known) != 0)
+				fail("an unknown file flag", e.list[i].path);
+		}
+	}
+	if (kind == 2 && gs_apply_xattr_stream(fp, "fuzz", &e) == 0) {
+		for (size_t i = 0; i < e.count; ++i) {
+			for (size_t j = 0; j < e.list[i].xattr_count; ++j) {
+				if (sqfs_xattr_check(&e.list[i].xattrs[j],
+						     NULL) != 0)
+					fail("a key the library refuses",
+					     e.list[i].path);
+			}
+		}
+	}
+	gs_entries_free(&e);
+	fclose(base);
+	fclose(fp);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	gs_entries_t e;
 	FILE *fp;
 
-	if (size == 0)
+	if (size < 2)
 		return 0;
-	fp = fmemopen((void *)data, size, "r");
+	if (data[0] % 3 != 0) {
+		other_file(data[0] % 3, data + 1, size - 1);
+		return 0;
+	}
+	fp = fmemopen((void *)(data + 1), size - 1, "r");
 	if (fp == NULL)
 		return 0;
 	if (gs_read_listing_stream(fp, "fuzz", input_dir(), &e) == 0) {

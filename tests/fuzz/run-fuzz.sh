@@ -9,7 +9,7 @@
 # TARGET is image (fuzz_image.c: the image reader), codec (fuzz_codec.c:
 # decompression and option strings of every compressor), tar (fuzz_tar.c: the
 # tar entry reader of lib/tar) or listing (fuzz_listing.c: gensquashfs's
-# pack-file parser, with libcommon.la). The libraries are configured in a
+# pack-file, sort-file and xattr-file parsers, with libcommon.la). The libraries are configured in a
 # separate build directory with CC=clang and the fuzzer's instrumentation
 # (only libsqfs.la, and libtar.la for tar, are built), then the target is
 # linked against them; libarchive is the system's, not instrumented. The
@@ -71,7 +71,9 @@ listing)
 	sources=("$src/tests/fuzz/fuzz_listing.c"
 		"$src/bin/gensquashfs/listing.c"
 		"$src/bin/gensquashfs/entries.c"
-		"$src/bin/gensquashfs/text.c")
+		"$src/bin/gensquashfs/text.c"
+		"$src/bin/gensquashfs/sort.c"
+		"$src/bin/gensquashfs/xattr_file.c")
 	seeds="corpus-listing"
 	findings="findings-listing"
 	log="fuzz-listing.log"

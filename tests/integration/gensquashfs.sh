@@ -483,6 +483,90 @@ bad_sort "no ]" "1 [glob first" "'\\[' without '\\]'"
 bad_sort "no name" "1 [glob]" "no name"
 bad_sort "unterminated quote" '1 "first' "unterminated quote"
 
+# ------------------------------------------------------------ xattr files
+
+X=$WORK/xattr
+mkdir -p "$X/src/d"
+printf 'a\n' >"$X/src/f"
+printf 'b\n' >"$X/src/d/g"
+ln "$X/src/f" "$X/src/hl"
+XKEEP=
+if [ "$XATTRS_OK" = 1 ]; then
+	setfattr -n user.scan -v fromfs "$X/src/f"
+	setfattr -n user.other -v kept "$X/src/f"
+	XKEEP=-x
+fi
+cat >"$X/x.txt" <<'EOT'
+# file: f
+user.text="quoted \"text\" with \\ and \101"
+user.hex=0x00ff01
+user.b64=0sAAEC/w==
+user.empty
+user.scan="from the file"
+
+# file: /d/g
+trusted.t="t"
+# file: ./d
+security.selinux=0sc3lzdGVtX3U6b2JqZWN0X3I6YmluX3Q6czAA
+# file: .
+user.root="r"
+EOT
+gs -q $XKEEP -A "$X/x.txt" -D "$X/src" "$WORK/xf.sqfs"
+expect_eq "xattr file: exit status" "$RC" 0
+xattrs_of() { "$RDSQUASHFS" -x "$1" "$WORK/xf.sqfs" 2>&1; }
+if [ "$XATTRS_OK" = 1 ]; then
+	expect_eq "xattr file: every value form, over the scanned ones" \
+		"$(xattrs_of /f)" "user.b64=0x000102FF
+user.empty=
+user.hex=0x00FF01
+user.other=kept
+user.scan=from the file
+user.text=quoted \"text\" with \\ and A"
+else
+	expect_eq "xattr file: every value form" "$(xattrs_of /f)" \
+		"user.b64=0x000102FF
+user.empty=
+user.hex=0x00FF01
+user.scan=from the file
+user.text=quoted \"text\" with \\ and A"
+fi
+expect_eq "xattr file: a hard link shares them" "$(xattrs_of /hl)" \
+	"$(xattrs_of /f)"
+expect_eq "xattr file: a directory's" "$(xattrs_of /d)" \
+	"security.selinux=system_u:object_r:bin_t:s0"
+expect_eq "xattr file: trusted." "$(xattrs_of /d/g)" "trusted.t=t"
+expect_eq "xattr file: the root's" "$(xattrs_of /)" "user.root=r"
+
+# with a listing
+printf 'dir / 0755 0 0\nfile f 0644 0 0 src/f\n' >"$X/l.txt"
+printf '# file: f\nuser.l="listed"\n' >"$X/lx.txt"
+gs -q -F "$X/l.txt" -A "$X/lx.txt" "$WORK/xf.sqfs" -f
+expect_eq "xattr file with a listing" "$(xattrs_of /f)" "user.l=listed"
+
+bad_xattr() { # NAME FILE-TEXT LINE MESSAGE-REGEX
+	printf '%s\n' "$2" >"$X/bad.txt"
+	gs -q -A "$X/bad.txt" -D "$X/src" "$WORK/bad.sqfs"
+	expect_eq "bad xattr file, $1: exit status" "$RC" 1
+	check "bad xattr file, $1: names the line (/$4/)" \
+		grep -E -q "^gensquashfs: $X/bad.txt:$3: $4" "$WORK/gs.err"
+	check "bad xattr file, $1: no image" test ! -e "$WORK/bad.sqfs"
+}
+bad_xattr "no such entry" "# file: nothing" 1 "no entry 'nothing'"
+bad_xattr "a hard link" "# file: hl" 1 "'hl' is a hard link"
+bad_xattr "before any file" "user.a=\"x\"" 1 "an xattr before any"
+bad_xattr "namespace" "# file: f
+foo.x=\"v\"" 2 "xattr 'foo.x': namespace not supported"
+bad_xattr "odd hex" "# file: f
+user.a=0x123" 2 "an odd number of hex digits"
+bad_xattr "bad hex" "# file: f
+user.a=0xzz" 2 "'zz' is not hex"
+bad_xattr "bad base64" "# file: f
+user.a=0s!!" 2 "'!' is not base64"
+bad_xattr "unterminated quote" "# file: f
+user.a=\"open" 2 "unterminated quote"
+bad_xattr "bare value" "# file: f
+user.a=bare" 2 "a value is quoted, 0x hex or 0s base64"
+
 # ------------------------------------------------------------ help
 
 gs --help
