@@ -43,3 +43,31 @@ void gs_entries_free(gs_entries_t *e)
 	free(e->list);
 	memset(e, 0, sizeof(*e));
 }
+
+int gs_entry_set_xattr(gs_entry_t *e, char *key, uint8_t *value, size_t size)
+{
+	sqfs_xattr_t *list;
+	size_t i;
+
+	for (i = 0; i < e->xattr_count; ++i) {
+		if (strcmp(e->xattrs[i].key, key) == 0)
+			break;
+	}
+	if (i == e->xattr_count) {
+		list = realloc(e->xattrs, (i + 1) * sizeof(list[0]));
+		if (list == NULL) {
+			free(key);
+			free(value);
+			return -1;
+		}
+		e->xattrs = list;
+		e->xattr_count += 1;
+	} else {
+		free((void *)e->xattrs[i].key);
+		free((void *)e->xattrs[i].value);
+	}
+	e->xattrs[i].key = key;
+	e->xattrs[i].value = value;
+	e->xattrs[i].size = size;
+	return 0;
+}

@@ -34,6 +34,8 @@ typedef struct {
 	const char *sort_file;
 	/* --xattr-file: xattrs in getfattr --dump form */
 	const char *xattr_file;
+	/* --selinux: a file_contexts file */
+	const char *selinux;
 	bool keep_time;
 	bool keep_xattr;
 	bool one_file_system;
@@ -93,6 +95,11 @@ typedef struct {
 int gs_scan(int dirfd, const char *name, bool one_file_system,
 	    gs_entries_t *out);
 
+/* Give e the xattr key = value (size bytes), replacing a value of the
+ * same key; key and value are taken over (freed on failure). Returns 0 or
+ * -1 if out of memory. */
+int gs_entry_set_xattr(gs_entry_t *e, char *key, uint8_t *value, size_t size);
+
 /* A new zeroed entry at the end of e, owning path (freed here if there is
  * no room); NULL if out of memory. */
 gs_entry_t *gs_entries_push(gs_entries_t *e, char *path);
@@ -141,6 +148,13 @@ int gs_text_unquote(char **p, char **out);
  * names. Returns 0, or -1 after printing "FILE:LINE: why".
  */
 int gs_apply_xattr_file(const char *name, gs_entries_t *entries);
+
+/*
+ * Label every entry (not hard links) from the SELinux file_contexts file
+ * (security.selinux), as libselinux's selabel_lookup matches it. Returns
+ * 0, or -1 after printing why (also in a build without libselinux).
+ */
+int gs_apply_selinux(const char *file, gs_entries_t *entries);
 
 /* The same three from an open stream (the fuzz target's way in). */
 int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,

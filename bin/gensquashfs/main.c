@@ -56,6 +56,8 @@ static int open_cb(void *user)
 	free(dir);
 	if (ret == 0 && pk->opt->sort_file != NULL)
 		ret = gs_apply_sort_file(pk->opt->sort_file, &pk->entries);
+	if (ret == 0 && pk->opt->selinux != NULL)
+		ret = gs_apply_selinux(pk->opt->selinux, &pk->entries);
 	if (ret == 0 && pk->opt->xattr_file != NULL)
 		ret = gs_apply_xattr_file(pk->opt->xattr_file, &pk->entries);
 	return ret;

@@ -18,6 +18,7 @@ static const struct option long_opts[] = {
     {"pack-dir", required_argument, NULL, 'D'},
     {"sort-file", required_argument, NULL, 'S'},
     {"xattr-file", required_argument, NULL, 'A'},
+    {"selinux", required_argument, NULL, 's'},
     {"keep-time", no_argument, NULL, 'k'},
     {"keep-xattr", no_argument, NULL, 'x'},
     {"one-file-system", no_argument, NULL, 'o'},
@@ -25,7 +26,7 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char *short_opts = "F:D:S:A:kxo" PACKER_SHORT_OPTS;
+static const char *short_opts = "F:D:S:A:s:kxo" PACKER_SHORT_OPTS;
 
 static const char *help_text =
     "Usage: gensquashfs [OPTIONS...] SQFSFILE\n"
@@ -57,6 +58,9 @@ static const char *help_text =
     "                              'getfattr --dump' writes: '# file:\n"
     "                              PATH' lines, then 'KEY=VALUE' with\n"
     "                              VALUE \"quoted\", 0x hex or 0s base64.\n"
+    "  -s, --selinux FILE          Label every entry from the SELinux\n"
+    "                              file_contexts FILE (security.selinux),\n"
+    "                              as libselinux matches it.\n"
     "  -k, --keep-time             Keep the files' modification times\n"
     "                              (default: the --defaults mtime).\n"
     "  -x, --keep-xattr            Copy the files' extended attributes\n"
@@ -97,6 +101,9 @@ static int own_option(void *user, int c, const char *arg)
 	case 'A':
 		opt->xattr_file = arg;
 		return 0;
+	case 's':
+		opt->selinux = arg;
+		return 0;
 	case 'k':
 		opt->keep_time = true;
 		return 0;
@@ -127,7 +134,7 @@ int gs_parse_options(int argc, char **argv, gs_options_t *opt)
 		gs_free_options(opt);
 		return ret == CLI_DONE ? 1 : -1;
 	}
-	if (!opt->keep_xattr && opt->xattr_file == NULL)
+	if (!opt->keep_xattr && opt->xattr_file == NULL && opt->selinux == NULL)
 		opt->pk.wr.flags |= SQFS_WRITER_NO_XATTRS;
 	return 0;
 }

@@ -197,9 +197,9 @@ static int value_line(xattr_file_t *xf, char *p)
 {
 	char *eq = strchr(p, '='), *key;
 	const char *why;
-	sqfs_xattr_t x, *list;
+	sqfs_xattr_t x;
 	uint8_t *value;
-	size_t size, i;
+	size_t size;
 	gs_entry_t *e = xf->cur;
 
 	if (e == NULL)
@@ -226,23 +226,8 @@ static int value_line(xattr_file_t *xf, char *p)
 	}
 
 	/* a key given again replaces the value */
-	for (i = 0; i < e->xattr_count; ++i) {
-		if (strcmp(e->xattrs[i].key, key) == 0)
-			break;
-	}
-	if (i == e->xattr_count) {
-		list = realloc(e->xattrs, (i + 1) * sizeof(list[0]));
-		if (list == NULL) {
-			oom();
-			goto fail;
-		}
-		e->xattrs = list;
-		e->xattr_count += 1;
-	} else {
-		free((void *)e->xattrs[i].key);
-		free((void *)e->xattrs[i].value);
-	}
-	e->xattrs[i] = x;
+	if (gs_entry_set_xattr(e, key, value, size) != 0)
+		return oom();
 	return 0;
 fail:
 	free(value);

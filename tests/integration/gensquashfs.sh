@@ -567,6 +567,50 @@ user.a=\"open" 2 "unterminated quote"
 bad_xattr "bare value" "# file: f
 user.a=bare" 2 "a value is quoted, 0x hex or 0s base64"
 
+# ------------------------------------------------------------ SELinux
+
+E=$WORK/selinux
+mkdir -p "$E/src/d"
+printf 'f\n' >"$E/src/f"
+printf 'g\n' >"$E/src/d/g"
+ln -s f "$E/src/lnk"
+printf '/.*\tsystem_u:object_r:default_t:s0\n/d(/.*)?\tsystem_u:object_r:d_t:s0\n/f\t--\tsystem_u:object_r:f_t:s0\n/lnk\t-l\t<<none>>\n' \
+	>"$E/fc"
+gs -q -s "$E/fc" -D "$E/src" "$WORK/se.sqfs"
+if grep -q 'no SELinux support' "$WORK/gs.err"; then
+	expect_eq "--selinux without libselinux: exit status" "$RC" 1
+	check "--selinux without libselinux: no image" \
+		test ! -e "$WORK/se.sqfs"
+else
+	expect_eq "--selinux: exit status" "$RC" 0
+	label() { "$RDSQUASHFS" -x "$1" "$WORK/se.sqfs" 2>&1; }
+	expect_eq "--selinux: the root" "$(label /)" \
+		"security.selinux=system_u:object_r:default_t:s0"
+	expect_eq "--selinux: a file by its own line (type --)" \
+		"$(label /f)" "security.selinux=system_u:object_r:f_t:s0"
+	expect_eq "--selinux: a directory and what is below it" \
+		"$(label /d)/$(label /d/g)" \
+		"security.selinux=system_u:object_r:d_t:s0/security.selinux=system_u:object_r:d_t:s0"
+	expect_eq "--selinux: <<none>> gives no label" "$(label /lnk)" ""
+	"$RDSQ" -x /f "$WORK/se.sqfs" >"$WORK/se.x" 2>&1
+	check "--selinux: the label ends with its NUL, as the kernel keeps it" \
+		grep -q 'security.selinux=0x73.*00$\|security.selinux=system_u:object_r:f_t:s0' \
+		"$WORK/se.x"
+	# an xattr file read after it replaces a label
+	printf '# file: f\nsecurity.selinux="other_u:object_r:x_t:s0"\n' \
+		>"$E/x.txt"
+	gs -q -s "$E/fc" -A "$E/x.txt" -D "$E/src" "$WORK/se2.sqfs"
+	expect_eq "--selinux with --xattr-file: the file's label wins" \
+		"$("$RDSQUASHFS" -x /f "$WORK/se2.sqfs" 2>&1)" \
+		"security.selinux=other_u:object_r:x_t:s0"
+fi
+gs -q -s "$E/nothing" -D "$E/src" "$WORK/bad.sqfs"
+expect_eq "--selinux, a missing contexts file: exit status" "$RC" 1
+check "--selinux, a missing contexts file: named" \
+	grep -q "^gensquashfs: $E/nothing: " "$WORK/gs.err"
+check "--selinux, a missing contexts file: no image" \
+	test ! -e "$WORK/bad.sqfs"
+
 # ------------------------------------------------------------ help
 
 gs --help
