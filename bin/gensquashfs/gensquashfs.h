@@ -61,8 +61,11 @@ typedef struct {
 	char *target;
 	bool hard_link;
 	/* given by a listing: st holds only the mode, owner and device
-	 * number it gives; a file's data comes from source */
+	 * number it gives (a glob's entries: what the scan saw, with the
+	 * line's overrides); a file's data comes from source */
 	bool from_listing;
+	/* a listing entry that keeps st's mtime (glob -keeptime) */
+	bool keep_time;
 	char *source;
 	/* the listing's line, for messages */
 	size_t line;

@@ -20,6 +20,7 @@
 #include "common/print.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 typedef struct {
 	const char *name;
@@ -173,20 +175,28 @@ static int next_field(listing_t *l, char **p, char **out)
 	return 0;
 }
 
-static int number_field(listing_t *l, char **p, const char *what, bool octal,
-			uint64_t max, uint64_t *out)
+/* Field f (NULL: missing) as a number up to max. */
+static int parse_number(listing_t *l, const char *f, const char *what,
+			bool octal, uint64_t max, uint64_t *out)
 {
 	const char *why;
-	char *f;
 
-	if (next_field(l, p, &f) != 0)
-		return -1;
 	if (f == NULL)
 		return bad(l, "no %s", what);
 	why = octal ? parse_octal(f, max, out) : parse_uint(f, max, out);
 	if (why != NULL)
 		return bad(l, "%s '%s': %s", what, f, why);
 	return 0;
+}
+
+static int number_field(listing_t *l, char **p, const char *what, bool octal,
+			uint64_t max, uint64_t *out)
+{
+	char *f;
+
+	if (next_field(l, p, &f) != 0)
+		return -1;
+	return parse_number(l, f, what, octal, max, out);
 }
 
 /* ---- entries ------------------------------------------------------------- */
@@ -246,6 +256,244 @@ static int file_input(listing_t *l, gs_entry_t *ent, char *location)
 	return 0;
 }
 
+/* ---- glob ---------------------------------------------------------------- */
+
+/* MODE, UID or GID of a glob line: a number, or '*' (from the source):
+ * *out is then UINT64_MAX. */
+static int glob_number(listing_t *l, char **p, const char *what, bool octal,
+		       uint64_t max, uint64_t *out)
+{
+	char *f;
+
+	if (next_field(l, p, &f) != 0)
+		return -1;
+	if (f != NULL && strcmp(f, "*") == 0) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	return parse_number(l, f, what, octal, max, out);
+}
+
+typedef struct {
+	unsigned int types; /* bit per S_IFMT >> 12; 0: every type */
+	bool xdev;
+	bool keep_time;
+	bool nonrecursive;
+	const char *name;
+	const char *path;
+} glob_opts_t;
+
+static int glob_type(listing_t *l, const char *t, glob_opts_t *g)
+{
+	static const struct {
+		char c;
+		mode_t fmt;
+	} types[] = {{'b', S_IFBLK}, {'c', S_IFCHR}, {'d', S_IFDIR},
+		     {'p', S_IFIFO}, {'f', S_IFREG}, {'l', S_IFLNK},
+		     {'s', S_IFSOCK}};
+
+	if (t != NULL && strlen(t) == 1) {
+		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); ++i) {
+			if (types[i].c == t[0]) {
+				g->types |= 1u << (types[i].fmt >> 12);
+				return 0;
+			}
+		}
+	}
+	return bad(l, "-type wants one of b c d p f l s, not '%s'",
+		   t != NULL ? t : "");
+}
+
+static bool glob_wants(const glob_opts_t *g, const gs_entry_t *e)
+{
+	const char *base = strrchr(e->path, '/');
+
+	base = base != NULL ? base + 1 : e->path;
+	if (g->nonrecursive && strchr(e->path, '/') != NULL)
+		return false;
+	if (g->types != 0 &&
+	    !(g->types & (1u << ((e->st.st_mode & S_IFMT) >> 12))))
+		return false;
+	if (g->name != NULL && fnmatch(g->name, base, 0) != 0)
+		return false;
+	if (g->path != NULL && fnmatch(g->path, e->path, 0) != 0)
+		return false;
+	return true;
+}
+
+static char *below(const char *dir, const char *rel)
+{
+	size_t dl = strlen(dir), rl = strlen(rel);
+	char *p = malloc(dl + rl + 2);
+
+	if (p == NULL)
+		return NULL;
+	memcpy(p, dir, dl);
+	if (dl > 0 && rl > 0)
+		p[dl++] = '/';
+	memcpy(p + dl, rel, rl + 1);
+	return p;
+}
+
+/* One scanned entry e (of the location at fd) as an entry at PATH/e. */
+static int glob_entry(listing_t *l, const char *path, const char *location,
+		      int fd, const gs_entries_t *sub, const bool *taken,
+		      const gs_entry_t *e, const uint64_t ids[3],
+		      const glob_opts_t *g)
+{
+	char *dst = below(path, e->path);
+	gs_entry_t *ent;
+
+	if (dst == NULL)
+		return oom();
+	ent = gs_entries_push(l->out, dst);
+	if (ent == NULL)
+		return oom();
+	ent->line = l->line;
+	ent->from_listing = true;
+	ent->keep_time = g->keep_time;
+	ent->st = e->st;
+	if (ids[0] != UINT64_MAX)
+		ent->st.st_mode = (e->st.st_mode & S_IFMT) | (mode_t)ids[0];
+	if (ids[1] != UINT64_MAX)
+		ent->st.st_uid = (uid_t)ids[1];
+	if (ids[2] != UINT64_MAX)
+		ent->st.st_gid = (gid_t)ids[2];
+
+	if (e->hard_link) {
+		size_t first;
+
+		/* a link whose first name is packed stays a link to it */
+		for (first = 0; first < sub->count; ++first) {
+			if (strcmp(sub->list[first].path, e->target) == 0)
+				break;
+		}
+		if (first < sub->count && taken[first]) {
+			ent->hard_link = true;
+			ent->target = below(path, e->target);
+			return ent->target != NULL ? claim_path(l) : oom();
+		}
+	}
+	if (S_ISLNK(e->st.st_mode)) {
+		char buf[4097];
+		ssize_t n = readlinkat(fd, e->path, buf, sizeof(buf) - 1);
+
+		if (n < 0)
+			return bad(l, "glob: '%s/%s': %s", location, e->path,
+				   strerror(errno));
+		buf[n] = '\0';
+		ent->target = strdup(buf);
+		if (ent->target == NULL)
+			return oom();
+	} else if (S_ISREG(e->st.st_mode)) {
+		ent->source = below(location, e->path);
+		if (ent->source == NULL)
+			return oom();
+		l->out->total_bytes += (uint64_t)e->st.st_size;
+	}
+	return claim_path(l);
+}
+
+/* glob PATH MODE UID GID [OPTIONS] LOCATION: the tree at LOCATION (below
+ * the input folder), as find would select it, below PATH. */
+static int parse_glob(listing_t *l, char *path, char *p)
+{
+	glob_opts_t g = {0};
+	uint64_t ids[3];
+	char *f, *location = NULL;
+	gs_entries_t sub = {0};
+	gs_entry_t *dir;
+	bool *taken = NULL, options = true;
+	int fd, ret = -1;
+
+	if (glob_number(l, &p, "mode", true, 07777, &ids[0]) != 0 ||
+	    glob_number(l, &p, "uid", false, UINT32_MAX, &ids[1]) != 0 ||
+	    glob_number(l, &p, "gid", false, UINT32_MAX, &ids[2]) != 0)
+		return -1;
+	for (;;) {
+		if (next_field(l, &p, &f) != 0)
+			return -1;
+		if (f == NULL)
+			break;
+		if (location != NULL)
+			return bad(l, "unexpected '%s' after the location", f);
+		if (!options || f[0] != '-') {
+			location = f;
+		} else if (strcmp(f, "--") == 0) {
+			options = false;
+		} else if (strcmp(f, "-xdev") == 0 ||
+			   strcmp(f, "-mount") == 0) {
+			g.xdev = true;
+		} else if (strcmp(f, "-keeptime") == 0) {
+			g.keep_time = true;
+		} else if (strcmp(f, "-nonrecursive") == 0) {
+			g.nonrecursive = true;
+		} else if (strcmp(f, "-type") == 0 || strcmp(f, "-name") == 0 ||
+			   strcmp(f, "-path") == 0) {
+			char *v;
+
+			if (next_field(l, &p, &v) != 0)
+				return -1;
+			if (v == NULL)
+				return bad(l, "%s needs a value", f);
+			if (f[1] == 't' && glob_type(l, v, &g) != 0)
+				return -1;
+			if (f[1] == 'n')
+				g.name = v;
+			if (f[1] == 'p')
+				g.path = v;
+		} else {
+			return bad(l, "unknown glob option '%s'", f);
+		}
+	}
+	if (location == NULL)
+		return bad(l, "a glob needs a location");
+
+	fd = openat(l->input_dir, location, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return bad(l, "glob location '%s': %s", location,
+			   strerror(errno));
+	if (gs_scan(fd, location, g.xdev, &sub) != 0)
+		goto out;
+
+	/* PATH itself, a directory: the location's attributes where '*' */
+	dir = new_entry(l, path);
+	if (dir == NULL) {
+		oom();
+		goto out;
+	}
+	dir->keep_time = g.keep_time;
+	dir->st = sub.list[0].st;
+	dir->st.st_mode =
+	    S_IFDIR | (ids[0] != UINT64_MAX ? (mode_t)ids[0]
+					    : (sub.list[0].st.st_mode & 07777));
+	if (ids[1] != UINT64_MAX)
+		dir->st.st_uid = (uid_t)ids[1];
+	if (ids[2] != UINT64_MAX)
+		dir->st.st_gid = (gid_t)ids[2];
+	if (claim_path(l) != 0)
+		goto out;
+
+	taken = calloc(sub.count + 1, sizeof(taken[0]));
+	if (taken == NULL) {
+		oom();
+		goto out;
+	}
+	ret = 0;
+	for (size_t i = 1; ret == 0 && i < sub.count; ++i) {
+		if (!glob_wants(&g, &sub.list[i]))
+			continue;
+		taken[i] = true;
+		ret = glob_entry(l, path, location, fd, &sub, taken,
+				 &sub.list[i], ids, &g);
+	}
+out:
+	free(taken);
+	gs_entries_free(&sub);
+	close(fd);
+	return ret;
+}
+
 static int parse_line(listing_t *l, char *p)
 {
 	char *type, *path, *extra;
@@ -275,7 +523,7 @@ static int parse_line(listing_t *l, char *p)
 	else if (strcmp(type, "sock") == 0)
 		fmt = S_IFSOCK;
 	else if (strcmp(type, "glob") == 0)
-		return bad(l, "'glob' is not supported yet");
+		return parse_glob(l, path, p);
 	else
 		return bad(l, "unknown entry type '%s'", type);
 	if (path[0] == '\0' && fmt != S_IFDIR)

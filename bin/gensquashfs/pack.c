@@ -206,7 +206,7 @@ static void make_attr(const gs_packer_t *pk, const gs_entry_t *e,
 	attr->mode = (uint32_t)(e->st.st_mode & (S_IFMT | 07777));
 	attr->uid = po->set_uid ? po->uid : (uint32_t)e->st.st_uid;
 	attr->gid = po->set_gid ? po->gid : (uint32_t)e->st.st_gid;
-	attr->mtime = pk->opt->keep_time && !e->from_listing
+	attr->mtime = (e->from_listing ? e->keep_time : pk->opt->keep_time)
 			  ? (int64_t)e->st.st_mtime
 			  : (int64_t)po->wr.default_mtime;
 	if (S_ISCHR(e->st.st_mode) || S_ISBLK(e->st.st_mode)) {

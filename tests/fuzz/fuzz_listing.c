@@ -14,6 +14,9 @@
  * the listing that is not a directory; a sort file sets only the writer's
  * known flags; an xattr file gives only keys the library accepts.
  * Rejecting any input is fine.
+ *
+ * Listings with "glob" are skipped: a glob scans its location, and an
+ * absolute one would make the fuzzer walk the machine's file system.
  */
 #include "config.h"
 
@@ -119,6 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		other_file(data[0] % 3, data + 1, size - 1);
 		return 0;
 	}
+	if (memmem(data, size, "glob", 4) != NULL)
+		return 0;
 	fp = fmemopen((void *)(data + 1), size - 1, "r");
 	if (fp == NULL)
 		return 0;

@@ -73,7 +73,8 @@ listing)
 		"$src/bin/gensquashfs/entries.c"
 		"$src/bin/gensquashfs/text.c"
 		"$src/bin/gensquashfs/sort.c"
-		"$src/bin/gensquashfs/xattr_file.c")
+		"$src/bin/gensquashfs/xattr_file.c"
+		"$src/bin/gensquashfs/scan.c")
 	seeds="corpus-listing"
 	findings="findings-listing"
 	log="fuzz-listing.log"

@@ -397,6 +397,81 @@ check "a missing listing: named" \
 	grep -q "^gensquashfs: $L/none.txt: No such file or directory" \
 	"$WORK/gs.err"
 
+# glob lines: a tree below the input folder, selected as find would
+G=$WORK/glob
+mkdir -p "$G/tree/sub/deep"
+printf 'a\n' >"$G/tree/a.txt"
+printf 'b\n' >"$G/tree/b.bin"
+printf 'c\n' >"$G/tree/sub/c.txt"
+printf 'd\n' >"$G/tree/sub/deep/d.txt"
+ln "$G/tree/a.txt" "$G/tree/sub/a_link"
+ln -s a.txt "$G/tree/sym"
+mkfifo "$G/tree/fifo"
+chmod 0640 "$G/tree/a.txt"
+touch -d @5000 "$G/tree/a.txt"
+cat >"$G/l.txt" <<'EOT'
+dir / 0755 0 0
+glob /all * * * tree
+glob /txt 0700 1 2 -type f -name *.txt tree
+glob /top 0750 3 4 -nonrecursive -keeptime -type f -type p -- tree
+glob /p * 5 6 -path sub/* tree
+EOT
+gs -q -F "$G/l.txt" "$WORK/g.sqfs"
+expect_eq "glob: exit status" "$RC" 0
+"$RDSQ" -d "$WORK/g.sqfs" | grep -v '^dir /' >"$WORK/g.desc"
+ID="$(id -u) $(id -g)"
+cat >"$WORK/g.want" <<EOT
+dir all 0755 $ID
+file all/a.txt 0640 $ID
+file all/b.bin 0644 $ID
+pipe all/fifo 0644 $ID
+dir all/sub 0755 $ID
+link all/sub/a_link 0640 $ID /all/a.txt
+file all/sub/c.txt 0644 $ID
+dir all/sub/deep 0755 $ID
+file all/sub/deep/d.txt 0644 $ID
+slink all/sym 0777 $ID a.txt
+dir p 0755 5 6
+dir p/sub 0755 0 0
+file p/sub/a_link 0640 5 6
+file p/sub/c.txt 0644 5 6
+dir p/sub/deep 0755 5 6
+file p/sub/deep/d.txt 0644 5 6
+dir top 0750 3 4
+file top/a.txt 0750 3 4
+file top/b.bin 0750 3 4
+pipe top/fifo 0750 3 4
+dir txt 0700 1 2
+file txt/a.txt 0700 1 2
+dir txt/sub 0755 0 0
+file txt/sub/c.txt 0700 1 2
+dir txt/sub/deep 0755 0 0
+file txt/sub/deep/d.txt 0700 1 2
+EOT
+check "glob: every option selects as find would (rdsquashfs -d)" \
+	cmp -s "$WORK/g.want" "$WORK/g.desc"
+cmp -s "$WORK/g.want" "$WORK/g.desc" || diff "$WORK/g.want" "$WORK/g.desc"
+expect_eq "glob: a file's data" \
+	"$("$RDSQ" -c /txt/sub/deep/d.txt "$WORK/g.sqfs")" "d"
+expect_eq "glob: -keeptime keeps the mtime" \
+	"$("$RDSQUASHFS" -s /top/a.txt "$WORK/g.sqfs" |
+		sed -n 's/^Last modified: .*(\([0-9]*\))$/\1/p')" 5000
+expect_eq "glob: without it the default mtime" \
+	"$("$RDSQUASHFS" -s /all/a.txt "$WORK/g.sqfs" |
+		sed -n 's/^Last modified: .*(\([0-9]*\))$/\1/p')" 0
+bad_listing "glob without location" "glob /g * * * -type f" \
+	"a glob needs a location"
+bad_listing "glob, unknown option" "glob /g * * * -newer x tree" \
+	"unknown glob option '-newer'"
+bad_listing "glob, bad type" "glob /g * * * -type z tree" \
+	"-type wants one of b c d p f l s"
+bad_listing "glob, option without value" "glob /g * * * -name" \
+	"-name needs a value"
+bad_listing "glob, missing location" "glob /g * * * nowhere" \
+	"glob location 'nowhere': No such file or directory"
+bad_listing "glob, two locations" "glob /g * * * in in" \
+	"unexpected 'in' after the location"
+
 # ------------------------------------------------------------ sort files
 
 # each flag's effect in the block layout, read by Debian's rdsquashfs
