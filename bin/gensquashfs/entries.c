@@ -71,3 +71,17 @@ int gs_entry_set_xattr(gs_entry_t *e, char *key, uint8_t *value, size_t size)
 	e->xattrs[i].size = size;
 	return 0;
 }
+
+char *gs_path_join(const char *dir, const char *rel)
+{
+	size_t dl = strlen(dir), rl = strlen(rel);
+	char *p = malloc(dl + rl + 2);
+
+	if (p == NULL)
+		return NULL;
+	memcpy(p, dir, dl);
+	if (dl > 0 && rl > 0)
+		p[dl++] = '/';
+	memcpy(p + dl, rel, rl + 1);
+	return p;
+}

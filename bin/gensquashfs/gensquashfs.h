@@ -103,6 +103,10 @@ int gs_scan(int dirfd, const char *name, bool one_file_system,
  * -1 if out of memory. */
 int gs_entry_set_xattr(gs_entry_t *e, char *key, uint8_t *value, size_t size);
 
+/* "dir/rel" (just one of them if the other is empty), malloc'd; NULL if
+ * out of memory. */
+char *gs_path_join(const char *dir, const char *rel);
+
 /* A new zeroed entry at the end of e, owning path (freed here if there is
  * no room); NULL if out of memory. */
 gs_entry_t *gs_entries_push(gs_entries_t *e, char *path);

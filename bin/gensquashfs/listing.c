@@ -321,27 +321,13 @@ static bool glob_wants(const glob_opts_t *g, const gs_entry_t *e)
 	return true;
 }
 
-static char *below(const char *dir, const char *rel)
-{
-	size_t dl = strlen(dir), rl = strlen(rel);
-	char *p = malloc(dl + rl + 2);
-
-	if (p == NULL)
-		return NULL;
-	memcpy(p, dir, dl);
-	if (dl > 0 && rl > 0)
-		p[dl++] = '/';
-	memcpy(p + dl, rel, rl + 1);
-	return p;
-}
-
 /* One scanned entry e (of the location at fd) as an entry at PATH/e. */
 static int glob_entry(listing_t *l, const char *path, const char *location,
 		      int fd, const gs_entries_t *sub, const bool *taken,
 		      const gs_entry_t *e, const uint64_t ids[3],
 		      const glob_opts_t *g)
 {
-	char *dst = below(path, e->path);
+	char *dst = gs_path_join(path, e->path);
 	gs_entry_t *ent;
 
 	if (dst == NULL)
@@ -370,7 +356,7 @@ static int glob_entry(listing_t *l, const char *path, const char *location,
 		}
 		if (first < sub->count && taken[first]) {
 			ent->hard_link = true;
-			ent->target = below(path, e->target);
+			ent->target = gs_path_join(path, e->target);
 			return ent->target != NULL ? claim_path(l) : oom();
 		}
 	}
@@ -386,7 +372,7 @@ static int glob_entry(listing_t *l, const char *path, const char *location,
 		if (ent->target == NULL)
 			return oom();
 	} else if (S_ISREG(e->st.st_mode)) {
-		ent->source = below(location, e->path);
+		ent->source = gs_path_join(location, e->path);
 		if (ent->source == NULL)
 			return oom();
 		l->out->total_bytes += (uint64_t)e->st.st_size;

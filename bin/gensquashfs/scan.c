@@ -62,21 +62,6 @@ static int oom(void)
 	return -1;
 }
 
-static char *join(const char *dir, const char *name)
-{
-	size_t dl = strlen(dir), nl = strlen(name);
-	char *p = malloc(dl + nl + 2);
-
-	if (p == NULL)
-		return NULL;
-	if (dl > 0) {
-		memcpy(p, dir, dl);
-		p[dl++] = '/';
-	}
-	memcpy(p + dl, name, nl + 1);
-	return p;
-}
-
 static gs_entry_t *add_entry(scan_t *s, char *path, const struct stat *st)
 {
 	gs_entry_t *ent = gs_entries_push(s->out, path);
@@ -300,7 +285,7 @@ static int scan_dir(scan_t *s, int fd, const char *path)
 			free(names[i]);
 			continue;
 		}
-		child = join(copy, names[i]);
+		child = gs_path_join(copy, names[i]);
 		if (child == NULL)
 			ret = oom();
 		else
