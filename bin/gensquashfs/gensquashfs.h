@@ -49,34 +49,64 @@ int gs_parse_options(int argc, char **argv, gs_options_t *opt);
 
 void gs_free_options(gs_options_t *opt);
 
-/* One entry of the input, in the order it is packed. */
+/*
+ * What the packer keeps of lstat: the image's attributes, the size, and
+ * the device and inode that tell whether a file opened later is the one
+ * the scan saw. A struct stat is three times as big, and a tree of a
+ * million entries keeps one per entry until it is packed.
+ */
+typedef struct {
+	union {
+		/* a regular file's */
+		uint64_t size;
+		/* a device's number */
+		uint64_t rdev;
+	};
+	int64_t mtime;
+	uint64_t dev;
+	uint64_t ino;
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+} gs_stat_t;
+
+/* The fields of st that gs_stat_t keeps. */
+void gs_stat_set(gs_stat_t *out, const struct stat *st);
+
+/* One entry of the input, in the order it is packed. Its strings are
+ * freed as soon as it is packed (gs_entry_release). It is kept small:
+ * a tree's list is held whole until the last file is packed. */
 typedef struct {
 	/* the path in the image, relative to the root ("" is the root) and
 	 * relative to the scanned directory at the same time */
 	char *path;
-	/* lstat at scan time */
-	struct stat st;
-	/* a symlink's target; for a hard link, the path of the entry it
-	 * links to */
-	char *target;
-	bool hard_link;
-	/* given by a listing: st holds only the mode, owner and device
-	 * number it gives (a glob's entries: what the scan saw, with the
-	 * line's overrides); a file's data comes from source */
-	bool from_listing;
-	/* a listing entry that keeps st's mtime (glob -keeptime) */
-	bool keep_time;
-	char *source;
-	/* the listing's line, for messages */
-	size_t line;
-	/* from the sort file: files are packed by priority, lowest first,
-	 * with these sqfs_file_flags_t */
-	int64_t priority;
-	unsigned int file_flags;
+	union {
+		/* a symlink's target; for a hard link, the path of the
+		 * entry it links to */
+		char *target;
+		/* a listing's regular file: where its data is, below the
+		 * input folder */
+		char *source;
+	};
 	/* from the xattr file (owned: keys and values malloc'd); they
 	 * replace the scan's xattrs of the same keys */
 	sqfs_xattr_t *xattrs;
-	size_t xattr_count;
+	/* lstat at scan time; a listing's entries: the mode, owner and
+	 * device number it gives (a glob's: what the scan saw, with the
+	 * line's overrides), and a file's input size */
+	gs_stat_t st;
+	/* from the sort file: files are packed by priority, lowest first,
+	 * with these sqfs_file_flags_t */
+	int64_t priority;
+	uint32_t file_flags;
+	uint32_t xattr_count;
+	/* the listing's line, for messages */
+	uint32_t line;
+	bool hard_link;
+	/* given by a listing: a file's data comes from source */
+	bool from_listing;
+	/* a listing entry that keeps st's mtime (glob -keeptime) */
+	bool keep_time;
 } gs_entry_t;
 
 typedef struct {
@@ -110,6 +140,12 @@ char *gs_path_join(const char *dir, const char *rel);
 /* A new zeroed entry at the end of e, owning path (freed here if there is
  * no room); NULL if out of memory. */
 gs_entry_t *gs_entries_push(gs_entries_t *e, char *path);
+
+/* Free what e owns (its strings and xattrs), once it is packed. */
+void gs_entry_release(gs_entry_t *e);
+
+/* Give back the room the list grew into but does not use. */
+void gs_entries_trim(gs_entries_t *e);
 
 void gs_entries_free(gs_entries_t *e);
 
@@ -169,6 +205,68 @@ int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,
 int gs_apply_sort_stream(FILE *fp, const char *name, gs_entries_t *entries);
 int gs_apply_xattr_stream(FILE *fp, const char *name, gs_entries_t *entries);
 
+/* ---- pack.c and ahead.c: reading the inputs ---- */
+
+/* gs_input_open's *err when the file is not the one the scan saw. */
+#define GS_ERR_REPLACED (-1)
+
+/* Where e's data is, below the input folder (for messages too). */
+const char *gs_input_name(const gs_entry_t *e);
+
+/*
+ * Open the input of the regular file e, relative to dirfd: a scanned
+ * file without following a symlink, and only if it is still the one the
+ * scan saw; a listing's input as its location says. Returns the fd, with
+ * its fstat in *st, or -1 with *err an errno or GS_ERR_REPLACED. Prints
+ * nothing (readers call it): gs_input_error says it.
+ */
+int gs_input_open(int dirfd, const gs_entry_t *e, struct stat *st, int *err);
+
+/* Print err (from gs_input_open) for e. Returns -1. */
+int gs_input_error(const gs_entry_t *e, int err);
+
+/* What a reader made of one file (ahead.c). */
+typedef enum {
+	/* data holds got bytes of the size it had when opened (fewer: it
+	 * shrank); size_after is its size once read (more: it grew) */
+	GS_AHEAD_READ,
+	/* not read ahead (big, sparse, or grown since the scan): the
+	 * packer reads it itself */
+	GS_AHEAD_SELF,
+	/* err says why: opening it (an errno or GS_ERR_REPLACED), or
+	 * reading it if read_failed */
+	GS_AHEAD_FAILED,
+} gs_ahead_state_t;
+
+typedef struct {
+	gs_ahead_state_t state;
+	uint8_t *data;
+	uint64_t size;
+	uint64_t got;
+	uint64_t size_after;
+	int err;
+	bool read_failed;
+} gs_ahead_file_t;
+
+/*
+ * Readers that read the small ones of files (count regular files, in
+ * packing order, opened relative to dirfd) ahead of the packer, on
+ * threads, within a bounded budget (ahead.c says how much). files must
+ * stay as they are until gs_ahead_destroy. Returns 0, or -1 if out of
+ * memory.
+ */
+typedef struct gs_ahead gs_ahead_t;
+
+int gs_ahead_create(int dirfd, gs_entry_t *const *files, size_t count,
+		    gs_ahead_t **out);
+
+/* What became of the next file, in order, waiting for it if need be;
+ * valid until the next call. NULL after the last. */
+const gs_ahead_file_t *gs_ahead_next(gs_ahead_t *a);
+
+/* Stop the readers and free what they read. NULL is allowed. */
+void gs_ahead_destroy(gs_ahead_t *a);
+
 typedef struct {
 	const gs_options_t *opt;
 	sqfs_writer_t *wr;
@@ -181,7 +279,8 @@ typedef struct {
 	uint64_t entries_done;
 } gs_packer_t;
 
-/* Hand every entry to the writer. Returns 0, or -1 after printing why. */
-int gs_pack_entries(gs_packer_t *pk, const gs_entries_t *entries);
+/* Hand every entry to the writer, releasing each once it is packed.
+ * Returns 0, or -1 after printing why. */
+int gs_pack_entries(gs_packer_t *pk, gs_entries_t *entries);
 
 #endif /* GENSQUASHFS_H */

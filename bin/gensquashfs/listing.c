@@ -210,7 +210,7 @@ static gs_entry_t *new_entry(listing_t *l, const char *path)
 		return NULL;
 	ent = gs_entries_push(l->out, copy);
 	if (ent != NULL) {
-		ent->line = l->line;
+		ent->line = (uint32_t)l->line;
 		ent->from_listing = true;
 	}
 	return ent;
@@ -231,9 +231,10 @@ static int claim_path(listing_t *l)
 	if (*slot != SIZE_MAX) {
 		const gs_entry_t *first = &l->out->list[*slot];
 
-		if (!S_ISDIR(first->st.st_mode) || !S_ISDIR(ent->st.st_mode))
+		if (!S_ISDIR(first->st.mode) || !S_ISDIR(ent->st.mode))
 			return bad(l, "'%s' is already given on line %zu",
-				   ent->path[0] ? ent->path : "/", first->line);
+				   ent->path[0] ? ent->path : "/",
+				   (size_t)first->line);
 	}
 	*slot = index;
 	return 0;
@@ -252,6 +253,7 @@ static int file_input(listing_t *l, gs_entry_t *ent, char *location)
 		return bad(l, "input '%s': %s", ent->source, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return bad(l, "input '%s' is not a regular file", ent->source);
+	ent->st.size = (uint64_t)st.st_size;
 	l->out->total_bytes += (uint64_t)st.st_size;
 	return 0;
 }
@@ -312,7 +314,7 @@ static bool glob_wants(const glob_opts_t *g, const gs_entry_t *e)
 	if (g->nonrecursive && strchr(e->path, '/') != NULL)
 		return false;
 	if (g->types != 0 &&
-	    !(g->types & (1u << ((e->st.st_mode & S_IFMT) >> 12))))
+	    !(g->types & (1u << ((e->st.mode & S_IFMT) >> 12))))
 		return false;
 	if (g->name != NULL && fnmatch(g->name, base, 0) != 0)
 		return false;
@@ -335,16 +337,16 @@ static int glob_entry(listing_t *l, const char *path, const char *location,
 	ent = gs_entries_push(l->out, dst);
 	if (ent == NULL)
 		return oom();
-	ent->line = l->line;
+	ent->line = (uint32_t)l->line;
 	ent->from_listing = true;
 	ent->keep_time = g->keep_time;
 	ent->st = e->st;
 	if (ids[0] != UINT64_MAX)
-		ent->st.st_mode = (e->st.st_mode & S_IFMT) | (mode_t)ids[0];
+		ent->st.mode = (e->st.mode & S_IFMT) | (mode_t)ids[0];
 	if (ids[1] != UINT64_MAX)
-		ent->st.st_uid = (uid_t)ids[1];
+		ent->st.uid = (uid_t)ids[1];
 	if (ids[2] != UINT64_MAX)
-		ent->st.st_gid = (gid_t)ids[2];
+		ent->st.gid = (gid_t)ids[2];
 
 	if (e->hard_link) {
 		size_t first;
@@ -360,7 +362,7 @@ static int glob_entry(listing_t *l, const char *path, const char *location,
 			return ent->target != NULL ? claim_path(l) : oom();
 		}
 	}
-	if (S_ISLNK(e->st.st_mode)) {
+	if (S_ISLNK(e->st.mode)) {
 		char buf[4097];
 		ssize_t n = readlinkat(fd, e->path, buf, sizeof(buf) - 1);
 
@@ -371,11 +373,11 @@ static int glob_entry(listing_t *l, const char *path, const char *location,
 		ent->target = strdup(buf);
 		if (ent->target == NULL)
 			return oom();
-	} else if (S_ISREG(e->st.st_mode)) {
+	} else if (S_ISREG(e->st.mode)) {
 		ent->source = gs_path_join(location, e->path);
 		if (ent->source == NULL)
 			return oom();
-		l->out->total_bytes += (uint64_t)e->st.st_size;
+		l->out->total_bytes += (uint64_t)e->st.size;
 	}
 	return claim_path(l);
 }
@@ -450,13 +452,13 @@ static int parse_glob(listing_t *l, char *path, char *p)
 	}
 	dir->keep_time = g.keep_time;
 	dir->st = sub.list[0].st;
-	dir->st.st_mode =
+	dir->st.mode =
 	    S_IFDIR | (ids[0] != UINT64_MAX ? (mode_t)ids[0]
-					    : (sub.list[0].st.st_mode & 07777));
+					    : (sub.list[0].st.mode & 07777));
 	if (ids[1] != UINT64_MAX)
-		dir->st.st_uid = (uid_t)ids[1];
+		dir->st.uid = (uid_t)ids[1];
 	if (ids[2] != UINT64_MAX)
-		dir->st.st_gid = (gid_t)ids[2];
+		dir->st.gid = (gid_t)ids[2];
 	if (claim_path(l) != 0)
 		goto out;
 
@@ -523,8 +525,8 @@ static int parse_line(listing_t *l, char *p)
 	ent = new_entry(l, path);
 	if (ent == NULL)
 		return oom();
-	ent->st.st_uid = (uid_t)uid;
-	ent->st.st_gid = (gid_t)gid;
+	ent->st.uid = (uid_t)uid;
+	ent->st.gid = (gid_t)gid;
 
 	skip_space(&p);
 	extra = *p != '\0' ? p : NULL;
@@ -543,7 +545,7 @@ static int parse_line(listing_t *l, char *p)
 		    number_field(l, &p, "minor", false, UINT32_MAX, &minor) !=
 			0)
 			return -1;
-		ent->st.st_rdev =
+		ent->st.rdev =
 		    makedev((unsigned int)major, (unsigned int)minor);
 		extra = NULL;
 	} else if (strcmp(type, "slink") == 0) {
@@ -574,7 +576,7 @@ static int parse_line(listing_t *l, char *p)
 	} else if (extra != NULL) {
 		return bad(l, "unexpected '%s' after the gid", extra);
 	}
-	ent->st.st_mode = fmt | (mode_t)mode;
+	ent->st.mode = fmt | (mode_t)mode;
 	return claim_path(l);
 }
 
@@ -595,7 +597,7 @@ static int check_links(listing_t *l)
 				   "hard link target '%s' is not in the "
 				   "listing",
 				   e->target);
-		if (S_ISDIR(l->out->list[*slot].st.st_mode))
+		if (S_ISDIR(l->out->list[*slot].st.mode))
 			return bad(l, "hard link target '%s' is a directory",
 				   e->target);
 	}
@@ -607,6 +609,9 @@ static int listing_line(void *user, size_t line, char *text)
 	listing_t *l = user;
 
 	l->line = line;
+	/* an entry keeps its line in 32 bits */
+	if (line > UINT32_MAX)
+		return bad(l, "more lines than a listing can have");
 	return parse_line(l, text);
 }
 

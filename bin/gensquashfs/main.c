@@ -60,6 +60,7 @@ static int open_cb(void *user)
 		ret = gs_apply_selinux(pk->opt->selinux, &pk->entries);
 	if (ret == 0 && pk->opt->xattr_file != NULL)
 		ret = gs_apply_xattr_file(pk->opt->xattr_file, &pk->entries);
+	gs_entries_trim(&pk->entries);
 	return ret;
 }
 
@@ -67,9 +68,15 @@ static int pack_cb(void *user, sqfs_writer_t *wr, progress_t *progress)
 {
 	gs_packer_t *pk = user;
 
+	int ret;
+
 	pk->wr = wr;
 	pk->progress = progress;
-	return gs_pack_entries(pk, &pk->entries);
+	ret = gs_pack_entries(pk, &pk->entries);
+	/* the writer holds the tree now: the list goes before it builds
+	 * the directory tables, which is when memory peaks */
+	gs_entries_free(&pk->entries);
+	return ret;
 }
 
 int main(int argc, char **argv)

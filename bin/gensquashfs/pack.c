@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 /* Bytes read at a time. */
-#define READ_CHUNK (256u * 1024u)
+#define READ_CHUNK (128u * 1024u)
 
 /* Most bytes of xattr names or of one value the kernel hands out. */
 #define XATTR_LIST_MAX_BYTES 65536u
@@ -53,7 +53,8 @@ static int entry_failed(gs_packer_t *pk, const gs_entry_t *e, int ret)
 
 	if (!e->from_listing)
 		return writer_failed(pk, e->path, ret);
-	snprintf(where, sizeof(where), "%s:%zu", pk->opt->pack_file, e->line);
+	snprintf(where, sizeof(where), "%s:%zu", pk->opt->pack_file,
+		 (size_t)e->line);
 	return writer_failed(pk, where, ret);
 }
 
@@ -203,15 +204,15 @@ static void make_attr(const gs_packer_t *pk, const gs_entry_t *e,
 	const packer_options_t *po = &pk->opt->pk;
 
 	memset(attr, 0, sizeof(*attr));
-	attr->mode = (uint32_t)(e->st.st_mode & (S_IFMT | 07777));
-	attr->uid = po->set_uid ? po->uid : (uint32_t)e->st.st_uid;
-	attr->gid = po->set_gid ? po->gid : (uint32_t)e->st.st_gid;
+	attr->mode = (uint32_t)(e->st.mode & (S_IFMT | 07777));
+	attr->uid = po->set_uid ? po->uid : (uint32_t)e->st.uid;
+	attr->gid = po->set_gid ? po->gid : (uint32_t)e->st.gid;
 	attr->mtime = (e->from_listing ? e->keep_time : pk->opt->keep_time)
-			  ? (int64_t)e->st.st_mtime
+			  ? (int64_t)e->st.mtime
 			  : (int64_t)po->wr.default_mtime;
-	if (S_ISCHR(e->st.st_mode) || S_ISBLK(e->st.st_mode)) {
-		attr->rdev_major = major(e->st.st_rdev);
-		attr->rdev_minor = minor(e->st.st_rdev);
+	if (S_ISCHR(e->st.mode) || S_ISBLK(e->st.mode)) {
+		attr->rdev_major = major(e->st.rdev);
+		attr->rdev_minor = minor(e->st.rdev);
 	}
 }
 
@@ -305,66 +306,117 @@ static int pack_data(gs_packer_t *pk, int fd, const char *path, uint64_t size,
 	return ret;
 }
 
-/* The input of e, opened: a scanned file only if it is still the one the
- * scan saw; a listing's input as its location says. */
-static int open_input(gs_packer_t *pk, const gs_entry_t *e, const char **name)
+const char *gs_input_name(const gs_entry_t *e)
 {
-	struct stat st;
-	int fd;
+	return e->from_listing ? e->source : e->path;
+}
 
-	*name = e->from_listing ? e->source : e->path;
-	fd = openat(pk->dirfd, *name,
-		    O_RDONLY | O_CLOEXEC | (e->from_listing ? 0 : O_NOFOLLOW));
+int gs_input_open(int dirfd, const gs_entry_t *e, struct stat *st, int *err)
+{
+	int fd =
+	    openat(dirfd, gs_input_name(e),
+		   O_RDONLY | O_CLOEXEC | (e->from_listing ? 0 : O_NOFOLLOW));
+
 	if (fd < 0) {
-		tool_error(*name, "%s", strerror(errno));
+		*err = errno;
 		return -1;
 	}
-	if (e->from_listing)
-		return fd;
-	if (fstat(fd, &st) != 0 || st.st_dev != e->st.st_dev ||
-	    st.st_ino != e->st.st_ino) {
-		tool_error(*name, "was replaced since the scan");
+	if (fstat(fd, st) != 0) {
+		*err = errno;
+		close(fd);
+		return -1;
+	}
+	if (!e->from_listing && ((uint64_t)st->st_dev != e->st.dev ||
+				 (uint64_t)st->st_ino != e->st.ino)) {
+		*err = GS_ERR_REPLACED;
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
-static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
-		     const sqfs_entry_attr_t *attr)
+int gs_input_error(const gs_entry_t *e, int err)
 {
-	const char *name;
-	struct stat st;
-	uint64_t packed = 0;
-	int fd, ret;
+	if (err == GS_ERR_REPLACED)
+		tool_error(gs_input_name(e), "was replaced since the scan");
+	else
+		tool_error(gs_input_name(e), "%s", strerror(err));
+	return -1;
+}
 
-	fd = open_input(pk, e, &name);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0) {
-		tool_error(name, "%s", strerror(errno));
-		close(fd);
-		return -1;
+/* The warnings for a file whose size changed while it was read. */
+static void size_warnings(const char *name, uint64_t size, uint64_t packed,
+			  uint64_t size_after)
+{
+	if (packed < size)
+		tool_warning(name,
+			     "shrank while it was read; %llu of %llu bytes "
+			     "packed",
+			     (unsigned long long)packed,
+			     (unsigned long long)size);
+	if (size_after > packed)
+		tool_warning(name,
+			     "grew while it was read; the first %llu bytes "
+			     "packed",
+			     (unsigned long long)packed);
+}
+
+/* A file a reader read whole (ahead.c). */
+static int pack_read_ahead(gs_packer_t *pk, const gs_entry_t *e,
+			   const sqfs_entry_attr_t *attr,
+			   const gs_ahead_file_t *f)
+{
+	int ret =
+	    sqfs_writer_begin_file_flags(pk->wr, e->path, attr, e->file_flags);
+
+	if (ret != 0)
+		return entry_failed(pk, e, ret);
+	if (f->got > 0) {
+		ret = sqfs_writer_append(pk->wr, f->data, (size_t)f->got);
+		if (ret != 0)
+			return writer_failed(pk, gs_input_name(e), ret);
+		pk->bytes_done += f->got;
+	}
+	size_warnings(gs_input_name(e), f->size, f->got, f->size_after);
+	ret = sqfs_writer_end_file(pk->wr);
+	return ret == 0 ? 0 : entry_failed(pk, e, ret);
+}
+
+/* A file, read here (ahead is NULL, or says so) or by a reader. */
+static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
+		     const sqfs_entry_attr_t *attr,
+		     const gs_ahead_file_t *ahead)
+{
+	const char *name = gs_input_name(e);
+	struct stat st;
+	uint64_t packed = 0, size;
+	int fd, ret, err;
+
+	if (ahead != NULL && ahead->state == GS_AHEAD_READ)
+		return pack_read_ahead(pk, e, attr, ahead);
+	if (ahead != NULL && ahead->state == GS_AHEAD_FAILED) {
+		if (ahead->read_failed) {
+			tool_error(name, "%s", strerror(ahead->err));
+			return -1;
+		}
+		return gs_input_error(e, ahead->err);
 	}
 
+	fd = gs_input_open(pk->dirfd, e, &st, &err);
+	if (fd < 0)
+		return gs_input_error(e, err);
 	ret =
 	    sqfs_writer_begin_file_flags(pk->wr, e->path, attr, e->file_flags);
 	if (ret != 0) {
 		close(fd);
 		return entry_failed(pk, e, ret);
 	}
-	ret = pack_data(pk, fd, name, (uint64_t)st.st_size, &packed);
-	if (ret == 0 && packed < (uint64_t)st.st_size)
-		tool_warning(name,
-			     "shrank while it was read; %llu of %llu bytes "
-			     "packed",
-			     (unsigned long long)packed,
-			     (unsigned long long)st.st_size);
-	if (ret == 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size > packed)
-		tool_warning(name,
-			     "grew while it was read; the first %llu bytes "
-			     "packed",
-			     (unsigned long long)packed);
+	size = (uint64_t)st.st_size;
+	ret = pack_data(pk, fd, name, size, &packed);
+	if (ret == 0)
+		size_warnings(name, size, packed,
+			      fstat(fd, &st) == 0 ? (uint64_t)st.st_size
+						  : packed);
 	close(fd);
 	if (ret != 0)
 		return -1;
@@ -374,7 +426,8 @@ static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
 
 /* ---- entries ------------------------------------------------------------- */
 
-static int pack_entry(gs_packer_t *pk, const gs_entry_t *e)
+static int pack_entry(gs_packer_t *pk, const gs_entry_t *e,
+		      const gs_ahead_file_t *ahead)
 {
 	sqfs_entry_attr_t attr;
 	xattrs_t x = {0};
@@ -399,12 +452,12 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e)
 	attr.xattrs = x.list;
 	attr.xattr_count = x.count;
 
-	switch (e->st.st_mode & S_IFMT) {
+	switch (e->st.mode & S_IFMT) {
 	case S_IFDIR:
 		ret = sqfs_writer_add_dir(pk->wr, e->path, &attr);
 		break;
 	case S_IFREG:
-		ret = pack_file(pk, e, &attr);
+		ret = pack_file(pk, e, &attr, ahead);
 		xattrs_free(&x);
 		return ret;
 	case S_IFLNK:
@@ -421,7 +474,7 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e)
 
 static bool is_file(const gs_entry_t *e)
 {
-	return S_ISREG(e->st.st_mode) && !e->hard_link;
+	return S_ISREG(e->st.mode) && !e->hard_link;
 }
 
 /* Files by priority, then by their place in the list. */
@@ -435,9 +488,15 @@ static int by_priority(const void *a, const void *b)
 	return x < y ? -1 : (x > y ? 1 : 0);
 }
 
-static int pack_one(gs_packer_t *pk, const gs_entry_t *e)
+/* The entry's strings go once it is packed: the writer keeps its own
+ * copy of what it needs, and a big tree must not be held twice. */
+static int pack_one(gs_packer_t *pk, gs_entry_t *e,
+		    const gs_ahead_file_t *ahead)
 {
-	if (pack_entry(pk, e) != 0)
+	int ret = pack_entry(pk, e, ahead);
+
+	gs_entry_release(e);
+	if (ret != 0)
 		return -1;
 	pk->entries_done += 1;
 	progress_update(pk->progress, pk->bytes_done, pk->entries_done);
@@ -450,30 +509,51 @@ static int pack_one(gs_packer_t *pk, const gs_entry_t *e)
  * every listing). A hard link added before its target is resolved when
  * the image is finished.
  */
-int gs_pack_entries(gs_packer_t *pk, const gs_entries_t *entries)
+int gs_pack_entries(gs_packer_t *pk, gs_entries_t *entries)
 {
-	const gs_entry_t **files;
+	gs_ahead_t *ahead = NULL;
+	gs_entry_t **files;
 	size_t count = 0;
 	int ret = 0;
 
 	progress_set_total(pk->progress, entries->total_bytes);
-	files = calloc(entries->count + 1, sizeof(files[0]));
+	/* the non-files first; then only the files are kept, moved to the
+	 * front in their order (a moved entry's old place is emptied, so
+	 * that nothing is owned twice), and the room of the rest is given
+	 * back */
+	for (size_t i = 0; i < entries->count; ++i) {
+		gs_entry_t *e = &entries->list[i];
+
+		if (!is_file(e)) {
+			if (pack_one(pk, e, NULL) != 0)
+				return -1;
+			continue;
+		}
+		if (count != i) {
+			entries->list[count] = *e;
+			memset(e, 0, sizeof(*e));
+		}
+		count += 1;
+	}
+	entries->count = count;
+	gs_entries_trim(entries);
+
+	files = calloc(count + 1, sizeof(files[0]));
 	if (files == NULL) {
 		tool_error(NULL, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; ret == 0 && i < entries->count; ++i) {
-		const gs_entry_t *e = &entries->list[i];
-
-		if (is_file(e))
-			files[count++] = e;
-		else
-			ret = pack_one(pk, e);
-	}
+	for (size_t i = 0; i < count; ++i)
+		files[i] = &entries->list[i];
 	if (count > 1)
 		qsort(files, count, sizeof(files[0]), by_priority);
+	if (gs_ahead_create(pk->dirfd, files, count, &ahead) != 0) {
+		tool_error(NULL, "out of memory");
+		ret = -1;
+	}
 	for (size_t i = 0; ret == 0 && i < count; ++i)
-		ret = pack_one(pk, files[i]);
+		ret = pack_one(pk, files[i], gs_ahead_next(ahead));
+	gs_ahead_destroy(ahead);
 	free(files);
 	return ret;
 }

@@ -67,7 +67,7 @@ static gs_entry_t *add_entry(scan_t *s, char *path, const struct stat *st)
 	gs_entry_t *ent = gs_entries_push(s->out, path);
 
 	if (ent != NULL)
-		ent->st = *st;
+		gs_stat_set(&ent->st, st);
 	return ent;
 }
 

@@ -48,8 +48,8 @@ int gs_apply_selinux(const char *file, gs_entries_t *entries)
 			goto oom;
 		path[0] = '/';
 		strcpy(path + 1, e->path);
-		if (selabel_lookup(h, &con, path,
-				   (int)(e->st.st_mode & S_IFMT)) != 0) {
+		if (selabel_lookup(h, &con, path, (int)(e->st.mode & S_IFMT)) !=
+		    0) {
 			if (errno != ENOENT) {
 				tool_error(path, "looking up its label: %s",
 					   strerror(errno));

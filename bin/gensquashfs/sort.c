@@ -195,7 +195,7 @@ int gs_apply_sort_stream(FILE *fp, const char *name, gs_entries_t *entries)
 	for (size_t i = 0; ret == 0 && i < entries->count; ++i) {
 		gs_entry_t *e = &entries->list[i];
 
-		if (!S_ISREG(e->st.st_mode) || e->hard_link)
+		if (!S_ISREG(e->st.mode) || e->hard_link)
 			continue;
 		for (size_t j = 0; j < sf.count; ++j) {
 			if (matches(&sf.rules[j], e->path)) {

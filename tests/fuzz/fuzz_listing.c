@@ -130,10 +130,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gs_read_listing_stream(fp, "fuzz", input_dir(), &e) == 0) {
 		for (size_t i = 0; i < e.count; ++i) {
 			const gs_entry_t *x = &e.list[i];
-			mode_t fmt = x->st.st_mode & S_IFMT;
+			mode_t fmt = x->st.mode & S_IFMT;
 
 			check_path(x->path);
-			if ((x->st.st_mode & ~(mode_t)(S_IFMT | 07777)) != 0 ||
+			if ((x->st.mode & ~(mode_t)(S_IFMT | 07777)) != 0 ||
 			    (fmt != S_IFDIR && fmt != S_IFREG &&
 			     fmt != S_IFLNK && fmt != S_IFCHR &&
 			     fmt != S_IFBLK && fmt != S_IFIFO &&
@@ -153,8 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						0)
 						break;
 				}
-				if (j == e.count ||
-				    S_ISDIR(e.list[j].st.st_mode))
+				if (j == e.count || S_ISDIR(e.list[j].st.mode))
 					fail("a hard link to nothing or a "
 					     "directory",
 					     x->path);

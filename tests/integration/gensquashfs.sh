@@ -150,6 +150,95 @@ gs -k -j 2 -D "$SRC" "$WORK/st.sqfs"
 check "statistics: sparse blocks omitted" \
 	grep -E -q '^Sparse blocks omitted: +[1-9]' "$WORK/gs.out"
 
+# ------------------------------------------------------------ read ahead
+
+# Small files are read ahead on threads (ahead.c): sizes on both sides of
+# its limits (128 KiB a file, 256 KiB held, 256 files held), more files
+# than it holds, empty files, a small sparse file (left to the packer),
+# random sizes and bytes. The image must hold every byte, in the same
+# order whatever the threads did: -j 1 and -j 2 give the same bytes.
+RA=$WORK/ra
+"$PYTHON" - "$RA" <<'EOT'
+import os, random, sys
+d = sys.argv[1]
+os.makedirs(os.path.join(d, "many"))
+rng = random.Random(12)
+sizes = [0, 1, 4095, 4096, 65536, 131071, 131072, 131073, 262143, 262144,
+         262145, 300000, 1048577]
+for i, n in enumerate(sizes):
+    with open(os.path.join(d, "s%02d" % i), "wb") as f:
+        f.write(rng.randbytes(n))
+for i in range(700):
+    n = rng.choice([0, rng.randrange(1, 300), rng.randrange(1, 140000)])
+    with open(os.path.join(d, "many", "f%03d" % i), "wb") as f:
+        f.write(rng.randbytes(n))
+with open(os.path.join(d, "sparse-small"), "wb") as f:
+    f.write(b"x")
+    f.truncate(100000)
+EOT
+gs -q -j 2 -D "$RA" "$WORK/ra.sqfs"
+expect_eq "read ahead: exit status" "$RC" 0
+mkdir -p "$WORK/rau"
+"$RDSQ" -q -u / -p "$WORK/rau" "$WORK/ra.sqfs" >/dev/null 2>&1
+check "read ahead: every file's bytes (rdsquashfs)" \
+	diff -r "$RA" "$WORK/rau"
+rm -rf "$WORK/rau"
+if can_mount; then
+	mount_image "$WORK/ra.sqfs" "$WORK/ram"
+	check "read ahead: every file's bytes (kernel)" diff -r "$RA" "$WORK/ram"
+	umount_image "$WORK/ram"
+fi
+gs -q -j 1 -D "$RA" "$WORK/ra1.sqfs"
+check "read ahead: -j 1 and -j 2 give the same image" \
+	cmp -s "$WORK/ra.sqfs" "$WORK/ra1.sqfs"
+rm -rf "$WORK/ra1.sqfs" "$RA"
+
+# ------------------------------------------------------------ size changes
+
+# A file that grows or shrinks while it is read, on cue (resize_shim.c,
+# preloaded): the image holds the bytes read, the size is theirs, and a
+# warning names the file. A small file (read ahead) and a big one (read
+# by the packer) of each.
+SHIM=$abs_top_builddir/tests/integration/.libs/resize_shim.so
+if [ -f "$SHIM" ]; then
+	RS=$WORK/rs
+	mkdir -p "$RS"
+	head -c 1000 /dev/urandom >"$RS/small.grows"
+	head -c 1000 /dev/urandom >"$RS/small.shrinks"
+	head -c 600000 /dev/urandom >"$RS/big.grows"
+	head -c 600000 /dev/urandom >"$RS/big.shrinks"
+	cp -a "$RS" "$WORK/rs.orig"
+	# the shim comes before the ASan runtime in the list of libraries
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		LD_PRELOAD="$SHIM" gs -q -j 2 -D "$RS" "$WORK/rs.sqfs"
+	expect_eq "size changes: exit status" "$RC" 0
+	for f in small big; do
+		n=$(wc -c <"$WORK/rs.orig/$f.grows")
+		check "size changes: $f file that grew: a warning names it" \
+			grep -q "$f.grows: grew while it was read; the first $n bytes packed" \
+			"$WORK/gs.err"
+		"$RDSQ" -c "/$f.grows" "$WORK/rs.sqfs" >"$WORK/rs.out" 2>&1
+		check "size changes: $f file that grew: the bytes read" \
+			cmp -s "$WORK/rs.out" "$WORK/rs.orig/$f.grows"
+		n=$(wc -c <"$WORK/rs.orig/$f.shrinks")
+		half=$((n / 2))
+		check "size changes: $f file that shrank: a warning names it" \
+			grep -q "$f.shrinks: shrank while it was read; $half of $n bytes packed" \
+			"$WORK/gs.err"
+		"$RDSQ" -c "/$f.shrinks" "$WORK/rs.sqfs" >"$WORK/rs.out" 2>&1
+		head -c "$half" "$WORK/rs.orig/$f.shrinks" >"$WORK/rs.want"
+		check "size changes: $f file that shrank: the bytes read" \
+			cmp -s "$WORK/rs.out" "$WORK/rs.want"
+	done
+	"$UNSQUASHFS" -lln "$WORK/rs.sqfs" >"$WORK/rs.lls" 2>&1
+	check "size changes: unsquashfs lists the sizes read" \
+		grep -q " $(($(wc -c <"$WORK/rs.orig/big.shrinks") / 2)) .*big.shrinks\$" \
+		"$WORK/rs.lls"
+	rm -rf "$RS" "$WORK/rs.orig"
+else
+	fail "no $SHIM (make check builds it)"
+fi
+
 # ------------------------------------------------------------ options
 
 # without -k: every time is the --defaults one; without -x: no xattrs
