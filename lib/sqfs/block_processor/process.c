@@ -11,7 +11,6 @@
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -74,6 +73,37 @@ bool bp_probe_available(void)
 #endif
 }
 
+#ifdef WITH_LZ4
+/*
+ * log2 of x > 0, without libm: linking it for this one function put
+ * half a megabyte of its pages into every tool's memory. x = m * 2^e
+ * with m in [1, 2) (exact steps), then log2(m) = 2 atanh(y) / ln 2 with
+ * y = (m - 1) / (m + 1) <= 1/3, by the series y + y^3/3 + y^5/5 ...:
+ * 30 terms leave an error far below a double's precision.
+ */
+static double log2_of(double x)
+{
+	double e = 0.0, y, y2, term, sum = 0.0;
+
+	while (x >= 2.0) {
+		x /= 2.0;
+		e += 1.0;
+	}
+	while (x < 1.0) {
+		x *= 2.0;
+		e -= 1.0;
+	}
+	y = (x - 1.0) / (x + 1.0);
+	y2 = y * y;
+	term = y;
+	for (int k = 1; k < 60; k += 2) {
+		sum += term / k;
+		term *= y2;
+	}
+	return e + 2.0 * sum / 0.69314718055994530942;
+}
+#endif
+
 static bool looks_incompressible(const uint8_t *data, size_t size, uint8_t *out)
 {
 #ifdef WITH_LZ4
@@ -89,7 +119,7 @@ static bool looks_incompressible(const uint8_t *data, size_t size, uint8_t *out)
 		if (count[i] > 0) {
 			double p = (double)count[i] / (double)size;
 
-			bits -= p * log2(p);
+			bits -= p * log2_of(p);
 		}
 	}
 	if (bits < PROBE_MIN_BITS)
