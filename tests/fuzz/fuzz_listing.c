@@ -4,8 +4,10 @@
  * pack-file parser (listing.c), the sort file (sort.c) and the xattr file
  * (xattr_file.c). Byte 0 chooses: 0 mod 3 the input is a listing; else it
  * is a sort file (1) or an xattr file (2) applied to the entries of a
- * fixed listing. Input files are looked up below an empty directory made
- * for the run.
+ * fixed listing. Input files and glob locations are looked up below a
+ * small tree made for the run (a file, an empty file, a directory with
+ * a file, a hard-link pair, a FIFO and a dangling symlink), so that glob
+ * lines are parsed and their scans selected from like any other.
  *
  * A finding is a sanitizer report or a broken promise, turned into an
  * abort: a listing the parser accepts must give canonical paths (no
@@ -15,8 +17,10 @@
  * known flags; an xattr file gives only keys the library accepts.
  * Rejecting any input is fine.
  *
- * Listings with "glob" are skipped: a glob scans its location, and an
- * absolute one would make the fuzzer walk the machine's file system.
+ * A listing with glob lines is skipped only if it could lead the scan
+ * out of that tree: a field starting with '/' (an absolute location) or
+ * a "..". The scan never follows symlinks, and the tree has none to a
+ * directory.
  */
 #include "config.h"
 
@@ -24,9 +28,11 @@
 #include "sqfs/xattr.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -58,16 +64,72 @@ static void check_path(const char *path)
 	}
 }
 
+static char tree[] = "/tmp/fuzz_listing.XXXXXX";
+
+static void remove_tree(void)
+{
+	static const char *const names[] = {
+	    "d/f", "d", "file", "empty", "link1", "link2", "fifo", "dangling",
+	};
+	char path[sizeof(tree) + 16];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+		snprintf(path, sizeof(path), "%s/%s", tree, names[i]);
+		if (unlink(path) != 0)
+			rmdir(path);
+	}
+	rmdir(tree);
+}
+
+static int make_file(int dfd, const char *name, const char *text)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* The tree inputs are looked up in, made at the first call. */
 static int input_dir(void)
 {
 	static int fd = -1;
-	char tmpl[] = "/tmp/fuzz_listing.XXXXXX";
 
-	if (fd < 0 && mkdtemp(tmpl) != NULL) {
-		fd = open(tmpl, O_RDONLY | O_DIRECTORY);
-		rmdir(tmpl);
-	}
+	if (fd >= 0)
+		return fd;
+	if (mkdtemp(tree) == NULL)
+		abort();
+	atexit(remove_tree);
+	fd = open(tree, O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || mkdirat(fd, "d", 0755) != 0 ||
+	    make_file(fd, "d/f", "in d\n") != 0 ||
+	    make_file(fd, "file", "data\n") != 0 ||
+	    make_file(fd, "empty", "") != 0 ||
+	    make_file(fd, "link1", "linked\n") != 0 ||
+	    linkat(fd, "link1", fd, "link2", 0) != 0 ||
+	    mkfifoat(fd, "fifo", 0644) != 0 ||
+	    symlinkat("nowhere", fd, "dangling") != 0)
+		abort();
 	return fd;
+}
+
+/* Whether a glob in data could scan outside the tree. */
+static bool may_leave_tree(const uint8_t *data, size_t size)
+{
+	for (size_t i = 0; i < size; ++i) {
+		if (data[i] == '/' &&
+		    (i == 0 || data[i - 1] == ' ' || data[i - 1] == '\t' ||
+		     data[i - 1] == '"' || data[i - 1] == '\n' ||
+		     data[i - 1] == '\r'))
+			return true;
+		if (data[i] == '.' && i + 1 < size && data[i + 1] == '.')
+			return true;
+	}
+	return false;
 }
 
 /* The entries sort and xattr files are applied to. */
@@ -122,7 +184,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		other_file(data[0] % 3, data + 1, size - 1);
 		return 0;
 	}
-	if (memmem(data, size, "glob", 4) != NULL)
+	if (memmem(data, size, "glob", 4) != NULL &&
+	    may_leave_tree(data + 1, size - 1))
 		return 0;
 	fp = fmemopen((void *)(data + 1), size - 1, "r");
 	if (fp == NULL)
