@@ -9,23 +9,62 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/*
+ * The list lives in pages of its own (mmap), not in the malloc heap, so
+ * that a packer done with its first entries can give their pages back
+ * (gs_entries_drop_before): the list then shrinks while the writer's
+ * tree grows, and memory peaks at about the larger of the two rather
+ * than their sum. Growing moves the pages (mremap), it never copies.
+ */
+static size_t list_bytes(size_t count)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t bytes = count * sizeof(gs_entry_t);
+
+	return (bytes + page - 1) / page * page;
+}
 
 gs_entry_t *gs_entries_push(gs_entries_t *e, char *path)
 {
 	if (e->count == e->capacity) {
 		size_t cap = e->capacity ? 2 * e->capacity : 1024;
-		gs_entry_t *n = realloc(e->list, cap * sizeof(n[0]));
+		size_t bytes = list_bytes(cap);
+		void *n;
 
-		if (n == NULL) {
+		if (cap > SIZE_MAX / 2 / sizeof(gs_entry_t))
+			n = MAP_FAILED;
+		else if (e->list == NULL)
+			n = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		else
+			n = mremap(e->list, list_bytes(e->capacity), bytes,
+				   MREMAP_MAYMOVE);
+		if (n == MAP_FAILED) {
 			free(path);
 			return NULL;
 		}
 		e->list = n;
-		e->capacity = cap;
+		e->capacity = bytes / sizeof(gs_entry_t);
 	}
 	memset(&e->list[e->count], 0, sizeof(e->list[0]));
 	e->list[e->count].path = path;
 	return &e->list[e->count++];
+}
+
+void gs_entries_drop_before(gs_entries_t *e, size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t bytes = n * sizeof(gs_entry_t) / page * page;
+
+	if (bytes <= e->dropped)
+		return;
+	/* the pages read back as zeros: empty entries, nothing owned */
+	if (madvise((char *)e->list + e->dropped, bytes - e->dropped,
+		    MADV_DONTNEED) == 0)
+		e->dropped = bytes;
 }
 
 void gs_stat_set(gs_stat_t *out, const struct stat *st)
@@ -59,22 +98,29 @@ void gs_entry_release(gs_entry_t *e)
 
 void gs_entries_trim(gs_entries_t *e)
 {
-	gs_entry_t *list;
+	size_t bytes = list_bytes(e->count);
+	void *n;
 
-	if (e->count == 0 || e->count == e->capacity)
+	if (e->list == NULL || bytes >= list_bytes(e->capacity))
 		return;
-	list = realloc(e->list, e->count * sizeof(list[0]));
-	if (list != NULL) {
-		e->list = list;
-		e->capacity = e->count;
+	if (bytes == 0) {
+		munmap(e->list, list_bytes(e->capacity));
+		e->list = NULL;
+		e->capacity = 0;
+		return;
 	}
+	/* shrinking never moves the pages */
+	n = mremap(e->list, list_bytes(e->capacity), bytes, 0);
+	if (n != MAP_FAILED)
+		e->capacity = bytes / sizeof(gs_entry_t);
 }
 
 void gs_entries_free(gs_entries_t *e)
 {
 	for (size_t i = 0; i < e->count; ++i)
 		gs_entry_release(&e->list[i]);
-	free(e->list);
+	if (e->list != NULL)
+		munmap(e->list, list_bytes(e->capacity));
 	memset(e, 0, sizeof(*e));
 }
 
@@ -123,4 +169,88 @@ char *gs_path_join(const char *dir, const char *rel)
 		p[dl++] = '/';
 	memcpy(p + dl, rel, rl + 1);
 	return p;
+}
+
+/* ---- paths --------------------------------------------------------------- */
+
+const char *gs_path_canonical(char *path)
+{
+	char *in = path, *out = path;
+
+	while (*in != '\0') {
+		char *start;
+		size_t n;
+
+		while (*in == '/')
+			++in;
+		start = in;
+		while (*in != '\0' && *in != '/')
+			++in;
+		n = (size_t)(in - start);
+		if (n == 0 || (n == 1 && start[0] == '.'))
+			continue;
+		if (n == 2 && start[0] == '.' && start[1] == '.')
+			return NULL;
+		if (out != path)
+			*out++ = '/';
+		memmove(out, start, n);
+		out += n;
+	}
+	*out = '\0';
+	return path;
+}
+
+/* FNV-1a: paths share long prefixes, and every byte counts. */
+static uint64_t hash_path(const char *p)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	while (*p != '\0')
+		h = (h ^ (uint8_t)*p++) * 1099511628211ull;
+	return h;
+}
+
+size_t *gs_path_index_slot(gs_path_index_t *idx, const gs_entries_t *e,
+			   const char *path)
+{
+	size_t i = (size_t)hash_path(path) & idx->mask;
+
+	while (idx->slots[i] != SIZE_MAX &&
+	       strcmp(e->list[idx->slots[i]].path, path) != 0)
+		i = (i + 1) & idx->mask;
+	return &idx->slots[i];
+}
+
+int gs_path_index_reserve(gs_path_index_t *idx, const gs_entries_t *e)
+{
+	size_t old_size = idx->slots != NULL ? idx->mask + 1 : 0;
+	size_t size = old_size ? 2 * old_size : 1024, *old = idx->slots;
+
+	/* at most half full, so that probes stay short */
+	if (idx->slots != NULL && (e->count + 1) * 2 <= old_size)
+		return 0;
+	while ((e->count + 1) * 2 > size)
+		size *= 2;
+	idx->slots = malloc(size * sizeof(idx->slots[0]));
+	if (idx->slots == NULL) {
+		idx->slots = old;
+		return -1;
+	}
+	for (size_t i = 0; i < size; ++i)
+		idx->slots[i] = SIZE_MAX;
+	idx->mask = size - 1;
+	for (size_t i = 0; i < old_size; ++i) {
+		if (old[i] != SIZE_MAX)
+			*gs_path_index_slot(idx, e, e->list[old[i]].path) =
+			    old[i];
+	}
+	free(old);
+	return 0;
+}
+
+void gs_path_index_free(gs_path_index_t *idx)
+{
+	free(idx->slots);
+	idx->slots = NULL;
+	idx->mask = 0;
 }

@@ -115,6 +115,8 @@ typedef struct {
 	size_t capacity;
 	/* bytes of regular files to read (hard links count once) */
 	uint64_t total_bytes;
+	/* bytes at the start of list given back (gs_entries_drop_before) */
+	size_t dropped;
 } gs_entries_t;
 
 /*
@@ -137,6 +139,36 @@ int gs_entry_set_xattr(gs_entry_t *e, char *key, uint8_t *value, size_t size);
  * out of memory. */
 char *gs_path_join(const char *dir, const char *rel);
 
+/*
+ * The canonical form of an image path, in place: no leading '/' or "./",
+ * no empty or "." components, no trailing '/'. Returns NULL for a path
+ * with a ".." component. Every path a user file names goes through it,
+ * so that "./usr//bin/" and "usr/bin" are the same entry everywhere.
+ */
+const char *gs_path_canonical(char *path);
+
+/*
+ * The entries of a list by path (open addressing, at most half full), so
+ * that finding one by its path costs the same in a list of a million.
+ * Zero-initialise; the list's paths must not change while it is used.
+ */
+typedef struct {
+	/* an entry's index, or SIZE_MAX for a free slot */
+	size_t *slots;
+	size_t mask;
+} gs_path_index_t;
+
+/* Make room for one more entry than e holds. Returns 0, or -1 if out of
+ * memory (the index is unchanged). */
+int gs_path_index_reserve(gs_path_index_t *idx, const gs_entries_t *e);
+
+/* The slot of path: the one holding its entry's index, or the free one
+ * (SIZE_MAX) where it would go. The index must have room (reserve). */
+size_t *gs_path_index_slot(gs_path_index_t *idx, const gs_entries_t *e,
+			   const char *path);
+
+void gs_path_index_free(gs_path_index_t *idx);
+
 /* A new zeroed entry at the end of e, owning path (freed here if there is
  * no room); NULL if out of memory. */
 gs_entry_t *gs_entries_push(gs_entries_t *e, char *path);
@@ -144,8 +176,13 @@ gs_entry_t *gs_entries_push(gs_entries_t *e, char *path);
 /* Free what e owns (its strings and xattrs), once it is packed. */
 void gs_entry_release(gs_entry_t *e);
 
-/* Give back the room the list grew into but does not use. */
+/* Give back the room the list grew into but does not use. The list
+ * stays where it is. */
 void gs_entries_trim(gs_entries_t *e);
+
+/* Give the memory of the first n entries back to the system, once they
+ * are released; they read as empty entries after. */
+void gs_entries_drop_before(gs_entries_t *e, size_t n);
 
 void gs_entries_free(gs_entries_t *e);
 

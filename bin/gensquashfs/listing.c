@@ -37,10 +37,8 @@ typedef struct {
 	gs_entries_t *out;
 	/* where input files are found */
 	int input_dir;
-	/* index of the entry of each path, by hash (open addressing,
-	 * SIZE_MAX: free), to find a second entry for a path */
-	size_t *slots;
-	size_t slot_mask;
+	/* the entry of each path, to find a second entry for a path */
+	gs_path_index_t index;
 } listing_t;
 
 static int bad(listing_t *l, const char *fmt, ...)
@@ -60,82 +58,6 @@ static int oom(void)
 {
 	tool_error(NULL, "out of memory");
 	return -1;
-}
-
-/* ---- paths --------------------------------------------------------------- */
-
-static uint64_t hash_path(const char *p)
-{
-	uint64_t h = 14695981039346656037ull;
-
-	while (*p != '\0')
-		h = (h ^ (uint8_t)*p++) * 1099511628211ull;
-	return h;
-}
-
-/* The slot of path: the one holding its entry, or the free one it would
- * go to. */
-static size_t *path_slot(listing_t *l, const char *path)
-{
-	size_t i = (size_t)hash_path(path) & l->slot_mask;
-
-	while (l->slots[i] != SIZE_MAX &&
-	       strcmp(l->out->list[l->slots[i]].path, path) != 0)
-		i = (i + 1) & l->slot_mask;
-	return &l->slots[i];
-}
-
-static int grow_slots(listing_t *l)
-{
-	size_t old_size = l->slots != NULL ? l->slot_mask + 1 : 0;
-	size_t size = old_size ? 2 * old_size : 1024, *old = l->slots;
-
-	l->slots = malloc(size * sizeof(l->slots[0]));
-	if (l->slots == NULL) {
-		l->slots = old;
-		return -1;
-	}
-	for (size_t i = 0; i < size; ++i)
-		l->slots[i] = SIZE_MAX;
-	l->slot_mask = size - 1;
-	for (size_t i = 0; i < old_size; ++i) {
-		if (old[i] != SIZE_MAX)
-			*path_slot(l, l->out->list[old[i]].path) = old[i];
-	}
-	free(old);
-	return 0;
-}
-
-/*
- * The canonical form of an image path, in place: no leading '/' or "./",
- * no empty or "." components, no trailing '/'. Returns NULL for a path
- * with a ".." component.
- */
-static const char *canonical(char *path)
-{
-	char *in = path, *out = path;
-
-	while (*in != '\0') {
-		char *start = in;
-		size_t n;
-
-		while (*in == '/')
-			++in;
-		start = in;
-		while (*in != '\0' && *in != '/')
-			++in;
-		n = (size_t)(in - start);
-		if (n == 0 || (n == 1 && start[0] == '.'))
-			continue;
-		if (n == 2 && start[0] == '.' && start[1] == '.')
-			return NULL;
-		if (out != path)
-			*out++ = '/';
-		memmove(out, start, n);
-		out += n;
-	}
-	*out = '\0';
-	return path;
 }
 
 /* ---- fields -------------------------------------------------------------- */
@@ -223,11 +145,9 @@ static int claim_path(listing_t *l)
 	size_t index = l->out->count - 1, *slot;
 	const gs_entry_t *ent = &l->out->list[index];
 
-	if ((l->out->count + 1) * 2 > l->slot_mask + 1 || l->slots == NULL) {
-		if (grow_slots(l) != 0)
-			return oom();
-	}
-	slot = path_slot(l, ent->path);
+	if (gs_path_index_reserve(&l->index, l->out) != 0)
+		return oom();
+	slot = gs_path_index_slot(&l->index, l->out, ent->path);
 	if (*slot != SIZE_MAX) {
 		const gs_entry_t *first = &l->out->list[*slot];
 
@@ -493,7 +413,7 @@ static int parse_line(listing_t *l, char *p)
 		return -1;
 	if (path == NULL)
 		return bad(l, "no path after '%s'", type);
-	if (canonical(path) == NULL)
+	if (gs_path_canonical(path) == NULL)
 		return bad(l, "'..' in path");
 
 	if (strcmp(type, "dir") == 0)
@@ -559,7 +479,7 @@ static int parse_line(listing_t *l, char *p)
 
 		if (next_field(l, &p, &target) != 0)
 			return -1;
-		if (target == NULL || canonical(target) == NULL)
+		if (target == NULL || gs_path_canonical(target) == NULL)
 			return bad(l, "a hard link needs a target without "
 				      "'..'");
 		ent->hard_link = true;
@@ -591,7 +511,7 @@ static int check_links(listing_t *l)
 		if (!e->hard_link)
 			continue;
 		l->line = e->line;
-		slot = path_slot(l, e->target);
+		slot = gs_path_index_slot(&l->index, l->out, e->target);
 		if (*slot == SIZE_MAX)
 			return bad(l,
 				   "hard link target '%s' is not in the "
@@ -629,7 +549,7 @@ int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,
 	ret = gs_text_lines(fp, name, listing_line, &l);
 	if (ret == 0)
 		ret = check_links(&l);
-	free(l.slots);
+	gs_path_index_free(&l.index);
 	return ret;
 }
 

@@ -30,6 +30,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+/* Entries packed between giving their memory back. */
+#define DROP_EVERY 1024u
+
 /* Bytes read at a time. */
 #define READ_CHUNK (128u * 1024u)
 
@@ -514,6 +517,7 @@ int gs_pack_entries(gs_packer_t *pk, gs_entries_t *entries)
 	gs_ahead_t *ahead = NULL;
 	gs_entry_t **files;
 	size_t count = 0;
+	bool in_order = true;
 	int ret = 0;
 
 	progress_set_total(pk->progress, entries->total_bytes);
@@ -547,12 +551,19 @@ int gs_pack_entries(gs_packer_t *pk, gs_entries_t *entries)
 		files[i] = &entries->list[i];
 	if (count > 1)
 		qsort(files, count, sizeof(files[0]), by_priority);
+	for (size_t i = 0; in_order && i < count; ++i)
+		in_order = files[i] == &entries->list[i];
 	if (gs_ahead_create(pk->dirfd, files, count, &ahead) != 0) {
 		tool_error(NULL, "out of memory");
 		ret = -1;
 	}
-	for (size_t i = 0; ret == 0 && i < count; ++i)
+	for (size_t i = 0; ret == 0 && i < count; ++i) {
 		ret = pack_one(pk, files[i], gs_ahead_next(ahead));
+		/* packed in list order (no sort file, or one that keeps
+		 * it): what is behind goes, while the writer's tree grows */
+		if (in_order && (i + 1) % DROP_EVERY == 0)
+			gs_entries_drop_before(entries, i + 1);
+	}
 	gs_ahead_destroy(ahead);
 	free(files);
 	return ret;

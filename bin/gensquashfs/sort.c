@@ -124,9 +124,9 @@ static int parse_name(sort_file_t *sf, char *p, rule_t *r)
 		while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
 			p[--n] = '\0';
 	}
-	/* the image's paths have no leading '/' or "./" */
-	while (p[0] == '/' || (p[0] == '.' && p[1] == '/'))
-		p += p[0] == '/' ? 1 : 2;
+	/* compared with the image's paths, which are canonical */
+	if (gs_path_canonical(p) == NULL)
+		return bad(sf, "'..' in the name '%s'", p);
 	if (*p == '\0')
 		return bad(sf, "no name");
 	r->pattern = strdup(p);

@@ -8,8 +8,9 @@
  *     user.bin=0x00ff01
  *     security.selinux=0sc3lzdGVtX3U6b2JqZWN0X3I6YmluX3Q6czAA
  *
- * PATH is a path in the image (a leading '/' or "./" dropped), with
- * getfattr's octal escapes (\NNN) for unusual bytes. A value is quoted
+ * PATH is a path in the image (made canonical: a leading '/' or "./",
+ * empty and "." components dropped; ".." refused), with getfattr's octal
+ * escapes (\NNN) for unusual bytes. A value is quoted
  * text (\" \\ and \NNN escapes), 0x hex, 0s base64, or nothing (empty).
  * Keys are checked against what the image can hold as the file is read,
  * and every complaint names the file and the line.
@@ -31,6 +32,7 @@ typedef struct {
 	gs_entries_t *entries;
 	/* the entry the "# file:" line named, or NULL before the first */
 	gs_entry_t *cur;
+	gs_path_index_t index;
 } xattr_file_t;
 
 static int bad(xattr_file_t *xf, const char *fmt, ...)
@@ -73,15 +75,24 @@ static size_t unescape_octal(char *s)
 	return (size_t)(out - s);
 }
 
-static gs_entry_t *find_entry(gs_entries_t *e, const char *path)
+/* The entry of path; the index over the list is made at the first
+ * "# file:" line (a dump of a whole tree names every entry). */
+static int find_entry(xattr_file_t *xf, const char *path, gs_entry_t **out)
 {
-	/* the lists hold thousands at most of xattr files' entries: a
-	 * linear search per "# file:" line is fine next to the packing */
-	for (size_t i = 0; i < e->count; ++i) {
-		if (strcmp(e->list[i].path, path) == 0)
-			return &e->list[i];
+	const gs_entries_t *e = xf->entries;
+	size_t *slot;
+
+	if (xf->index.slots == NULL) {
+		if (gs_path_index_reserve(&xf->index, e) != 0)
+			return oom();
+		/* a path given twice (a listing's directory): the later
+		 * entry is the one whose attributes win */
+		for (size_t i = 0; i < e->count; ++i)
+			*gs_path_index_slot(&xf->index, e, e->list[i].path) = i;
 	}
-	return NULL;
+	slot = gs_path_index_slot(&xf->index, e, path);
+	*out = *slot != SIZE_MAX ? &xf->entries->list[*slot] : NULL;
+	return 0;
 }
 
 static int file_line(xattr_file_t *xf, char *p)
@@ -89,9 +100,10 @@ static int file_line(xattr_file_t *xf, char *p)
 	p += strlen("# file:");
 	p += strspn(p, " \t");
 	unescape_octal(p);
-	while (p[0] == '/' || (p[0] == '.' && (p[1] == '/' || p[1] == '\0')))
-		p += p[0] == '/' ? 1 : (p[1] == '\0' ? 1 : 2);
-	xf->cur = find_entry(xf->entries, p);
+	if (gs_path_canonical(p) == NULL)
+		return bad(xf, "'..' in the path '%s'", p);
+	if (find_entry(xf, p, &xf->cur) != 0)
+		return -1;
 	if (xf->cur == NULL)
 		return bad(xf, "no entry '%s' in the image", p[0] ? p : "/");
 	if (xf->cur->hard_link)
@@ -250,11 +262,14 @@ static int xattr_line(void *user, size_t line, char *text)
 int gs_apply_xattr_stream(FILE *fp, const char *name, gs_entries_t *entries)
 {
 	xattr_file_t xf = {0};
+	int ret;
 
 	xf.name = name;
 	xf.entries = entries;
 	/* "# file:" lines are not comments here: every line is read */
-	return gs_text_lines_all(fp, name, xattr_line, &xf);
+	ret = gs_text_lines_all(fp, name, xattr_line, &xf);
+	gs_path_index_free(&xf.index);
+	return ret;
 }
 
 int gs_apply_xattr_file(const char *name, gs_entries_t *entries)

@@ -584,10 +584,10 @@ cat >"$S/sort.txt" <<'EOT'
 -100 [dont_compress] first
 10 [dont_compress] dc
 20 [nosparse] zeros
-30 [dont_fragment] small
+30 [dont_fragment] ./small
 40 [dont_deduplicate] nodedup1
-40 [dont_deduplicate] "/nodedup2"
-50 [align] aligned
+40 [dont_deduplicate] "/./nodedup2/"
+50 [align] .//aligned
 60 [glob,dont_fragment] d/*
 70 [glob_no_path,dont_fragment] *deep
 EOT
@@ -646,6 +646,7 @@ bad_sort "unknown flag" "1 [fast] first" "unknown flag 'fast'"
 bad_sort "no ]" "1 [glob first" "'\\[' without '\\]'"
 bad_sort "no name" "1 [glob]" "no name"
 bad_sort "unterminated quote" '1 "first' "unterminated quote"
+bad_sort "'..'" "1 d/../first" "'\\.\\.' in the name"
 
 # ------------------------------------------------------------ xattr files
 
@@ -668,9 +669,9 @@ user.b64=0sAAEC/w==
 user.empty
 user.scan="from the file"
 
-# file: /d/g
+# file: .//d/./g
 trusted.t="t"
-# file: ./d
+# file: ./d/
 security.selinux=0sc3lzdGVtX3U6b2JqZWN0X3I6YmluX3Q6czAA
 # file: .
 user.root="r"
@@ -716,6 +717,7 @@ bad_xattr() { # NAME FILE-TEXT LINE MESSAGE-REGEX
 	check "bad xattr file, $1: no image" test ! -e "$WORK/bad.sqfs"
 }
 bad_xattr "no such entry" "# file: nothing" 1 "no entry 'nothing'"
+bad_xattr "'..'" "# file: d/../f" 1 "'\\.\\.' in the path"
 bad_xattr "a hard link" "# file: hl" 1 "'hl' is a hard link"
 bad_xattr "before any file" "user.a=\"x\"" 1 "an xattr before any"
 bad_xattr "namespace" "# file: f
