@@ -8,6 +8,11 @@
  * label becomes the entry's security.selinux xattr, with its terminating
  * NUL as the kernel stores it. An entry no line matches (or one labelled
  * <<none>>) gets none. An --xattr-file read after it may replace a label.
+ *
+ * libselinux prints its complaints about the file itself, through a log
+ * callback ("FILE:  line N has invalid ..."). The callback here keeps
+ * the first error instead, and it is said once, in the form of every
+ * other input file's errors: "gensquashfs: FILE:LINE: what".
  */
 #include "config.h"
 
@@ -15,6 +20,8 @@
 #include "common/print.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,16 +29,68 @@
 #include <selinux/label.h>
 #include <selinux/selinux.h>
 
+/* libselinux's first error message while the file is loaded */
+static char first_error[1024];
+
+static int log_cb(int type, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int log_cb(int type, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (type != SELINUX_ERROR || first_error[0] != '\0')
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(first_error, sizeof(first_error), fmt, ap);
+	va_end(ap);
+	n = strlen(first_error);
+	while (n > 0 && first_error[n - 1] == '\n')
+		first_error[--n] = '\0';
+	return 0;
+}
+
+/* Say why file did not load: libselinux's words, as FILE:LINE: what
+ * when they name a line of it. */
+static void load_failed(const char *file, int os_errno)
+{
+	const char *p;
+	unsigned long line;
+	char *end;
+
+	p = strstr(first_error, ":  line ");
+	if (p != NULL && strncmp(first_error, file, strlen(file)) == 0 &&
+	    first_error + strlen(file) == p) {
+		line = strtoul(p + strlen(":  line "), &end, 10);
+		if (end != p + strlen(":  line ") && *end == ' ') {
+			end += 1;
+			if (strncmp(end, "has ", 4) == 0)
+				end += 4;
+			gs_text_error(file, (size_t)line, "%s", end);
+			return;
+		}
+	}
+	if (first_error[0] != '\0')
+		tool_error(file, "cannot load file contexts: %s", first_error);
+	else
+		tool_error(file, "cannot load file contexts: %s",
+			   strerror(os_errno));
+}
+
 int gs_apply_selinux(const char *file, gs_entries_t *entries)
 {
 	struct selinux_opt opts[] = {{SELABEL_OPT_PATH, file}};
+	union selinux_callback cb;
 	struct selabel_handle *h;
 	int ret = 0;
 
+	first_error[0] = '\0';
+	cb.func_log = log_cb;
+	selinux_set_callback(SELINUX_CB_LOG, cb);
 	h = selabel_open(SELABEL_CTX_FILE, opts, 1);
 	if (h == NULL) {
-		tool_error(file, "cannot load file contexts: %s",
-			   strerror(errno));
+		load_failed(file, errno);
 		return -1;
 	}
 	for (size_t i = 0; ret == 0 && i < entries->count; ++i) {
@@ -51,8 +110,12 @@ int gs_apply_selinux(const char *file, gs_entries_t *entries)
 		if (selabel_lookup(h, &con, path, (int)(e->st.mode & S_IFMT)) !=
 		    0) {
 			if (errno != ENOENT) {
-				tool_error(path, "looking up its label: %s",
-					   strerror(errno));
+				if (first_error[0] != '\0')
+					load_failed(file, errno);
+				else
+					tool_error(path,
+						   "looking up its label: %s",
+						   strerror(errno));
 				ret = -1;
 			}
 			free(path);

@@ -769,6 +769,15 @@ else
 	expect_eq "--selinux with --xattr-file: the file's label wins" \
 		"$("$RDSQUASHFS" -x /f "$WORK/se2.sqfs" 2>&1)" \
 		"security.selinux=other_u:object_r:x_t:s0"
+	# a bad line: libselinux's words, said once, as FILE:LINE: what
+	printf '/.*\tsystem_u:object_r:default_t:s0\n/g\t-x\tsystem_u:object_r:g_t:s0\n' \
+		>"$E/bad.fc"
+	gs -q -s "$E/bad.fc" -D "$E/src" "$WORK/bad.sqfs"
+	expect_eq "--selinux, a bad line: exit status" "$RC" 1
+	expect_eq "--selinux, a bad line: one message naming the line" \
+		"$(cat "$WORK/gs.err")" \
+		"gensquashfs: $E/bad.fc:2: invalid file type -x"
+	check "--selinux, a bad line: no image" test ! -e "$WORK/bad.sqfs"
 fi
 gs -q -s "$E/nothing" -D "$E/src" "$WORK/bad.sqfs"
 expect_eq "--selinux, a missing contexts file: exit status" "$RC" 1
