@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 # scripts/benchmark.sh: times our tar2sqfs, sqfs2tar and rdsquashfs against
 # the reference tools and writes the results, as ratios, to benchmark.txt.
+# gensquashfs has its own: scripts/benchmark-gensquashfs.sh.
 #
 # Usage: scripts/benchmark.sh [OPTIONS] [CORPUS_DIR]
 #
