@@ -105,7 +105,6 @@ static void read_file(int dirfd, slot_t *s)
 			continue;
 		if (n < 0) {
 			f->err = errno;
-			f->read_failed = true;
 			f->state = GS_AHEAD_FAILED;
 			close(fd);
 			return;

@@ -202,6 +202,9 @@ int gs_apply_sort_file(const char *name, gs_entries_t *entries);
 
 /* ---- text.c: the line-based input files ---- */
 
+/* The file name opened for reading, or NULL after saying why. */
+FILE *gs_text_open(const char *name);
+
 /* "gensquashfs: NAME:LINE: why". Returns -1. */
 int gs_text_error(const char *name, size_t line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -270,8 +273,8 @@ typedef enum {
 	/* not read ahead (big, sparse, or grown since the scan): the
 	 * packer reads it itself */
 	GS_AHEAD_SELF,
-	/* err says why: opening it (an errno or GS_ERR_REPLACED), or
-	 * reading it if read_failed */
+	/* err says why, as gs_input_error says it: an errno from opening
+	 * or reading it, or GS_ERR_REPLACED */
 	GS_AHEAD_FAILED,
 } gs_ahead_state_t;
 
@@ -282,7 +285,6 @@ typedef struct {
 	uint64_t got;
 	uint64_t size_after;
 	int err;
-	bool read_failed;
 } gs_ahead_file_t;
 
 /*

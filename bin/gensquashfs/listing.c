@@ -555,12 +555,11 @@ int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,
 
 int gs_read_listing(const char *name, int input_dir, gs_entries_t *out)
 {
-	FILE *fp = fopen(name, "r");
+	FILE *fp = gs_text_open(name);
 	int ret;
 
 	if (fp == NULL) {
 		memset(out, 0, sizeof(*out));
-		tool_error(name, "%s", strerror(errno));
 		return -1;
 	}
 	ret = gs_read_listing_stream(fp, name, input_dir, out);

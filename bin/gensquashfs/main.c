@@ -60,7 +60,6 @@ static int open_cb(void *user)
 		ret = gs_apply_selinux(pk->opt->selinux, &pk->entries);
 	if (ret == 0 && pk->opt->xattr_file != NULL)
 		ret = gs_apply_xattr_file(pk->opt->xattr_file, &pk->entries);
-	gs_entries_trim(&pk->entries);
 	return ret;
 }
 

@@ -364,65 +364,56 @@ static void size_warnings(const char *name, uint64_t size, uint64_t packed,
 			     (unsigned long long)packed);
 }
 
-/* A file a reader read whole (ahead.c). */
-static int pack_read_ahead(gs_packer_t *pk, const gs_entry_t *e,
-			   const sqfs_entry_attr_t *attr,
-			   const gs_ahead_file_t *f)
-{
-	int ret =
-	    sqfs_writer_begin_file_flags(pk->wr, e->path, attr, e->file_flags);
-
-	if (ret != 0)
-		return entry_failed(pk, e, ret);
-	if (f->got > 0) {
-		ret = sqfs_writer_append(pk->wr, f->data, (size_t)f->got);
-		if (ret != 0)
-			return writer_failed(pk, gs_input_name(e), ret);
-		pk->bytes_done += f->got;
-	}
-	size_warnings(gs_input_name(e), f->size, f->got, f->size_after);
-	ret = sqfs_writer_end_file(pk->wr);
-	return ret == 0 ? 0 : entry_failed(pk, e, ret);
-}
-
-/* A file, read here (ahead is NULL, or says so) or by a reader. */
+/*
+ * A file: read whole by a reader (ahead.c), or read here, in chunks with
+ * its holes skipped (ahead is NULL, or left it to the packer). Either
+ * way the bytes packed, the size when opened and the size after reading
+ * make the same warnings.
+ */
 static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
 		     const sqfs_entry_attr_t *attr,
 		     const gs_ahead_file_t *ahead)
 {
 	const char *name = gs_input_name(e);
+	uint64_t size, packed = 0, size_after;
 	struct stat st;
-	uint64_t packed = 0, size;
-	int fd, ret, err;
+	int fd = -1, ret, err;
 
-	if (ahead != NULL && ahead->state == GS_AHEAD_READ)
-		return pack_read_ahead(pk, e, attr, ahead);
-	if (ahead != NULL && ahead->state == GS_AHEAD_FAILED) {
-		if (ahead->read_failed) {
-			tool_error(name, "%s", strerror(ahead->err));
-			return -1;
-		}
+	if (ahead != NULL && ahead->state == GS_AHEAD_FAILED)
 		return gs_input_error(e, ahead->err);
+	if (ahead == NULL || ahead->state == GS_AHEAD_SELF) {
+		fd = gs_input_open(pk->dirfd, e, &st, &err);
+		if (fd < 0)
+			return gs_input_error(e, err);
 	}
-
-	fd = gs_input_open(pk->dirfd, e, &st, &err);
-	if (fd < 0)
-		return gs_input_error(e, err);
 	ret =
 	    sqfs_writer_begin_file_flags(pk->wr, e->path, attr, e->file_flags);
 	if (ret != 0) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return entry_failed(pk, e, ret);
 	}
-	size = (uint64_t)st.st_size;
-	ret = pack_data(pk, fd, name, size, &packed);
-	if (ret == 0)
-		size_warnings(name, size, packed,
-			      fstat(fd, &st) == 0 ? (uint64_t)st.st_size
-						  : packed);
-	close(fd);
-	if (ret != 0)
-		return -1;
+	if (fd < 0) {
+		size = ahead->size;
+		packed = ahead->got;
+		size_after = ahead->size_after;
+		if (packed > 0) {
+			ret = sqfs_writer_append(pk->wr, ahead->data,
+						 (size_t)packed);
+			if (ret != 0)
+				return writer_failed(pk, name, ret);
+			pk->bytes_done += packed;
+		}
+	} else {
+		size = (uint64_t)st.st_size;
+		ret = pack_data(pk, fd, name, size, &packed);
+		size_after =
+		    fstat(fd, &st) == 0 ? (uint64_t)st.st_size : packed;
+		close(fd);
+		if (ret != 0)
+			return -1;
+	}
+	size_warnings(name, size, packed, size_after);
 	ret = sqfs_writer_end_file(pk->wr);
 	return ret == 0 ? 0 : entry_failed(pk, e, ret);
 }

@@ -24,6 +24,15 @@ int gs_text_verror(const char *name, size_t line, const char *fmt, va_list ap)
 	return -1;
 }
 
+FILE *gs_text_open(const char *name)
+{
+	FILE *fp = fopen(name, "r");
+
+	if (fp == NULL)
+		tool_error(name, "%s", strerror(errno));
+	return fp;
+}
+
 static int read_lines(FILE *fp, const char *name, bool comments,
 		      int (*fn)(void *user, size_t line, char *text),
 		      void *user)

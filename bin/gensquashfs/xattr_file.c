@@ -274,13 +274,11 @@ int gs_apply_xattr_stream(FILE *fp, const char *name, gs_entries_t *entries)
 
 int gs_apply_xattr_file(const char *name, gs_entries_t *entries)
 {
-	FILE *fp = fopen(name, "r");
+	FILE *fp = gs_text_open(name);
 	int ret;
 
-	if (fp == NULL) {
-		tool_error(name, "%s", strerror(errno));
+	if (fp == NULL)
 		return -1;
-	}
 	ret = gs_apply_xattr_stream(fp, name, entries);
 	fclose(fp);
 	return ret;
