@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "gensquashfs.h"
+#include "common/fs_xattrs.h"
 #include "common/print.h"
 #include "sqfs/error.h"
 #include "sqfs/xattr.h"
@@ -27,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 /* Entries packed between giving their memory back. */
@@ -35,10 +35,6 @@
 
 /* Bytes read at a time. */
 #define READ_CHUNK (128u * 1024u)
-
-/* Most bytes of xattr names or of one value the kernel hands out. */
-#define XATTR_LIST_MAX_BYTES 65536u
-#define XATTR_VALUE_MAX_BYTES 65536u
 
 static int writer_failed(gs_packer_t *pk, const char *path, int ret)
 {
@@ -61,108 +57,11 @@ static int entry_failed(gs_packer_t *pk, const gs_entry_t *e, int ret)
 	return writer_failed(pk, where, ret);
 }
 
-static const char *shown(const char *path)
-{
-	return path[0] != '\0' ? path : ".";
-}
-
 /* ---- xattrs -------------------------------------------------------------- */
-
-typedef struct {
-	sqfs_xattr_t *list;
-	size_t count;
-	char *names;
-} xattrs_t;
-
-static void xattrs_free(xattrs_t *x)
-{
-	for (size_t i = 0; i < x->count; ++i)
-		free((void *)x->list[i].value);
-	free(x->list);
-	free(x->names);
-	memset(x, 0, sizeof(*x));
-}
-
-/* The xattrs of the entry at path below the scanned directory, without
- * following a symlink at the end. */
-static int read_xattrs(gs_packer_t *pk, const char *path, xattrs_t *x)
-{
-	char where[PATH_MAX + 64];
-	ssize_t len, vlen;
-	const char *why;
-	size_t n = 0;
-	char *name;
-
-	memset(x, 0, sizeof(*x));
-	if (path[0] == '\0')
-		snprintf(where, sizeof(where), "/proc/self/fd/%d/.", pk->dirfd);
-	else if ((size_t)snprintf(where, sizeof(where), "/proc/self/fd/%d/%s",
-				  pk->dirfd, path) >= sizeof(where)) {
-		tool_error(path, "path too long to read its xattrs");
-		return -1;
-	}
-
-	x->names = malloc(XATTR_LIST_MAX_BYTES);
-	if (x->names == NULL)
-		goto oom;
-	len = llistxattr(where, x->names, XATTR_LIST_MAX_BYTES);
-	if (len < 0) {
-		if (errno == ENOTSUP)
-			return 0;
-		tool_error(shown(path), "listing xattrs: %s", strerror(errno));
-		return -1;
-	}
-	for (name = x->names; name < x->names + len; name += strlen(name) + 1)
-		++n;
-	if (n == 0)
-		return 0;
-	x->list = calloc(n, sizeof(x->list[0]));
-	if (x->list == NULL)
-		goto oom;
-
-	for (name = x->names; name < x->names + len; name += strlen(name) + 1) {
-		uint8_t *value = malloc(XATTR_VALUE_MAX_BYTES);
-
-		if (value == NULL)
-			goto oom;
-		vlen = lgetxattr(where, name, value, XATTR_VALUE_MAX_BYTES);
-		if (vlen < 0) {
-			free(value);
-			/* removed since it was listed */
-			if (errno == ENODATA)
-				continue;
-			tool_error(shown(path), "xattr '%s': %s", name,
-				   strerror(errno));
-			return -1;
-		}
-		/* keep only what the value takes */
-		x->list[x->count].value =
-		    vlen > 0 ? realloc(value, (size_t)vlen) : value;
-		if (x->list[x->count].value == NULL) {
-			free(value);
-			goto oom;
-		}
-		x->list[x->count].key = name;
-		x->list[x->count].size = (size_t)vlen;
-		/* what the image cannot hold (system.posix_acl_access, say)
-		 * is left out, as a warning says */
-		if (sqfs_xattr_check(&x->list[x->count], &why) != 0) {
-			tool_warning(shown(path), "xattr '%s': %s; skipped",
-				     name, why);
-			free((void *)x->list[x->count].value);
-			continue;
-		}
-		x->count += 1;
-	}
-	return 0;
-oom:
-	tool_error(NULL, "out of memory");
-	return -1;
-}
 
 /* The xattr file's xattrs of e on top of those read: a key given there
  * replaces the value read. The copies are x's. */
-static int add_given_xattrs(xattrs_t *x, const gs_entry_t *e)
+static int add_given_xattrs(fs_xattrs_t *x, const gs_entry_t *e)
 {
 	sqfs_xattr_t *list;
 
@@ -424,7 +323,7 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e,
 		      const gs_ahead_file_t *ahead)
 {
 	sqfs_entry_attr_t attr;
-	xattrs_t x = {0};
+	fs_xattrs_t x = {0};
 	int ret;
 
 	if (e->hard_link) {
@@ -434,13 +333,13 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e,
 
 	make_attr(pk, e, &attr);
 	if (pk->opt->keep_xattr && !e->from_listing) {
-		if (read_xattrs(pk, e->path, &x) != 0) {
-			xattrs_free(&x);
+		if (fs_xattrs_read(pk->dirfd, e->path, true, &x) != 0) {
+			fs_xattrs_free(&x);
 			return -1;
 		}
 	}
 	if (add_given_xattrs(&x, e) != 0) {
-		xattrs_free(&x);
+		fs_xattrs_free(&x);
 		return -1;
 	}
 	attr.xattrs = x.list;
@@ -452,7 +351,7 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e,
 		break;
 	case S_IFREG:
 		ret = pack_file(pk, e, &attr, ahead);
-		xattrs_free(&x);
+		fs_xattrs_free(&x);
 		return ret;
 	case S_IFLNK:
 		ret =
@@ -462,7 +361,7 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e,
 		ret = sqfs_writer_add_special(pk->wr, e->path, &attr);
 		break;
 	}
-	xattrs_free(&x);
+	fs_xattrs_free(&x);
 	return ret == 0 ? 0 : entry_failed(pk, e, ret);
 }
 

@@ -7,7 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 
 # options KIND FILE: the sorted options a --help text (KIND help) or a man
-# page (KIND man, where roff writes each '-' as '\-') names
+# page (KIND man, where roff writes each '-' as '\-') names; a man page's
+# EXAMPLES are left out, as they may call other tools
 options() {
 	case $1 in
 	help)
@@ -17,16 +18,19 @@ options() {
 		} | sort -u
 		;;
 	man)
+		sed '/^\.SH EXAMPLES/,/^\.SH/{/^\.SH EXAMPLES/d;/^\.SH/!d;}' \
+			"$2" >"$WORK/page"
 		{
-			grep -oE -- '\\-\\-[a-z]([a-z]|\\-)*' "$2" | sed 's/\\-/-/g'
-			grep -oE '\\fB\\-[a-zA-Z0-9]\\f' "$2" |
+			grep -oE -- '\\-\\-[a-z]([a-z]|\\-)*' "$WORK/page" |
+				sed 's/\\-/-/g'
+			grep -oE '\\fB\\-[a-zA-Z0-9]\\f' "$WORK/page" |
 				sed 's/\\fB\\-/-/; s/\\f$//'
 		} | sort -u
 		;;
 	esac
 }
 
-for tool in tar2sqfs sqfs2tar gensquashfs rdsquashfs; do
+for tool in tar2sqfs sqfs2tar gensquashfs rdsquashfs sqfsdiff; do
 	bin=$abs_top_builddir/$tool
 	page=$abs_top_srcdir/doc/$tool.1
 	if [ ! -x "$bin" ] || [ ! -f "$page" ]; then

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * side.c - opening a side, an image or a directory, and what both kinds
+ * share: xattrs in one order, so that two lists compare entry by entry.
+ */
+#include "config.h"
+
+#include "side.h"
+#include "common/print.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+sd_side_t *sd_side_open(const char *path, const char *label, bool with_data,
+			unsigned int num_jobs)
+{
+	struct stat st;
+	int fd;
+
+	/* a directory is opened once and walked from that descriptor, so
+	 * that what was checked is what is read */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		tool_error(path, "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode))
+		return sd_dir_side_open(path, fd);
+	close(fd);
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		tool_error(path,
+			   "the %s side is neither an image nor a "
+			   "directory",
+			   label);
+		return NULL;
+	}
+	return sd_image_side_open(path, with_data, num_jobs);
+}
+
+void sd_side_close(sd_side_t *side)
+{
+	if (side != NULL)
+		side->ops->close(side);
+}
+
+const char *sd_side_name(const sd_side_t *side)
+{
+	return side->name;
+}
+
+const sqfs_super_t *sd_side_super(const sd_side_t *side)
+{
+	return side->ops->super(side);
+}
+
+int sd_side_head(sd_side_t *side, const sd_entry_t **out)
+{
+	return side->ops->head(side, out);
+}
+
+int sd_side_pop(sd_side_t *side)
+{
+	return side->ops->pop(side);
+}
+
+int sd_side_read(sd_side_t *side, const uint8_t **data, size_t *size)
+{
+	return side->ops->read(side, data, size);
+}
+
+int sd_side_rewind(sd_side_t *side)
+{
+	return side->ops->rewind(side);
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const sqfs_xattr_t *)a)->key,
+		      ((const sqfs_xattr_t *)b)->key);
+}
+
+int sd_side_xattrs(sd_side_t *side, const sqfs_xattr_t **list, size_t *count)
+{
+	sqfs_xattr_t *l;
+
+	if (side->ops->xattrs(side, &l, count) != 0)
+		return -1;
+	/* an image keeps them in the order they were written, a file
+	 * system in its own: only the set counts */
+	if (*count > 1)
+		qsort(l, *count, sizeof(l[0]), by_key);
+	*list = l;
+	return 0;
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sqfsdiff.h - what the parts of sqfsdiff share.
+ *
+ * sqfsdiff compares two trees, each an image or a directory (a "side").
+ * Both sides hand out their entries in one order: depth first, a
+ * directory before its contents, each directory's names in byte order.
+ * The image reader guarantees that order (it refuses listings out of
+ * order), and the directory side sorts what readdir gives. compare.c
+ * walks the two streams side by side, like merging two sorted lists, and
+ * never holds more than the entry at the head of each.
+ */
+#ifndef SQFSDIFF_H
+#define SQFSDIFF_H
+
+#include "sqfs/super.h"
+#include "sqfs/xattr.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit status, as diff(1) has it. */
+enum {
+	SD_EXIT_EQUAL = 0,
+	SD_EXIT_DIFFERENT = 1,
+	SD_EXIT_ERROR = 2,
+};
+
+/* What is compared besides the tree's shape, types, sizes, link
+ * targets, device numbers and xattrs. */
+typedef enum {
+	SD_NO_CONTENTS = 0x01,
+	SD_NO_OWNER = 0x02,
+	SD_NO_PERMS = 0x04,
+	SD_TIMESTAMPS = 0x08,
+	SD_INODE_NUMBERS = 0x10,
+	SD_SUPER = 0x20,
+} sd_flags_t;
+
+typedef struct {
+	const char *old_path;
+	const char *new_path;
+	/* -e: where differing files are written (DIR/old, DIR/new) */
+	const char *extract_dir;
+	unsigned int flags;
+	unsigned int num_jobs;
+} sd_options_t;
+
+/*
+ * Parse the command line into opt. Returns 0 to go on, 1 when done
+ * (--help, --version), -1 on an error (already printed).
+ */
+int sd_parse_options(int argc, char **argv, sd_options_t *opt);
+
+/* One entry of a side, valid until the side's next sd_side_pop. */
+typedef struct {
+	/* relative to the side's root, '/' separated; "" is the root */
+	const char *path;
+	/* S_IF* type bits and the permission bits */
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	int64_t mtime;
+	uint64_t inode_number;
+	/* regular files only */
+	uint64_t size;
+	/* devices only */
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	/* symlinks only */
+	const char *target;
+	/* a non-directory met before under another name: the path where it
+	 * was first met (its hard-link group's first member); else NULL */
+	const char *link_of;
+} sd_entry_t;
+
+typedef struct sd_side sd_side_t;
+
+/*
+ * Open path as a side: an image if it is a file, a directory tree if it
+ * is a directory. label ("old", "new") names it in messages along with
+ * the path. With_data says whether file contents will be read (so that
+ * an image side reads them ahead on num_jobs threads). Returns NULL
+ * after printing why.
+ */
+sd_side_t *sd_side_open(const char *path, const char *label, bool with_data,
+			unsigned int num_jobs);
+void sd_side_close(sd_side_t *side);
+
+/* The path as given, for messages. */
+const char *sd_side_name(const sd_side_t *side);
+
+/* The superblock, for an image side; NULL for a directory. */
+const sqfs_super_t *sd_side_super(const sd_side_t *side);
+
+/*
+ * The entry at the head of the side's stream: 0 with *out set, 1 when
+ * the stream has ended, -1 after printing an error (the comparison
+ * cannot go on). Calling it again without sd_side_pop gives the same
+ * entry.
+ */
+int sd_side_head(sd_side_t *side, const sd_entry_t **out);
+
+/* Done with the head entry. Returns 0 or -1 (printed). */
+int sd_side_pop(sd_side_t *side);
+
+/*
+ * The head entry's xattrs, sorted by key, in *list (owned by the side,
+ * valid until sd_side_pop); only the namespaces an image can hold
+ * (xattr.h). Returns 0 or -1 (printed).
+ */
+int sd_side_xattrs(sd_side_t *side, const sqfs_xattr_t **list, size_t *count);
+
+/*
+ * The next piece of the head entry's data (a regular file), in file
+ * order, from the start: 0 with *data and *size set (valid until the
+ * next call), 1 after the end, -1 after printing an error. Reading it a
+ * second time (sd_side_rewind) starts from the start again.
+ */
+int sd_side_read(sd_side_t *side, const uint8_t **data, size_t *size);
+
+/* Read the head entry's data again from the start. Returns 0 or -1. */
+int sd_side_rewind(sd_side_t *side);
+
+/*
+ * The comparison, printing one line per difference on stdout and a
+ * summary at the end. Returns an SD_EXIT_* value.
+ */
+int sd_compare(const sd_options_t *opt, sd_side_t *old_side,
+	       sd_side_t *new_side);
+
+/*
+ * -e: the files written for differences go below DIR/old and DIR/new,
+ * which must not exist yet (DIR is made if it is missing).
+ */
+typedef struct sd_extract sd_extract_t;
+
+sd_extract_t *sd_extract_open(const char *dir);
+void sd_extract_close(sd_extract_t *ex);
+
+/* Write the head entry of side (a regular file) to DIR/label/PATH.
+ * Returns 0 or -1 (printed). */
+int sd_extract_file(sd_extract_t *ex, sd_side_t *side, const char *label);
+
+#endif /* SQFSDIFF_H */

@@ -1,0 +1,413 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# sqfsdiff: pairs of trees that differ in exactly one thing each (contents,
+# size, mode, owner, mtime, an xattr, a symlink target, a device number,
+# an entry added or removed, a type change, hard-link structure, a name
+# that needs escaping), compared as directory/directory, image/image,
+# directory/image and image/directory, the images made with different
+# compressors and block sizes. Each must print exactly the expected lines
+# and exit 1; the flag that hides the difference must make it exit 0.
+# Then equal trees (images from two writers, basic and extended inodes),
+# -I, -S, -e, -j, bad input and damaged images (exit 2, no verdict).
+. "$(dirname "$0")/lib.sh"
+
+SD=${SD:-$abs_top_builddir/sqfsdiff}
+GS=${GS:-$abs_top_builddir/gensquashfs}
+[ -x "$SD" ] || hard_error "no tool to test at $SD (set SD)"
+[ -x "$GS" ] || hard_error "no gensquashfs at $GS (set GS)"
+
+# sd ARGS...: status in RC, output in $WORK/sd.out and $WORK/sd.err
+sd() {
+	"$SD" "$@" >"$WORK/sd.out" 2>"$WORK/sd.err"
+	RC=$?
+	if [ "$RC" -ge 126 ]; then
+		echo "sqfsdiff died (status $RC): $*"
+		cat "$WORK/sd.err"
+	fi
+	if grep -q 'Sanitizer\|runtime error' "$WORK/sd.err"; then
+		fail "sqfsdiff $*: sanitizer report"
+		head -20 "$WORK/sd.err"
+	fi
+	return 0
+}
+
+# pack DIR IMAGE [OPTIONS...]
+pack() {
+	local dir=$1 img=$2
+	shift 2
+	"$GS" -q -f -k -x -D "$dir" "$@" "$img" >"$WORK/gs.err" 2>&1 ||
+		{ cat "$WORK/gs.err"; hard_error "gensquashfs $dir failed"; }
+}
+
+T0=1600000000
+BASE=$WORK/base
+XATTRS=0
+make_base() {
+	local d=$1
+	mkdir -p "$d/a/b" "$d/c" "$d/d"
+	printf 'hello\n' >"$d/a/f"
+	# compressible, three blocks of 128 KiB and a tail
+	"$PYTHON" -c 'import sys
+sys.stdout.write("".join("line %06d of the big file\n" % i
+                         for i in range(12000)))' >"$d/a/b/big"
+	: >"$d/a/b/empty"
+	ln -s ../a/f "$d/c/l"
+	ln "$d/a/f" "$d/c/hl"
+	ln "$d/a/f" "$d/c/hl2"
+	printf 'one\n' >"$d/d/1"
+	printf 'same\n' >"$d/d/2"
+	printf 'same\n' >"$d/d/3"
+	printf 'spaced\n' >"$d/sp ace"
+	printf 'newline\n' >"$d/$(printf 'new\nline')"
+	mkfifo "$d/fifo"
+	truncate -s 1M "$d/sparse"
+	printf 'data' | dd of="$d/sparse" bs=1 seek=500000 conv=notrunc \
+		2>/dev/null
+	if [ "$IS_ROOT" = 1 ]; then
+		mknod "$d/cdev" c 1 3
+		mknod "$d/bdev" b 8 1
+	fi
+	if setfattr -n user.x -v yes "$d/d/1" 2>/dev/null; then
+		XATTRS=1
+		setfattr -n security.y -v 0x00ff "$d/d/1"
+	fi
+	chmod 0644 "$d/sp ace" "$d/$(printf 'new\nline')"
+	find "$d" -exec touch -h -d @$T0 {} +
+}
+make_base "$BASE"
+pack "$BASE" "$WORK/base.sqfs" -c gzip
+# another writer's choices: zstd, 4 KiB blocks, no tail packing
+pack "$BASE" "$WORK/base-z.sqfs" -c zstd -b 4096 -T
+
+# ------------------------------------------------------------ equal trees
+
+for pair in "$BASE $BASE" "$WORK/base.sqfs $WORK/base-z.sqfs" \
+	"$BASE $WORK/base.sqfs" "$WORK/base-z.sqfs $BASE"; do
+	set -- $pair
+	sd -T -a "$1" -b "$2"
+	name="equal $(basename "$1") $(basename "$2")"
+	expect_eq "$name: exit status" "$RC" 0
+	expect_eq "$name: output" "$(cat "$WORK/sd.out")" \
+		"equal: $(find "$BASE" -printf x | wc -c) entries compared"
+	check "$name: nothing on stderr" test ! -s "$WORK/sd.err"
+done
+
+# An image by another writer: mksquashfs (xz). Still the same tree.
+if [ -x "$MKSQUASHFS" ]; then
+	"$MKSQUASHFS" "$BASE" "$WORK/mk.sqfs" -quiet -no-progress \
+		-comp xz >/dev/null 2>&1 || hard_error "mksquashfs failed"
+	sd -T -a "$WORK/mk.sqfs" -b "$WORK/base.sqfs"
+	expect_eq "mksquashfs image against ours: exit status" "$RC" 0
+	sd -T -a "$WORK/mk.sqfs" -b "$BASE"
+	expect_eq "mksquashfs image against the directory: exit status" \
+		"$RC" 0
+fi
+
+# Basic and extended inodes: Debian's gensquashfs stores a directory of
+# 300 entries in a basic inode, ours in an extended one with an index.
+# (It also turns hard links into copies, which sqfsdiff reports, so the
+# tree here has none.)
+inode_type() { # IMAGE PATH
+	"$abs_top_builddir/rdsquashfs" -s "$2" "$1" | sed -n 's/^Inode type: //p'
+}
+if [ -x /usr/bin/gensquashfs ]; then
+	mkdir -p "$WORK/wide/d"
+	for i in $(seq 1 300); do printf '%s' "$i" >"$WORK/wide/d/entry$i"; done
+	/usr/bin/gensquashfs -q -f -D "$WORK/wide" "$WORK/wide-ng.sqfs" \
+		>/dev/null 2>&1 || hard_error "Debian's gensquashfs failed"
+	pack "$WORK/wide" "$WORK/wide.sqfs"
+	expect_eq "basic and extended: the inodes differ" \
+		"$(inode_type "$WORK/wide-ng.sqfs" d) / $(inode_type "$WORK/wide.sqfs" d)" \
+		"directory / extended directory"
+	sd -a "$WORK/wide-ng.sqfs" -b "$WORK/wide.sqfs"
+	expect_eq "basic and extended inodes: exit status" "$RC" 0
+	expect_eq "basic and extended inodes: output" "$(cat "$WORK/sd.out")" \
+		"equal: 302 entries compared"
+fi
+
+# ------------------------------------------------------------ one difference
+
+# mutation NAME FLAG COMMAND EXPECTED: apply COMMAND in a copy of the base
+# tree ($M), expect EXPECTED (lines) from every kind of pair, and equality
+# with FLAG (if not "-": "+T" means the difference shows only with -T).
+N=0
+mutation() {
+	local name=$1 flag=$2 cmd=$3 expected=$4 M old new
+	N=$((N + 1))
+	M=$WORK/m$N
+	cp -a "$BASE" "$M"
+	(cd "$M" && eval "$cmd") || hard_error "$name: mutation failed"
+	pack "$M" "$M.sqfs" -c zstd -b 4096
+	for old in "$BASE" "$WORK/base.sqfs"; do
+		for new in "$M" "$M.sqfs"; do
+			local what="$name ($(basename "$old") vs $(basename "$new"))"
+			local opts=
+			[ "$flag" = "+T" ] && opts=-T
+			sd $opts -a "$old" -b "$new"
+			expect_eq "$what: exit status" "$RC" 1
+			expect_eq "$what: lines" \
+				"$(sed '$d' "$WORK/sd.out")" "$expected"
+			check "$what: summary" \
+				grep -q '^different: [0-9]* differences' \
+				"$WORK/sd.out"
+			check "$what: nothing on stderr" test ! -s "$WORK/sd.err"
+			case $flag in
+			-) ;;
+			+T) sd -a "$old" -b "$new"
+				expect_eq "$what: without -T" "$RC" 0 ;;
+			*) sd "$flag" -a "$old" -b "$new"
+				expect_eq "$what: with $flag" "$RC" 0 ;;
+			esac
+		done
+	done
+	# the other way round, the values swap
+	sd ${flag#+} -a "$M.sqfs" -b "$BASE"
+	[ "$flag" = "-" ] && sd -a "$M.sqfs" -b "$BASE"
+}
+
+mutation "contents" -C \
+	"printf X | dd of=a/b/big bs=1 seek=200000 conv=notrunc 2>/dev/null; touch -d @$T0 a/b/big" \
+	"/a/b/big: contents differ from byte 200000"
+mutation "contents of a sparse file, in a hole" -C \
+	"printf X | dd of=sparse bs=1 seek=100 conv=notrunc 2>/dev/null; touch -d @$T0 sparse" \
+	"/sparse: contents differ from byte 100"
+mutation "size" - \
+	"printf X >>a/b/big; touch -d @$T0 a/b/big" \
+	"/a/b/big: size: 336000 -> 336001"
+mutation "mode" -P "chmod 0600 'sp ace'" \
+	"/sp ace: mode: 0644 -> 0600"
+mutation "mode of a name with a line break" -P \
+	"chmod 0600 \"\$(printf 'new\\nline')\"" \
+	"/new\\012line: mode: 0644 -> 0600"
+mutation "mtime" +T "touch -d @$((T0 + 1)) d/2" \
+	"/d/2: mtime: $T0 -> $((T0 + 1))"
+mutation "symlink target" - \
+	"ln -sfn ../a/b c/l; touch -h -d @$T0 c/l c" \
+	"/c/l: link target: '../a/f' -> '../a/b'"
+mutation "file added" - "printf new >d/4; touch -d @$T0 d/4 d" \
+	"/d/4: only in new (regular file)"
+mutation "file removed" - "rm d/3; touch -d @$T0 d" \
+	"/d/3: only in old (regular file)"
+mutation "directory added" - \
+	"mkdir -p e/x; : >e/x/1; : >e/2; find e . -maxdepth 0 -exec touch -d @$T0 {} +; find e -exec touch -d @$T0 {} +" \
+	"/e: only in new (directory, 3 entries below)"
+mutation "directory removed" - "rm -r d; touch -d @$T0 ." \
+	"/d: only in old (directory, 3 entries below)"
+mutation "type: file to directory" - \
+	"rm d/1; mkdir d/1; : >d/1/z; find d -exec touch -d @$T0 {} +" \
+	"/d/1: type: regular file -> directory"
+mutation "type: directory to file" - \
+	"rm -r d; printf x >d; touch -d @$T0 d ." \
+	"/d: type: directory -> regular file"
+mutation "type: file to symlink" - \
+	"rm d/2; ln -s 1 d/2; touch -h -d @$T0 d/2 d" \
+	"/d/2: type: regular file -> symbolic link"
+mutation "hard link broken" - \
+	"rm c/hl2; cp -a a/f c/hl2.tmp; mv c/hl2.tmp c/hl2; touch -d @$T0 c" \
+	"/c/hl2: hard link to: /a/f -> none"
+mutation "hard link made" - \
+	"rm d/3; ln d/2 d/3; touch -d @$T0 d" \
+	"/d/3: hard link to: none -> /d/2"
+if [ "$IS_ROOT" = 1 ]; then
+	mutation "owner" -O "chown 1234:5678 a/b/empty" \
+		"/a/b/empty: owner: 0:0 -> 1234:5678"
+	mutation "device number" - \
+		"rm cdev; mknod cdev c 1 5; touch -d @$T0 cdev ." \
+		"/cdev: device: 1:3 -> 1:5"
+	mutation "type: device" - \
+		"rm cdev; mknod cdev b 1 3; touch -d @$T0 cdev ." \
+		"/cdev: type: character device -> block device"
+fi
+if [ "$XATTRS" = 1 ]; then
+	mutation "xattr value" - "setfattr -n user.x -v no d/1" \
+		'/d/1: xattr user.x: "yes" -> "no"'
+	mutation "binary xattr value" - "setfattr -n security.y -v 0x01ff d/1" \
+		'/d/1: xattr security.y: 0x00FF -> 0x01FF'
+	mutation "xattr added" - "setfattr -n user.z -v 1 d/3" \
+		"/d/3: xattr user.z: only in new"
+	mutation "xattr removed" - "setfattr -x user.x d/1" \
+		"/d/1: xattr user.x: only in old"
+fi
+
+# ------------------------------------------------------------ options
+
+# the report does not depend on the number of jobs
+M=$WORK/many
+cp -a "$BASE" "$M"
+for f in a/b/big d/1 d/2 sparse; do
+	printf Z | dd of="$M/$f" bs=1 seek=2 conv=notrunc 2>/dev/null
+done
+chmod 0700 "$M/a"
+pack "$M" "$M.sqfs" -c xz
+sd -j 1 -a "$WORK/base.sqfs" -b "$M.sqfs"
+cp "$WORK/sd.out" "$WORK/j1.out"
+for j in 2 4 16; do
+	sd -j $j -a "$WORK/base.sqfs" -b "$M.sqfs"
+	check "-j $j: the same report as -j 1" cmp -s "$WORK/sd.out" "$WORK/j1.out"
+done
+expect_eq "-j: differences found" \
+	"$(sed '$d' "$WORK/j1.out" | cut -d: -f1 | tr '\n' ' ')" \
+	"/a /a/b/big /d/1 /d/2 /sparse "
+
+# -I: an image against itself is equal; a copied tree differs in every
+# inode number
+sd -I -a "$WORK/base.sqfs" -b "$WORK/base.sqfs"
+expect_eq "-I: an image against itself" "$RC" 0
+cp -a "$BASE" "$WORK/copy"
+sd -I -a "$BASE" -b "$WORK/copy"
+expect_eq "-I: a copy: exit status" "$RC" 1
+expect_eq "-I: a copy: one line per entry but the hard links" \
+	"$(grep -c 'inode number: ' "$WORK/sd.out")" \
+	"$(find "$BASE" -printf x | wc -c)"
+sd -a "$BASE" -b "$WORK/copy"
+expect_eq "a copy without -I" "$RC" 0
+
+# -S: superblocks
+sd -S -a "$WORK/base.sqfs" -b "$WORK/base-z.sqfs"
+expect_eq "-S: exit status" "$RC" 1
+check "-S: compressor" grep -qx 'superblock: compressor: gzip -> zstd' \
+	"$WORK/sd.out"
+check "-S: block size" grep -qx 'superblock: block size: 131072 -> 4096' \
+	"$WORK/sd.out"
+expect_eq "-S: no entry differs" "$(grep -vc '^superblock: ' "$WORK/sd.out")" 1
+sd -S -a "$WORK/base.sqfs" -b "$WORK/base.sqfs"
+expect_eq "-S: an image against itself" "$RC" 0
+sd -S -a "$WORK/base.sqfs" -b "$BASE"
+expect_eq "-S with a directory: exit status" "$RC" 2
+check "-S with a directory: says why" grep -q 'both sides must be images' \
+	"$WORK/sd.err"
+
+# -e: the two versions of each differing file, and one-sided files
+M=$WORK/ex
+cp -a "$BASE" "$M"
+printf X | dd of="$M/a/b/big" bs=1 seek=5 conv=notrunc 2>/dev/null
+printf 'grown' >>"$M/d/2"
+printf 'added\n' >"$M/d/new"
+rm "$M/d/3"
+pack "$M" "$M.sqfs" -c lz4
+for new in "$M" "$M.sqfs"; do
+	for old in "$BASE" "$WORK/base.sqfs"; do
+		what="-e ($(basename "$old") vs $(basename "$new"))"
+		rm -rf "$WORK/x"
+		sd -e "$WORK/x" -a "$old" -b "$new"
+		expect_eq "$what: exit status" "$RC" 1
+		check "$what: old big" cmp -s "$WORK/x/old/a/b/big" "$BASE/a/b/big"
+		check "$what: new big" cmp -s "$WORK/x/new/a/b/big" "$M/a/b/big"
+		check "$what: old d/2" cmp -s "$WORK/x/old/d/2" "$BASE/d/2"
+		check "$what: new d/2" cmp -s "$WORK/x/new/d/2" "$M/d/2"
+		check "$what: removed d/3" cmp -s "$WORK/x/old/d/3" "$BASE/d/3"
+		check "$what: added d/new" cmp -s "$WORK/x/new/d/new" "$M/d/new"
+		expect_eq "$what: nothing else" \
+			"$(cd "$WORK/x" && find . -type f | sort | tr '\n' ' ')" \
+			"./new/a/b/big ./new/d/2 ./new/d/new ./old/a/b/big ./old/d/2 ./old/d/3 "
+	done
+done
+sd -e "$WORK/x" -a "$BASE" -b "$M"
+expect_eq "-e into a folder used before: exit status" "$RC" 2
+check "-e into a folder used before: says why" grep -q 'old: File exists' \
+	"$WORK/sd.err"
+check "-e into a folder used before: no verdict" \
+	test ! -s "$WORK/sd.out"
+
+# ------------------------------------------------------------ bad input
+
+sd -a "$WORK/missing" -b "$BASE"
+expect_eq "missing old: exit status" "$RC" 2
+check "missing old: named" grep -q "sqfsdiff: $WORK/missing: No such file" \
+	"$WORK/sd.err"
+sd -a "$BASE" -b "$WORK/missing"
+expect_eq "missing new: exit status" "$RC" 2
+head -c 20000 /dev/urandom >"$WORK/junk"
+sd -a "$WORK/junk" -b "$BASE"
+expect_eq "not an image: exit status" "$RC" 2
+check "not an image: named" grep -q "sqfsdiff: $WORK/junk: " "$WORK/sd.err"
+sd -a "$BASE"
+expect_eq "no --new: exit status" "$RC" 2
+sd -a "$BASE" -b "$BASE" extra
+expect_eq "an extra argument: exit status" "$RC" 2
+sd --bogus -a "$BASE" -b "$BASE"
+expect_eq "an unknown option: exit status" "$RC" 2
+sd -j 0 -a "$BASE" -b "$BASE"
+expect_eq "-j 0: exit status" "$RC" 2
+sd -a /dev/null -b "$BASE"
+expect_eq "a character device as a side: exit status" "$RC" 2
+sd --help
+expect_eq "--help: exit status" "$RC" 0
+sd --version
+expect_eq "--version: exit status" "$RC" 0
+
+# a damaged data block: found while comparing contents, after the lines
+# for the entries before it; exit 2 and no verdict
+cp "$WORK/base.sqfs" "$WORK/bad.sqfs"
+# the first data block starts right after the superblock
+printf '\377\377\377\377' | dd of="$WORK/bad.sqfs" bs=1 seek=120 \
+	conv=notrunc 2>/dev/null
+for other in "$BASE" "$WORK/base-z.sqfs"; do
+	sd -a "$other" -b "$WORK/bad.sqfs"
+	expect_eq "damaged data block vs $(basename "$other"): exit status" \
+		"$RC" 2
+	check "damaged data block: no verdict" \
+		sh -c "! grep -q '^equal\\|^different' '$WORK/sd.out'"
+	check "damaged data block: the image named" \
+		grep -q "sqfsdiff: $WORK/bad.sqfs: " "$WORK/sd.err"
+done
+head -c 5000 "$WORK/base.sqfs" >"$WORK/short.sqfs"
+sd -a "$WORK/short.sqfs" -b "$BASE"
+expect_eq "a truncated image: exit status" "$RC" 2
+
+# Damage everywhere: each byte of the superblock and the tables in turn,
+# and every 13th of the data blocks, complemented; the image compared
+# with the directory it was made from. Never a crash or another status
+# than 0, 1, 2, and a verdict never follows an error. Damage to a data
+# block is never "equal" (contents are compared); elsewhere it can be,
+# where the byte is one no reader needs (the superblock's time, an unused
+# field): those offsets are printed.
+"$PYTHON" - "$SD" "$WORK/base-z.sqfs" "$BASE" "$WORK/dmg.sqfs" <<'PYEOF' >"$WORK/sweep.out"
+import struct, subprocess, sys
+sd, image, tree, out = sys.argv[1:5]
+data = open(image, "rb").read()
+used = struct.unpack_from("<Q", data, 40)[0]
+inode_table = struct.unpack_from("<Q", data, 64)[0]
+bad = equal = runs = 0
+off = 0
+while off < len(data):
+    d = bytearray(data)
+    d[off] ^= 0xFF
+    open(out, "wb").write(d)
+    r = subprocess.run([sd, "-a", out, "-b", tree], capture_output=True)
+    runs += 1
+    verdict = r.stdout.startswith(b"equal") or b"\nequal" in r.stdout or \
+        b"different:" in r.stdout
+    if r.returncode not in (0, 1, 2) or b"Sanitizer" in r.stderr or \
+            (r.returncode == 2 and verdict):
+        bad += 1
+        print("offset %d: status %d" % (off, r.returncode))
+    if r.returncode == 0 and 96 <= off < inode_table:
+        bad += 1
+        print("offset %d (data): equal" % off)
+    elif r.returncode == 0 and off < used:
+        equal += 1
+        print("offset %d: equal" % off)
+    off += 13 if 96 <= off < inode_table else 1
+print("runs %d bad %d equal %d" % (runs, bad, equal))
+PYEOF
+grep equal "$WORK/sweep.out" | tr '\n' ' '; echo
+expect_eq "damage everywhere: no crash, no verdict after an error" \
+	"$(sed -n 's/^runs [0-9]* bad \([0-9]*\).*/\1/p' "$WORK/sweep.out")" 0
+
+# an entry the user may not read (as root: run as nobody)
+if [ "$IS_ROOT" = 1 ] && command -v setpriv >/dev/null; then
+	chmod 0755 "$WORK"
+	cp -a "$BASE" "$WORK/closed"
+	chmod -R a+rX "$WORK/closed" "$BASE"
+	chmod 0000 "$WORK/closed/d"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$SD" -a "$BASE" -b "$WORK/closed" >"$WORK/sd.out" 2>"$WORK/sd.err"
+	expect_eq "an unreadable directory: exit status" "$?" 2
+	check "an unreadable directory: named" \
+		grep -q "closed: d: Permission denied" "$WORK/sd.err"
+	check "an unreadable directory: no verdict" \
+		sh -c "! grep -q '^equal\\|^different' '$WORK/sd.out'"
+fi
+
+finish
