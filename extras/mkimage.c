@@ -13,20 +13,16 @@
 
 #include <sqfs/squashfs.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static int fail(const char *what, int ret)
-{
-	fprintf(stderr, "mkimage: %s: %s\n", what, sqfs_error_string(ret));
-	return 1;
-}
 
 int main(int argc, char **argv)
 {
 	static const char text[] = "Hello from libsquashfs!\n";
 	sqfs_xattr_t xattr = {"user.comment", "made by mkimage", 15};
+	char why[SQFS_ERROR_TEXT_SIZE];
 	sqfs_writer_options_t opt;
 	sqfs_writer_stats_t stats;
 	sqfs_entry_attr_t attr;
@@ -39,16 +35,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/* A new file: never overwrite one, which a failure would remove. */
 	ret = sqfs_file_open(&file, argv[1], 0);
-	if (ret != 0)
-		return fail(argv[1], ret);
+	if (ret != 0) {
+		/* an I/O error leaves the system's reason in errno */
+		fprintf(stderr, "mkimage: %s: %s\n", argv[1],
+			ret == SQFS_ERROR_IO ? strerror(errno)
+					     : sqfs_error_string(ret));
+		return 1;
+	}
 
 	sqfs_writer_options_init(&opt);
+	/* fixed times make the same image on every run */
 	opt.mkfs_time = 1700000000;
-	ret = sqfs_writer_create(file, &opt, &wr, NULL);
+	opt.default_mtime = 1700000000;
+	ret = sqfs_writer_create(file, &opt, &wr, why);
 	if (ret != 0) {
+		fprintf(stderr, "mkimage: %s: %s\n", argv[1], why);
 		sqfs_file_destroy(file);
-		return fail("creating the writer", ret);
+		remove(argv[1]);
+		return 1;
 	}
 
 	memset(&attr, 0, sizeof(attr));
@@ -83,10 +89,14 @@ int main(int argc, char **argv)
 	if (ret == 0)
 		ret = sqfs_writer_finish(wr);
 	if (ret != 0) {
+		/* the words name what was wrong; the code only its kind */
+		fprintf(stderr, "mkimage: %s: %s\n", argv[1],
+			sqfs_writer_error(wr));
 		sqfs_writer_destroy(wr);
 		sqfs_file_destroy(file);
+		/* an unfinished image is of no use to anyone */
 		remove(argv[1]);
-		return fail("building the image", ret);
+		return 1;
 	}
 
 	sqfs_writer_get_stats(wr, &stats);
