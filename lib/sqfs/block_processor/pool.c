@@ -2,7 +2,7 @@
 /*
  * pool.c - the thread-pool back end.
  *
- * Three queues (doc/block-processor.md has the whole design):
+ * Three queues (doc/parallelism.md has the whole design):
  *   work queue  FIFO of submitted blocks, each holding its processing
  *               number (proc_seq); workers take from the front. FILE_END
  *               markers have nothing to process and skip it.
