@@ -24,10 +24,10 @@
 #include "config.h"
 
 #include "gensquashfs.h"
+#include "common/fs_dir.h"
 #include "common/print.h"
 #include "util/hash_table.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -112,66 +112,14 @@ static int find_link(scan_t *s, const struct stat *st, size_t index,
 	return 0;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The names in the directory at fd (which is taken over), sorted. */
 static int read_names(scan_t *s, int fd, char ***out, size_t *count)
 {
-	DIR *dir = fdopendir(fd);
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-
-	*out = NULL;
-	*count = 0;
-	if (dir == NULL) {
-		tool_error(s->path[0] ? s->path : ".", "%s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(dir);
-		if (de == NULL)
-			break;
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (n == cap) {
-			char **nn;
-
-			cap = cap ? 2 * cap : 64;
-			nn = realloc(names, cap * sizeof(nn[0]));
-			if (nn == NULL)
-				goto fail_oom;
-			names = nn;
-		}
-		names[n] = strdup(de->d_name);
-		if (names[n] == NULL)
-			goto fail_oom;
-		++n;
-	}
-	if (errno != 0) {
-		tool_error(s->path[0] ? s->path : ".", "reading: %s",
-			   strerror(errno));
-		goto fail;
-	}
-	closedir(dir);
-	if (n > 1)
-		qsort(names, n, sizeof(names[0]), by_name);
-	*out = names;
-	*count = n;
-	return 0;
-fail_oom:
-	oom();
-fail:
-	while (n > 0)
-		free(names[--n]);
-	free(names);
-	closedir(dir);
+	if (fs_dir_names(fd, out, count) == 0)
+		return 0;
+	if (errno == ENOMEM)
+		return oom();
+	tool_error(s->path[0] ? s->path : ".", "%s", strerror(errno));
 	return -1;
 }
 
@@ -207,26 +155,13 @@ static int scan_entry(scan_t *s, int dfd, const char *name, char *path)
 	if (S_ISREG(st.st_mode))
 		s->out->total_bytes += (uint64_t)st.st_size;
 	if (S_ISLNK(st.st_mode)) {
-		size_t size = (size_t)st.st_size + 1;
-		ssize_t n;
-
-		/* a target that grew since lstat is cut: read it again */
-		for (;;) {
-			char *buf = realloc(ent->target, size + 1);
-
-			if (buf == NULL)
+		if (fs_read_link(dfd, name, (size_t)st.st_size, &ent->target) !=
+		    0) {
+			if (errno == ENOMEM)
 				return oom();
-			ent->target = buf;
-			n = readlinkat(dfd, name, ent->target, size + 1);
-			if (n < 0) {
-				tool_error(path, "%s", strerror(errno));
-				return -1;
-			}
-			if ((size_t)n <= size)
-				break;
-			size *= 2;
+			tool_error(path, "%s", strerror(errno));
+			return -1;
 		}
-		ent->target[n] = '\0';
 		return 0;
 	}
 

@@ -23,11 +23,11 @@
 #include "config.h"
 
 #include "side.h"
+#include "common/fs_dir.h"
 #include "common/fs_xattrs.h"
 #include "common/print.h"
 #include "util/hash_table.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -110,19 +110,10 @@ static int fail_at(dir_side_t *s, const char *path, const char *why)
 	return -1;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Push the directory at fd (taken over), whose path is path. */
 static int push_dir(dir_side_t *s, int fd, const char *path)
 {
-	frame_t *f;
-	DIR *dir;
-	struct dirent *de;
-	size_t cap = 0;
-	int dfd;
+	frame_t f;
 
 	if (s->depth == s->stack_cap) {
 		size_t ncap = s->stack_cap ? 2 * s->stack_cap : 16;
@@ -135,74 +126,34 @@ static int push_dir(dir_side_t *s, int fd, const char *path)
 		s->stack = ns;
 		s->stack_cap = ncap;
 	}
+	memset(&f, 0, sizeof(f));
 	/* the listing takes fd over; entries are looked up through a
 	 * second descriptor of the same directory */
-	dfd = dup(fd);
-	if (dfd < 0) {
+	f.fd = dup(fd);
+	if (f.fd < 0) {
 		close(fd);
 		return fail_at(s, path, strerror(errno));
 	}
-	dir = fdopendir(fd);
-	if (dir == NULL) {
-		close(fd);
-		close(dfd);
-		return fail_at(s, path, strerror(errno));
+	if (fs_dir_names(fd, &f.names, &f.count) != 0) {
+		close(f.fd);
+		return errno == ENOMEM ? oom()
+				       : fail_at(s, path, strerror(errno));
 	}
-	f = &s->stack[s->depth];
-	memset(f, 0, sizeof(*f));
-	f->fd = dfd;
-	f->path = strdup(path);
-	if (f->path == NULL)
-		goto fail_oom;
-	s->depth += 1;
-
-	for (;;) {
-		errno = 0;
-		de = readdir(dir);
-		if (de == NULL)
-			break;
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (f->count == cap) {
-			char **nn;
-
-			cap = cap ? 2 * cap : 64;
-			nn = realloc(f->names, cap * sizeof(nn[0]));
-			if (nn == NULL)
-				goto fail_oom_pushed;
-			f->names = nn;
-		}
-		f->names[f->count] = strdup(de->d_name);
-		if (f->names[f->count] == NULL)
-			goto fail_oom_pushed;
-		f->count += 1;
+	f.path = strdup(path);
+	if (f.path == NULL) {
+		close(f.fd);
+		fs_dir_names_free(f.names, f.count);
+		return oom();
 	}
-	if (errno != 0) {
-		fail_at(s, path, strerror(errno));
-		closedir(dir);
-		return -1;
-	}
-	closedir(dir);
-	if (f->count > 1)
-		qsort(f->names, f->count, sizeof(f->names[0]), by_name);
+	s->stack[s->depth++] = f;
 	return 0;
-fail_oom:
-	close(dfd);
-	closedir(dir);
-	return oom();
-fail_oom_pushed:
-	closedir(dir);
-	return oom();
 }
 
 static void pop_dir(dir_side_t *s)
 {
 	frame_t *f = &s->stack[--s->depth];
 
-	for (size_t i = 0; i < f->count; ++i)
-		free(f->names[i]);
-	free(f->names);
+	fs_dir_names_free(f->names, f->count);
 	free(f->path);
 	close(f->fd);
 }
@@ -250,29 +201,6 @@ oom:
 	return NULL;
 }
 
-static int read_target(dir_side_t *s)
-{
-	size_t size = (size_t)s->st.st_size + 1;
-	ssize_t n;
-
-	/* a target that grew since lstat is cut: read it again */
-	for (;;) {
-		char *buf = realloc(s->target, size + 1);
-
-		if (buf == NULL)
-			return oom();
-		s->target = buf;
-		n = readlinkat(s->dfd, s->name, s->target, size + 1);
-		if (n < 0)
-			return fail_at(s, s->path, strerror(errno));
-		if ((size_t)n <= size)
-			break;
-		size *= 2;
-	}
-	s->target[n] = '\0';
-	return 0;
-}
-
 /* Fill in the head from s->st, s->path, s->dfd and s->name. */
 static int make_head(dir_side_t *s)
 {
@@ -293,8 +221,11 @@ static int make_head(dir_side_t *s)
 		h->dev_minor = (uint32_t)minor(s->st.st_rdev);
 	}
 	if (S_ISLNK(s->st.st_mode)) {
-		if (read_target(s) != 0)
-			return -1;
+		if (fs_read_link(s->dfd, s->name, (size_t)s->st.st_size,
+				 &s->target) != 0)
+			return errno == ENOMEM
+				   ? oom()
+				   : fail_at(s, s->path, strerror(errno));
 		h->target = s->target;
 	}
 	if (!S_ISDIR(s->st.st_mode) && s->st.st_nlink > 1) {
