@@ -127,9 +127,11 @@ fi
 
 # ------------------------------------------------------------ one difference
 
-# mutation NAME FLAG COMMAND EXPECTED: apply COMMAND in a copy of the base
-# tree ($M), expect EXPECTED (lines) from every kind of pair, and equality
-# with FLAG (if not "-": "+T" means the difference shows only with -T).
+# mutation NAME FLAG COMMAND EXPECTED [deb]: apply COMMAND in a copy of the
+# base tree ($M), expect EXPECTED (lines) from every kind of pair, and
+# equality with FLAG (if not "-": "+T" means the difference shows only
+# with -T); with deb, Debian's sqfsdiff must find a difference too.
+DEB_SQFSDIFF=/usr/bin/sqfsdiff
 N=0
 mutation() {
 	local name=$1 flag=$2 cmd=$3 expected=$4 M old new
@@ -160,22 +162,26 @@ mutation() {
 			esac
 		done
 	done
-	# the other way round, the values swap
-	sd ${flag#+} -a "$M.sqfs" -b "$BASE"
-	[ "$flag" = "-" ] && sd -a "$M.sqfs" -b "$BASE"
+	# Debian's sqfsdiff (two images only) as a second opinion, where it
+	# sees this kind of difference (it misses a changed symlink target
+	# and xattr value, and calls basic and extended inodes different)
+	if [ "${5:-}" = deb ] && [ -x "$DEB_SQFSDIFF" ]; then
+		"$DEB_SQFSDIFF" -a "$WORK/base.sqfs" -b "$M.sqfs" >/dev/null 2>&1
+		expect_eq "$name: Debian's sqfsdiff agrees" "$?" 1
+	fi
 }
 
 mutation "contents" -C \
 	"printf X | dd of=a/b/big bs=1 seek=200000 conv=notrunc 2>/dev/null; touch -d @$T0 a/b/big" \
-	"/a/b/big: contents differ from byte 200000"
+	"/a/b/big: contents differ from byte 200000" deb
 mutation "contents of a sparse file, in a hole" -C \
 	"printf X | dd of=sparse bs=1 seek=100 conv=notrunc 2>/dev/null; touch -d @$T0 sparse" \
 	"/sparse: contents differ from byte 100"
 mutation "size" - \
 	"printf X >>a/b/big; touch -d @$T0 a/b/big" \
-	"/a/b/big: size: 336000 -> 336001"
+	"/a/b/big: size: 336000 -> 336001" deb
 mutation "mode" -P "chmod 0600 'sp ace'" \
-	"/sp ace: mode: 0644 -> 0600"
+	"/sp ace: mode: 0644 -> 0600" deb
 mutation "mode of a name with a line break" -P \
 	"chmod 0600 \"\$(printf 'new\\nline')\"" \
 	"/new\\012line: mode: 0644 -> 0600"
@@ -185,9 +191,9 @@ mutation "symlink target" - \
 	"ln -sfn ../a/b c/l; touch -h -d @$T0 c/l c" \
 	"/c/l: link target: '../a/f' -> '../a/b'"
 mutation "file added" - "printf new >d/4; touch -d @$T0 d/4 d" \
-	"/d/4: only in new (regular file)"
+	"/d/4: only in new (regular file)" deb
 mutation "file removed" - "rm d/3; touch -d @$T0 d" \
-	"/d/3: only in old (regular file)"
+	"/d/3: only in old (regular file)" deb
 mutation "directory added" - \
 	"mkdir -p e/x; : >e/x/1; : >e/2; find e . -maxdepth 0 -exec touch -d @$T0 {} +; find e -exec touch -d @$T0 {} +" \
 	"/e: only in new (directory, 3 entries below)"
@@ -201,7 +207,7 @@ mutation "type: directory to file" - \
 	"/d: type: directory -> regular file"
 mutation "type: file to symlink" - \
 	"rm d/2; ln -s 1 d/2; touch -h -d @$T0 d/2 d" \
-	"/d/2: type: regular file -> symbolic link"
+	"/d/2: type: regular file -> symbolic link" deb
 mutation "hard link broken" - \
 	"rm c/hl2; cp -a a/f c/hl2.tmp; mv c/hl2.tmp c/hl2; touch -d @$T0 c" \
 	"/c/hl2: hard link to: /a/f -> none"
@@ -210,10 +216,10 @@ mutation "hard link made" - \
 	"/d/3: hard link to: none -> /d/2"
 if [ "$IS_ROOT" = 1 ]; then
 	mutation "owner" -O "chown 1234:5678 a/b/empty" \
-		"/a/b/empty: owner: 0:0 -> 1234:5678"
+		"/a/b/empty: owner: 0:0 -> 1234:5678" deb
 	mutation "device number" - \
 		"rm cdev; mknod cdev c 1 5; touch -d @$T0 cdev ." \
-		"/cdev: device: 1:3 -> 1:5"
+		"/cdev: device: 1:3 -> 1:5" deb
 	mutation "type: device" - \
 		"rm cdev; mknod cdev b 1 3; touch -d @$T0 cdev ." \
 		"/cdev: type: character device -> block device"
