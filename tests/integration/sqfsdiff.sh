@@ -125,6 +125,30 @@ if [ -x /usr/bin/gensquashfs ]; then
 		"equal: 302 entries compared"
 fi
 
+# Names whose byte order is not their order as paths ("a" < "a/b" <
+# "a-c", though '-' sorts below '/'), names in both Unicode normal forms,
+# in other scripts, and not UTF-8 at all: a directory against its image
+# is equal, and a difference deep among them is named at its own path.
+O=$WORK/order
+mkdir -p "$O/a/b" "$O/a-c" "$O/a.d/x" "$O/$(printf '\303\251')" \
+	"$O/$(printf 'e\314\201')"
+for n in a0 a-c/1 a.d/x/2 a/b/3 a/- '\303\251/nfc' 'e\314\201/nfd' \
+	'\316\261\316\262' '\344\270\255\346\226\207' '\377\376' 'a/\001'; do
+	printf "$n" >"$O/$(printf "$n")"
+done
+pack "$O" "$WORK/order.sqfs" -c lzo
+sd -a "$O" -b "$WORK/order.sqfs"
+expect_eq "names in every order: exit status" "$RC" 0
+expect_eq "names in every order: output" "$(cat "$WORK/sd.out")" \
+	"equal: $(find "$O" -printf x | wc -c) entries compared"
+printf 'changed' >"$O/a.d/x/2"
+printf 'changed' >"$O/$(printf 'e\314\201/nfd')"
+chmod 0600 "$O/a/$(printf '\001')"
+sd -a "$WORK/order.sqfs" -b "$O"
+expect_eq "names in every order, three changed: lines" \
+	"$(sed '$d' "$WORK/sd.out")" \
+	"$(printf '/a/\\001: mode: 0644 -> 0600\n/a.d/x/2: contents differ from byte 0\n/e\314\201/nfd: contents differ from byte 0\n')"
+
 # ------------------------------------------------------------ one difference
 
 # mutation NAME FLAG COMMAND EXPECTED [deb]: apply COMMAND in a copy of the
