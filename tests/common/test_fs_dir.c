@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_fs_dir.c - a directory's names in byte order, a symlink's target
+ * of any length, and an entry's xattrs as an image can hold them
+ * (lib/common/fs_dir.c, fs_xattrs.c).
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "common/fs_dir.h"
+#include "common/fs_xattrs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static int make_dir(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_fs_dir.XXXXXX");
+	return mkdtemp(dir) != NULL ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+	char cmd[128];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int open_dir(void)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static void touch_at(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+static void test_names_sorted(void **state)
+{
+	/* byte order: unsigned, so UTF-8 and 0xff sort after ASCII; a
+	 * prefix before its extensions; '-' (0x2d) before '/'-free '0' */
+	static const char *const made[] = {
+	    "b", "\xff", "a-c", "\xc3\xa9", "a", "A", "a0", "\x01", "ab",
+	};
+	static const char *const sorted[] = {
+	    "\x01", "A", "a", "a-c", "a0", "ab", "b", "\xc3\xa9", "\xff",
+	};
+	size_t n = sizeof(made) / sizeof(made[0]), count;
+	char **names;
+	int dfd = open_dir();
+	(void)state;
+
+	for (size_t i = 0; i < n; ++i)
+		touch_at(dfd, made[i]);
+	assert_int_equal(fs_dir_names(dup(dfd), &names, &count), 0);
+	assert_int_equal(count, n);
+	for (size_t i = 0; i < n; ++i)
+		assert_string_equal(names[i], sorted[i]);
+	fs_dir_names_free(names, count);
+	close(dfd);
+}
+
+static void test_names_empty_and_bad(void **state)
+{
+	char **names = (char **)1;
+	size_t count = 7;
+	int dfd = open_dir(), sub;
+	(void)state;
+
+	assert_int_equal(mkdirat(dfd, "empty", 0755), 0);
+	sub = openat(dfd, "empty", O_RDONLY | O_DIRECTORY);
+	assert_true(sub >= 0);
+	/* "." and ".." are never names */
+	assert_int_equal(fs_dir_names(sub, &names, &count), 0);
+	assert_int_equal(count, 0);
+	fs_dir_names_free(names, count);
+
+	/* not a directory: an error with errno, nothing returned */
+	touch_at(dfd, "file");
+	sub = openat(dfd, "file", O_RDONLY);
+	assert_true(sub >= 0);
+	errno = 0;
+	assert_int_equal(fs_dir_names(sub, &names, &count), -1);
+	assert_int_equal(errno, ENOTDIR);
+	assert_null(names);
+	assert_int_equal(count, 0);
+	close(dfd);
+}
+
+static void test_read_link(void **state)
+{
+	char long_target[3000];
+	char *target = NULL;
+	int dfd = open_dir();
+	(void)state;
+
+	memset(long_target, 'x', sizeof(long_target) - 1);
+	long_target[sizeof(long_target) - 1] = '\0';
+	assert_int_equal(symlinkat("short", dfd, "s"), 0);
+	assert_int_equal(symlinkat(long_target, dfd, "l"), 0);
+
+	assert_int_equal(fs_read_link(dfd, "s", 5, &target), 0);
+	assert_string_equal(target, "short");
+	/* a hint far below the real size (the target grew since lstat):
+	 * read again, never cut */
+	assert_int_equal(fs_read_link(dfd, "l", 1, &target), 0);
+	assert_string_equal(target, long_target);
+	/* a hint above it */
+	assert_int_equal(fs_read_link(dfd, "s", 100, &target), 0);
+	assert_string_equal(target, "short");
+
+	errno = 0;
+	assert_int_equal(fs_read_link(dfd, "missing", 5, &target), -1);
+	assert_int_equal(errno, ENOENT);
+	free(target);
+	close(dfd);
+}
+
+static void test_xattrs(void **state)
+{
+	fs_xattrs_t x;
+	char path[128];
+	int dfd = open_dir();
+	(void)state;
+
+	touch_at(dfd, "f");
+	assert_int_equal(symlinkat("f", dfd, "link"), 0);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	if (setxattr(path, "user.one", "1", 1, 0) != 0) {
+		/* a file system without user xattrs: none read */
+		assert_int_equal(fs_xattrs_read(dfd, "f", false, &x), 0);
+		assert_int_equal(x.count, 0);
+		fs_xattrs_free(&x);
+		close(dfd);
+		skip();
+	}
+	assert_int_equal(setxattr(path, "user.two", "\0\1", 2, 0), 0);
+
+	assert_int_equal(fs_xattrs_read(dfd, "f", false, &x), 0);
+	assert_int_equal(x.count, 2);
+	for (size_t i = 0; i < x.count; ++i) {
+		if (strcmp(x.list[i].key, "user.one") == 0) {
+			assert_int_equal(x.list[i].size, 1);
+			assert_memory_equal(x.list[i].value, "1", 1);
+		} else {
+			assert_string_equal(x.list[i].key, "user.two");
+			assert_int_equal(x.list[i].size, 2);
+			assert_memory_equal(x.list[i].value, "\0\1", 2);
+		}
+	}
+	fs_xattrs_free(&x);
+	assert_null(x.list);
+
+	/* the symlink's own (none), never its target's */
+	assert_int_equal(fs_xattrs_read(dfd, "link", false, &x), 0);
+	assert_int_equal(x.count, 0);
+	fs_xattrs_free(&x);
+
+	/* a missing entry is an error */
+	assert_int_equal(fs_xattrs_read(dfd, "missing", false, &x), -1);
+	fs_xattrs_free(&x);
+	close(dfd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_names_sorted, make_dir,
+					    remove_dir),
+	    cmocka_unit_test_setup_teardown(test_names_empty_and_bad, make_dir,
+					    remove_dir),
+	    cmocka_unit_test_setup_teardown(test_read_link, make_dir,
+					    remove_dir),
+	    cmocka_unit_test_setup_teardown(test_xattrs, make_dir, remove_dir),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
