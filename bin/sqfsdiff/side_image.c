@@ -186,7 +186,8 @@ static int image_head(sd_side_t *side, const sd_entry_t **out)
 static int image_pop(sd_side_t *side)
 {
 	image_side_t *s = (image_side_t *)side;
-	char *path;
+	const sqfs_ahead_entry_t *e;
+	queued_t *q;
 	int ret;
 
 	if (!s->have_head)
@@ -195,13 +196,15 @@ static int image_pop(sd_side_t *side)
 	s->xattrs = NULL;
 	s->xattr_count = 0;
 	s->have_head = false;
-	/* the path outlives the pop for the message */
-	path = strdup(s->head.path);
+	/* the queue gives the entry's pointer back to its owner: freed
+	 * here, after the message that may name its path */
+	e = sqfs_read_ahead_oldest(s->ahead);
+	q = e != NULL ? e->user : NULL;
 	/* data left unread is skipped: a bad block there is still bad */
 	ret = sqfs_read_ahead_pop(s->ahead);
 	if (ret != 0)
-		failed(s, path);
-	free(path);
+		failed(s, q != NULL ? q->path : NULL);
+	queued_free(q);
 	return ret == 0 ? 0 : -1;
 }
 
