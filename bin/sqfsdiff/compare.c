@@ -167,51 +167,74 @@ static const char *type_name(uint32_t mode)
 
 /* ---- contents ------------------------------------------------------------ */
 
+/* The offset of the first byte of p[0..n) that is not zero, or n. */
+static size_t first_nonzero(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	/* memcmp against the data shifted by one byte is all zeros if
+	 * and only if the first byte is zero and every byte equals the
+	 * next: fast, without a buffer of zeros */
+	if (n > 0 && p[0] == 0 && memcmp(p, p + 1, n - 1) == 0)
+		return n;
+	while (i < n && p[i] == 0)
+		++i;
+	return i;
+}
+
 /*
  * Compare the head files' data piece by piece; the two sides cut it in
  * pieces of their own (block sizes differ between images, a directory is
- * read in chunks), so each piece is compared as far as the other reaches.
- * Returns 0 with *first_diff UINT64_MAX if equal, or the offset of the
- * first byte that differs; -1 after an error.
+ * read in chunks and its holes are single pieces), so each piece is
+ * compared as far as the other reaches. Zeros against zeros cost
+ * nothing. Returns 0 with *first_diff UINT64_MAX if equal, or the offset
+ * of the first byte that differs; -1 after an error.
  */
 static int compare_data(cmp_t *c, uint64_t size, uint64_t *first_diff)
 {
-	const uint8_t *p[2] = {NULL, NULL};
+	sd_piece_t piece[2];
 	size_t left[2] = {0, 0};
 	bool ended[2] = {false, false};
 	uint64_t pos = 0;
 
 	*first_diff = UINT64_MAX;
 	for (;;) {
-		size_t n;
+		size_t n, i;
 
-		for (int i = 0; i < 2; ++i) {
-			while (left[i] == 0 && !ended[i]) {
-				int ret =
-				    sd_side_read(c->side[i], &p[i], &left[i]);
+		for (int k = 0; k < 2; ++k) {
+			while (left[k] == 0 && !ended[k]) {
+				int ret = sd_side_read(c->side[k], &piece[k]);
 
 				if (ret < 0)
 					return -1;
-				if (ret > 0) {
-					ended[i] = true;
-					left[i] = 0;
-				}
+				if (ret > 0)
+					ended[k] = true;
+				else
+					left[k] = piece[k].size;
 			}
 		}
 		if (ended[0] || ended[1])
 			break;
 		n = left[0] < left[1] ? left[0] : left[1];
-		if (memcmp(p[0], p[1], n) != 0) {
-			size_t i = 0;
-
-			while (p[0][i] == p[1][i])
-				++i;
+		if (piece[0].zeros && piece[1].zeros)
+			i = n;
+		else if (piece[0].zeros)
+			i = first_nonzero(piece[1].data, n);
+		else if (piece[1].zeros)
+			i = first_nonzero(piece[0].data, n);
+		else if (memcmp(piece[0].data, piece[1].data, n) == 0)
+			i = n;
+		else
+			for (i = 0; piece[0].data[i] == piece[1].data[i]; ++i)
+				;
+		if (i < n) {
 			*first_diff = pos + i;
 			return 0;
 		}
-		for (int i = 0; i < 2; ++i) {
-			p[i] += n;
-			left[i] -= n;
+		for (int k = 0; k < 2; ++k) {
+			if (!piece[k].zeros)
+				piece[k].data += n;
+			left[k] -= n;
 		}
 		pos += n;
 	}

@@ -112,8 +112,7 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, const char *label)
 {
 	const sd_entry_t *e;
 	char *path, *name, *slash;
-	const uint8_t *data;
-	size_t size;
+	sd_piece_t piece;
 	int at, fd = -1, ret = -1;
 
 	if (sd_side_head(side, &e) != 0)
@@ -156,17 +155,25 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, const char *label)
 		goto out;
 	}
 	for (;;) {
-		int r = sd_side_read(side, &data, &size);
+		int r = sd_side_read(side, &piece);
 
 		if (r < 0)
 			goto out;
 		if (r > 0)
 			break;
-		if (write_all(fd, data, size) != 0) {
+		/* zeros become a hole, as they were on the side */
+		if (piece.zeros ? lseek(fd, (off_t)piece.size, SEEK_CUR) < 0
+				: write_all(fd, piece.data, piece.size) != 0) {
 			tool_error(ex->dir, "%s/%s: %s", label, e->path,
 				   strerror(errno));
 			goto out;
 		}
+	}
+	/* a file that ends in a hole gets its size */
+	if (ftruncate(fd, lseek(fd, 0, SEEK_CUR)) != 0) {
+		tool_error(ex->dir, "%s/%s: %s", label, e->path,
+			   strerror(errno));
+		goto out;
 	}
 	if (close(fd) != 0) {
 		fd = -1;

@@ -69,9 +69,9 @@ int sd_side_pop(sd_side_t *side)
 	return side->ops->pop(side);
 }
 
-int sd_side_read(sd_side_t *side, const uint8_t **data, size_t *size)
+int sd_side_read(sd_side_t *side, sd_piece_t *out)
 {
-	return side->ops->read(side, data, size);
+	return side->ops->read(side, out);
 }
 
 int sd_side_rewind(sd_side_t *side)

@@ -13,7 +13,7 @@ typedef struct {
 	int (*pop)(sd_side_t *side);
 	/* the head entry's xattrs, any order, owned by the side until pop */
 	int (*xattrs)(sd_side_t *side, sqfs_xattr_t **list, size_t *count);
-	int (*read)(sd_side_t *side, const uint8_t **data, size_t *size);
+	int (*read)(sd_side_t *side, sd_piece_t *out);
 	int (*rewind)(sd_side_t *side);
 	const sqfs_super_t *(*super)(const sd_side_t *side);
 	void (*close)(sd_side_t *side);

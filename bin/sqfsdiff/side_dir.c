@@ -357,9 +357,15 @@ static int dir_xattrs(sd_side_t *side, sqfs_xattr_t **list, size_t *count)
 	return 0;
 }
 
-static int dir_read(sd_side_t *side, const uint8_t **data, size_t *size)
+/* Holes are handed out at most this large a piece. */
+#define HOLE_PIECE_MAX (1u << 30)
+
+static int dir_read(sd_side_t *side, sd_piece_t *out)
 {
 	dir_side_t *s = (dir_side_t *)side;
+	uint64_t end = s->head.size, next;
+	size_t want = READ_CHUNK;
+	off_t at;
 	ssize_t n;
 
 	if (s->data_fd < 0) {
@@ -368,22 +374,48 @@ static int dir_read(sd_side_t *side, const uint8_t **data, size_t *size)
 			return -1;
 		s->data_pos = 0;
 	}
+	/* past the size lstat saw: a file that grew is compared as it was
+	 * (its size was taken then) */
+	if (s->data_pos >= end)
+		return 1;
+
+	/* a hole is one piece of zeros, not read: a sparse file of a
+	 * terabyte compares in no time. A file system without SEEK_DATA
+	 * says the whole file is data. */
+	at = lseek(s->data_fd, (off_t)s->data_pos, SEEK_DATA);
+	if (at < 0 && errno == ENXIO)
+		at = (off_t)end;
+	if (at >= 0 && (uint64_t)at > s->data_pos) {
+		next = (uint64_t)at < end ? (uint64_t)at : end;
+		if (next - s->data_pos > HOLE_PIECE_MAX)
+			next = s->data_pos + HOLE_PIECE_MAX;
+		out->data = NULL;
+		out->zeros = true;
+		out->size = (size_t)(next - s->data_pos);
+		s->data_pos = next;
+		return 0;
+	}
+	at = lseek(s->data_fd, (off_t)s->data_pos, SEEK_HOLE);
+	if (at >= 0 && (uint64_t)at > s->data_pos &&
+	    (uint64_t)at - s->data_pos < want)
+		want = (size_t)((uint64_t)at - s->data_pos);
+	if (end - s->data_pos < want)
+		want = (size_t)(end - s->data_pos);
+
 	if (s->buf == NULL && (s->buf = malloc(READ_CHUNK)) == NULL)
 		return oom();
 	do {
-		n = pread(s->data_fd, s->buf, READ_CHUNK, (off_t)s->data_pos);
+		n = pread(s->data_fd, s->buf, want, (off_t)s->data_pos);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return fail_at(s, s->path, strerror(errno));
-	/* past the size lstat saw: the file grew, which the size check
-	 * of the comparison reports; stop there */
-	if (n == 0 || s->data_pos >= s->head.size)
+	/* the file shrank since lstat: the comparison sees it end early */
+	if (n == 0)
 		return 1;
-	if (s->data_pos + (uint64_t)n > s->head.size)
-		n = (ssize_t)(s->head.size - s->data_pos);
 	s->data_pos += (uint64_t)n;
-	*data = s->buf;
-	*size = (size_t)n;
+	out->data = s->buf;
+	out->size = (size_t)n;
+	out->zeros = false;
 	return 0;
 }
 

@@ -224,10 +224,11 @@ static int image_xattrs(sd_side_t *side, sqfs_xattr_t **list, size_t *count)
 	return 0;
 }
 
-static int image_read(sd_side_t *side, const uint8_t **data, size_t *size)
+static int image_read(sd_side_t *side, sd_piece_t *out)
 {
 	image_side_t *s = (image_side_t *)side;
 	uint64_t blocks;
+	uint32_t word;
 	int ret;
 
 	if (s->data_done)
@@ -242,24 +243,34 @@ static int image_read(sd_side_t *side, const uint8_t **data, size_t *size)
 		}
 		if (ret != 0)
 			return failed(s, s->head.path);
-		*data = blk.data;
-		*size = blk.size;
+		out->zeros = (blk.flags & SQFS_FILE_BLOCK_SPARSE) != 0;
+		out->data = out->zeros ? NULL : blk.data;
+		out->size = blk.size;
 		return 0;
 	}
 
 	/* the listed blocks, then the tail in a fragment if there is one */
 	blocks = sqfs_inode_block_count(s->inode,
 					sqfs_image_super(s->img)->block_size);
-	if (s->inode->data.file.fragment_index != SQFS_NO_FRAGMENT)
-		blocks += 1;
-	if (s->next_block >= blocks) {
+	if (s->next_block >=
+	    blocks + (s->inode->data.file.fragment_index != SQFS_NO_FRAGMENT)) {
 		s->data_done = true;
 		return 1;
 	}
-	ret = sqfs_data_reader_get_block(s->data, s->inode, s->next_block, data,
-					 size);
+	ret = sqfs_data_reader_get_block(s->data, s->inode, s->next_block,
+					 &out->data, &out->size);
 	if (ret != 0)
 		return failed(s, s->head.path);
+	/* a listed block of size 0 is sparse (the payload need not be
+	 * aligned for uint32_t) */
+	out->zeros = false;
+	if (s->next_block < blocks) {
+		memcpy(&word, s->inode->payload + s->next_block * sizeof(word),
+		       sizeof(word));
+		out->zeros = word == 0;
+	}
+	if (out->zeros)
+		out->data = NULL;
 	s->next_block += 1;
 	return 0;
 }

@@ -11,6 +11,8 @@
 #   rdsquashfs -l /, -d, -c, -s and -x on some files, -u / into a fresh
 #                     target
 #   sqfs2tar          the whole image as a tar stream
+#   sqfsdiff          the image against itself, -j 2: equal, or refused
+#                     (status 2) with no verdict; never "different"
 # (the tools when they are built), each under `timeout`. A case fails if a
 # program is killed by a signal or the timeout, prints a sanitizer report,
 # exits with a status other than 0 or 1 (read_image: reports an internal
@@ -25,7 +27,7 @@
 # command, default 30), HOSTILE_STRICT=1 (a hostile image the library
 # accepts fails the test, instead of being reported), HOSTILE_KEEP=DIR
 # (copy every failing image there), HOSTILE_VERBOSE=1 (a line per run),
-# RDSQUASHFS / SQFS2TAR (other tools to test). Exit status (automake): 0 pass, 1 fail, 99 hard error.
+# RDSQUASHFS / SQFS2TAR / SQFSDIFF (other tools to test). Exit status (automake): 0 pass, 1 fail, 99 hard error.
 
 set -u
 
@@ -39,6 +41,7 @@ READ_IMAGE=$abs_top_builddir/tests/hostile/read_image
 TAR2SQFS=$abs_top_builddir/tar2sqfs
 RDSQUASHFS=${RDSQUASHFS:-$abs_top_builddir/rdsquashfs}
 SQFS2TAR=${SQFS2TAR:-$abs_top_builddir/sqfs2tar}
+SQFSDIFF=${SQFSDIFF:-$abs_top_builddir/sqfsdiff}
 MUTANTS=${HOSTILE_MUTANTS:-8}
 SEED=${HOSTILE_SEED:-1}
 TMO=${HOSTILE_TIMEOUT:-30}
@@ -76,6 +79,9 @@ HAVE_S2T=0
 [ -x "$SQFS2TAR" ] && HAVE_S2T=1
 [ "$HAVE_RD" = 1 ] || echo "note: no $RDSQUASHFS: its part is skipped"
 [ "$HAVE_S2T" = 1 ] || echo "note: no $SQFS2TAR: its part is skipped"
+HAVE_SD=0
+[ -x "$SQFSDIFF" ] && HAVE_SD=1
+[ "$HAVE_SD" = 1 ] || echo "note: no $SQFSDIFF: its part is skipped"
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/hostile.XXXXXX") || hard_error "mktemp"
 cleanup() {
@@ -358,6 +364,25 @@ run_case() { # IMAGE-NAME EXPECT
 			fail "$case" "sqfs2tar fails on a valid image:" \
 				"$(head -n 3 "$err")"
 	fi
+	if [ "$HAVE_SD" = 1 ]; then
+		# the same bytes on both sides, read by two readers at once
+		(cd "$W/run/cwd" && timeout -k 5 "$TMO" "$SQFSDIFF" -j 2 \
+			-a "$img" -b "$img" >"$W/run/sd.out" 2>"$err" </dev/null)
+		r=$?
+		case $r in
+		0) judge "$case" "sqfsdiff" 0 "$err" ;;
+		2) judge "$case" "sqfsdiff" 1 "$err"
+			grep -q '^equal\|^different' "$W/run/sd.out" &&
+				fail "$case" "sqfsdiff: a verdict after an error" ;;
+		1) judge "$case" "sqfsdiff" 1 "$err"
+			fail "$case" "sqfsdiff: the image differs from itself:" \
+				"$(head -n 3 "$W/run/sd.out")" ;;
+		*) judge "$case" "sqfsdiff" "$r" "$err" ;;
+		esac
+		[ "$expect" = accept ] && [ "$r" != 0 ] &&
+			fail "$case" "sqfsdiff refuses a valid image:" \
+				"$(head -n 3 "$err")"
+	fi
 	return 0
 }
 
@@ -373,8 +398,8 @@ echo "hostile: $CASES cases (library: $LIB_OK read, $LIB_REJ rejected);" \
 	"($SILENT silently), $CRASHED crashed, $HUNG hung," \
 	"$ESCAPED escaped, $INCONSISTENT inconsistent; $LENIENT hostile" \
 	"images the library reads; ${SECS}s"
-[ "$HAVE_RD$HAVE_S2T" = 11 ] || echo "hostile: tools tested:" \
-	"rdsquashfs=$HAVE_RD sqfs2tar=$HAVE_S2T"
+[ "$HAVE_RD$HAVE_S2T$HAVE_SD" = 111 ] || echo "hostile: tools tested:" \
+	"rdsquashfs=$HAVE_RD sqfs2tar=$HAVE_S2T sqfsdiff=$HAVE_SD"
 if [ "$FAILS" -gt 0 ]; then
 	echo "hostile: $FAILS failures in:$FAILED_CASES"
 	exit 1

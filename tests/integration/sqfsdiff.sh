@@ -339,6 +339,50 @@ check "-e into a folder used before: says why" grep -q 'old: File exists' \
 check "-e into a folder used before: no verdict" \
 	test ! -s "$WORK/sd.out"
 
+# Holes: a 64 GiB file of holes with a few bytes of data is compared in
+# pieces of holes, not byte by byte (a timeout would catch a reader that
+# reads them), whichever side it is on; a byte written into a hole is
+# found at its offset, and -e writes both versions back as sparse files.
+S=$WORK/holes
+mkdir -p "$S"
+truncate -s 64G "$S/huge"
+printf 'mid' | dd of="$S/huge" bs=1 seek=$((40 << 30)) conv=notrunc 2>/dev/null
+truncate -s 256M "$S/small"
+printf 'end' | dd of="$S/small" bs=1 seek=$((200 << 20)) conv=notrunc 2>/dev/null
+pack "$S" "$WORK/holes.sqfs" -c gzip
+for pair in "$S $WORK/holes.sqfs" "$WORK/holes.sqfs $S" \
+	"$WORK/holes.sqfs $WORK/holes.sqfs" "$S $S"; do
+	set -- $pair
+	what="holes: $(basename "$1") vs $(basename "$2")"
+	timeout 60 "$SD" -a "$1" -b "$2" >"$WORK/sd.out" 2>"$WORK/sd.err"
+	expect_eq "$what: exit status" "$?" 0
+done
+printf 'X' | dd of="$S/huge" bs=1 seek=$((50 << 30)) conv=notrunc 2>/dev/null
+printf 'Y' | dd of="$S/small" bs=1 seek=$((100 << 20)) conv=notrunc 2>/dev/null
+for pair in "$WORK/holes.sqfs $S" "$S $WORK/holes.sqfs"; do
+	set -- $pair
+	what="holes, a byte in each: $(basename "$1") vs $(basename "$2")"
+	rm -rf "$WORK/hx"
+	timeout 60 "$SD" -e "$WORK/hx" -a "$1" -b "$2" >"$WORK/sd.out" 2>"$WORK/sd.err"
+	expect_eq "$what: exit status" "$?" 1
+	expect_eq "$what: lines" "$(sed '$d' "$WORK/sd.out")" \
+		"$(printf '/huge: contents differ from byte %s\n/small: contents differ from byte %s' \
+			$((50 << 30)) $((100 << 20)))"
+done
+# the last run: old is the changed tree, new the image of the first
+check "holes, -e: the old version back" cmp -s "$WORK/hx/old/small" "$S/small"
+cp "$S/small" "$WORK/small.orig"
+printf '\000' | dd of="$WORK/small.orig" bs=1 seek=$((100 << 20)) \
+	conv=notrunc 2>/dev/null
+check "holes, -e: the new version back" \
+	cmp -s "$WORK/hx/new/small" "$WORK/small.orig"
+expect_eq "holes, -e: sizes" \
+	"$(stat -c %s "$WORK/hx/old/huge" "$WORK/hx/new/huge" | xargs)" \
+	"$((64 << 30)) $((64 << 30))"
+expect_eq "holes, -e: written sparse (at most 1 MiB of 64 GiB on disk)" \
+	"$(du -k "$WORK/hx/old/huge" "$WORK/hx/new/huge" |
+		awk '{ n += ($1 <= 1024) } END { print n }')" 2
+
 # ------------------------------------------------------------ bad input
 
 sd -a "$WORK/missing" -b "$BASE"
