@@ -65,8 +65,11 @@ sys.stdout.write("".join("line %06d of the big file\n" % i
 		2>/dev/null
 	if [ "$IS_ROOT" = 1 ]; then
 		mknod "$d/cdev" c 1 3
-		mknod "$d/bdev" b 8 1
+		# the largest device number an image holds
+		mknod "$d/bdev" b 4095 1048575
 	fi
+	"$PYTHON" -c 'import socket, sys
+socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$d/sock"
 	if setfattr -n user.x -v yes "$d/d/1" 2>/dev/null; then
 		XATTRS=1
 		setfattr -n security.y -v 0x00ff "$d/d/1"
