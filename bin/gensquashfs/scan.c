@@ -25,8 +25,8 @@
 
 #include "gensquashfs.h"
 #include "common/fs_dir.h"
+#include "common/fs_links.h"
 #include "common/print.h"
-#include "util/hash_table.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,24 +34,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Where each multiply-linked inode was first met. Chained by inode
- * number: two devices may have the same one. */
-typedef struct {
-	dev_t dev;
-	ino_t ino;
-	size_t entry;
-	/* the previous record with the same inode number, or SIZE_MAX */
-	size_t prev;
-} link_rec_t;
-
 typedef struct {
 	gs_entries_t *out;
 	bool one_file_system;
 	dev_t root_dev;
-	hash_table_t by_ino;
-	link_rec_t *links;
-	size_t link_count;
-	size_t link_cap;
+	/* where each multiply-linked inode was first met: its entry */
+	fs_links_t links;
 	/* the path of the directory being read, for messages */
 	char *path;
 } scan_t;
@@ -69,47 +57,6 @@ static gs_entry_t *add_entry(scan_t *s, char *path, const struct stat *st)
 	if (ent != NULL)
 		gs_stat_set(&ent->st, st);
 	return ent;
-}
-
-/* The entry first met with st's device and inode, or SIZE_MAX; else
- * remember index as that entry. Returns -1 if out of memory. */
-static int find_link(scan_t *s, const struct stat *st, size_t index,
-		     size_t *first)
-{
-	uint64_t head;
-	size_t i = SIZE_MAX;
-
-	if (hash_table_get(&s->by_ino, (uint64_t)st->st_ino, &head))
-		i = (size_t)head;
-	for (; i != SIZE_MAX; i = s->links[i].prev) {
-		if (s->links[i].dev == st->st_dev) {
-			*first = s->links[i].entry;
-			return 0;
-		}
-	}
-	*first = SIZE_MAX;
-
-	if (s->link_count == s->link_cap) {
-		size_t cap = s->link_cap ? 2 * s->link_cap : 256;
-		link_rec_t *n = realloc(s->links, cap * sizeof(n[0]));
-
-		if (n == NULL)
-			return -1;
-		s->links = n;
-		s->link_cap = cap;
-	}
-	s->links[s->link_count].dev = st->st_dev;
-	s->links[s->link_count].ino = st->st_ino;
-	s->links[s->link_count].entry = index;
-	s->links[s->link_count].prev =
-	    hash_table_get(&s->by_ino, (uint64_t)st->st_ino, &head)
-		? (size_t)head
-		: SIZE_MAX;
-	if (hash_table_put(&s->by_ino, (uint64_t)st->st_ino, s->link_count) !=
-	    0)
-		return -1;
-	s->link_count += 1;
-	return 0;
 }
 
 /* The names in the directory at fd (which is taken over), sorted. */
@@ -131,7 +78,8 @@ static int scan_entry(scan_t *s, int dfd, const char *name, char *path)
 {
 	struct stat st, opened;
 	gs_entry_t *ent;
-	size_t index = s->out->count, first;
+	size_t index = s->out->count;
+	uint64_t first;
 	int fd;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -144,9 +92,11 @@ static int scan_entry(scan_t *s, int dfd, const char *name, char *path)
 		return oom();
 
 	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-		if (find_link(s, &st, index, &first) != 0)
+		int found = fs_links_find(&s->links, &st, index, &first);
+
+		if (found < 0)
 			return oom();
-		if (first != SIZE_MAX) {
+		if (found > 0) {
 			ent->hard_link = true;
 			ent->target = strdup(s->out->list[first].path);
 			return ent->target != NULL ? 0 : oom();
@@ -247,7 +197,7 @@ int gs_scan(int dirfd, const char *name, bool one_file_system,
 	memset(&s, 0, sizeof(s));
 	s.out = out;
 	s.one_file_system = one_file_system;
-	hash_table_init(&s.by_ino);
+	fs_links_init(&s.links);
 
 	if (fstat(dirfd, &st) != 0) {
 		tool_error(name, "%s", strerror(errno));
@@ -264,7 +214,6 @@ int gs_scan(int dirfd, const char *name, bool one_file_system,
 	}
 	s.path = (char *)"";
 	ret = scan_dir(&s, fd, "");
-	hash_table_cleanup(&s.by_ino);
-	free(s.links);
+	fs_links_cleanup(&s.links);
 	return ret;
 }

@@ -6,6 +6,7 @@
 
 #include "rdsquashfs.h"
 #include "common/print.h"
+#include "common/write_all.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@ static int to_stdout(void *user, uint64_t offset, const uint8_t *data,
 	(void)user;
 	(void)offset;
 	(void)sparse;
-	if (rd_write_all(STDOUT_FILENO, data, size) != 0) {
+	if (write_all(STDOUT_FILENO, data, size) != 0) {
 		tool_error("standard output", "%s", strerror(errno));
 		return 1;
 	}

@@ -74,21 +74,3 @@ int rd_read_file(rd_ctx_t *ctx, const sqfs_inode_t *inode, bool ahead,
 	}
 	return offset == size ? 0 : SQFS_ERROR_CORRUPTED;
 }
-
-int rd_write_all(int fd, const void *data, size_t size)
-{
-	const uint8_t *p = data;
-
-	while (size > 0) {
-		ssize_t n = write(fd, p, size);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
-}

@@ -146,7 +146,4 @@ rd_queued_t *rd_ahead_oldest(rd_ctx_t *ctx, bool *with_data);
  * -1 after a failure there (printed if report). */
 int rd_ahead_pop(rd_ctx_t *ctx, bool report);
 
-/* Write all of size bytes to fd at its current position (stdout). */
-int rd_write_all(int fd, const void *data, size_t size);
-
 #endif /* RDSQUASHFS_H */

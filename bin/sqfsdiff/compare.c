@@ -326,7 +326,7 @@ static int extract_both(cmp_t *c)
 		return 0;
 	for (int i = 0; i < 2; ++i) {
 		if (sd_side_rewind(c->side[i]) != 0 ||
-		    sd_extract_file(c->extract, c->side[i], labels[i]) != 0)
+		    sd_extract_file(c->extract, c->side[i], i) != 0)
 			return -1;
 	}
 	return 0;
@@ -418,12 +418,34 @@ static int compare_pair(cmp_t *c, const sd_entry_t *a, const sd_entry_t *b)
 
 /* ---- the walk ------------------------------------------------------------ */
 
-/* The head of side i exists there only: report it, and skip (counting)
- * what lies below it if it is a directory. */
+/* Pop side i's head, the directory dir (a copy of its path, which goes
+ * with the pop), and everything below it, counted in *below. */
+static int pop_subtree(cmp_t *c, int i, const char *dir, uint64_t *below)
+{
+	const sd_entry_t *e;
+	int ret;
+
+	*below = 0;
+	if (sd_side_pop(c->side[i]) != 0)
+		return -1;
+	for (;;) {
+		ret = sd_side_head(c->side[i], &e);
+		if (ret != 0)
+			return ret < 0 ? -1 : 0;
+		if (!is_below(e->path, dir))
+			return 0;
+		*below += 1;
+		if (sd_side_pop(c->side[i]) != 0)
+			return -1;
+	}
+}
+
+/* The head of side i exists there only: report it; a directory is one
+ * line, with what lies below it counted, not listed. */
 static int one_sided(cmp_t *c, int i, const sd_entry_t *e)
 {
 	sd_side_t *side = c->side[i];
-	uint64_t below = 0;
+	uint64_t below;
 	char *dir;
 	int ret;
 
@@ -432,7 +454,7 @@ static int one_sided(cmp_t *c, int i, const sd_entry_t *e)
 		differ(c, e->path, "only in %s (%s)", labels[i],
 		       type_name(e->mode));
 		if (S_ISREG(e->mode) && c->extract != NULL &&
-		    sd_extract_file(c->extract, side, labels[i]) != 0)
+		    sd_extract_file(c->extract, side, i) != 0)
 			return -1;
 		return sd_side_pop(side);
 	}
@@ -441,43 +463,13 @@ static int one_sided(cmp_t *c, int i, const sd_entry_t *e)
 		tool_error(NULL, "out of memory");
 		return -1;
 	}
-	if (sd_side_pop(side) != 0)
-		goto fail;
-	for (;;) {
-		ret = sd_side_head(side, &e);
-		if (ret < 0)
-			goto fail;
-		if (ret > 0 || !is_below(e->path, dir))
-			break;
-		below += 1;
-		if (sd_side_pop(side) != 0)
-			goto fail;
-	}
-	differ(c, dir, "only in %s (directory, %" PRIu64 " entries below)",
-	       labels[i], below);
+	ret = pop_subtree(c, i, dir, &below);
+	if (ret == 0)
+		differ(c, dir,
+		       "only in %s (directory, %" PRIu64 " entries below)",
+		       labels[i], below);
 	free(dir);
-	return 0;
-fail:
-	free(dir);
-	return -1;
-}
-
-/* After a type change from or to a directory: what lies below it on the
- * side where it is one is not compared, and not listed. */
-static int skip_below(cmp_t *c, int i, const char *dir)
-{
-	const sd_entry_t *e;
-	int ret;
-
-	for (;;) {
-		ret = sd_side_head(c->side[i], &e);
-		if (ret != 0)
-			return ret < 0 ? -1 : 0;
-		if (!is_below(e->path, dir))
-			return 0;
-		if (sd_side_pop(c->side[i]) != 0)
-			return -1;
-	}
+	return ret;
 }
 
 static const char *comp_name(uint16_t id)
@@ -559,23 +551,21 @@ int sd_compare(const sd_options_t *opt, sd_side_t *old_side,
 		if (o != 0) {
 			ret = one_sided(&c, o < 0 ? 0 : 1, o < 0 ? a : b);
 		} else {
-			char *dir = NULL;
-
 			ret = compare_pair(&c, a, b);
-			/* one directory, one not: skip below it */
 			if (ret == 0 && S_ISDIR(a->mode) != S_ISDIR(b->mode)) {
+				/* one directory, one not: what lies below it
+				 * is not compared, and not listed */
 				int i = S_ISDIR(a->mode) ? 0 : 1;
+				char *dir = strdup(a->path);
+				uint64_t below;
 
-				dir = strdup(a->path);
 				if (dir == NULL) {
 					tool_error(NULL, "out of memory");
 					goto fail;
 				}
-				ret = sd_side_pop(old_side);
+				ret = sd_side_pop(c.side[1 - i]);
 				if (ret == 0)
-					ret = sd_side_pop(new_side);
-				if (ret == 0)
-					ret = skip_below(&c, i, dir);
+					ret = pop_subtree(&c, i, dir, &below);
 				free(dir);
 			} else if (ret == 0) {
 				ret = sd_side_pop(old_side);

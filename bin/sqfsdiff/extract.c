@@ -14,6 +14,7 @@
 
 #include "sqfsdiff.h"
 #include "common/print.h"
+#include "common/write_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,24 +93,9 @@ static bool name_is_safe(const char *name)
 	       strcmp(name, "..") != 0;
 }
 
-static int write_all(int fd, const uint8_t *data, size_t size)
+int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 {
-	while (size > 0) {
-		ssize_t n = write(fd, data, size);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += n;
-		size -= (size_t)n;
-	}
-	return 0;
-}
-
-int sd_extract_file(sd_extract_t *ex, sd_side_t *side, const char *label)
-{
+	static const char *const label[2] = {"old", "new"};
 	const sd_entry_t *e;
 	char *path, *name, *slash;
 	sd_piece_t piece;
@@ -122,7 +108,7 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, const char *label)
 		tool_error(NULL, "out of memory");
 		return -1;
 	}
-	at = dup(ex->fd[strcmp(label, "old") == 0 ? 0 : 1]);
+	at = dup(ex->fd[which]);
 	if (at < 0) {
 		tool_error(ex->dir, "%s", strerror(errno));
 		goto out;
@@ -150,7 +136,7 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, const char *label)
 	fd = openat(at, name,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		tool_error(ex->dir, "%s/%s: %s", label, e->path,
+		tool_error(ex->dir, "%s/%s: %s", label[which], e->path,
 			   strerror(errno));
 		goto out;
 	}
@@ -164,20 +150,20 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, const char *label)
 		/* zeros become a hole, as they were on the side */
 		if (piece.zeros ? lseek(fd, (off_t)piece.size, SEEK_CUR) < 0
 				: write_all(fd, piece.data, piece.size) != 0) {
-			tool_error(ex->dir, "%s/%s: %s", label, e->path,
+			tool_error(ex->dir, "%s/%s: %s", label[which], e->path,
 				   strerror(errno));
 			goto out;
 		}
 	}
 	/* a file that ends in a hole gets its size */
 	if (ftruncate(fd, lseek(fd, 0, SEEK_CUR)) != 0) {
-		tool_error(ex->dir, "%s/%s: %s", label, e->path,
+		tool_error(ex->dir, "%s/%s: %s", label[which], e->path,
 			   strerror(errno));
 		goto out;
 	}
 	if (close(fd) != 0) {
 		fd = -1;
-		tool_error(ex->dir, "%s/%s: %s", label, e->path,
+		tool_error(ex->dir, "%s/%s: %s", label[which], e->path,
 			   strerror(errno));
 		goto out;
 	}

@@ -49,11 +49,6 @@ void sd_side_close(sd_side_t *side)
 		side->ops->close(side);
 }
 
-const char *sd_side_name(const sd_side_t *side)
-{
-	return side->name;
-}
-
 const sqfs_super_t *sd_side_super(const sd_side_t *side)
 {
 	return side->ops->super(side);

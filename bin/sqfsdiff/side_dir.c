@@ -24,9 +24,9 @@
 
 #include "side.h"
 #include "common/fs_dir.h"
+#include "common/fs_links.h"
 #include "common/fs_xattrs.h"
 #include "common/print.h"
-#include "util/hash_table.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,15 +49,6 @@ typedef struct {
 	char *path;
 } frame_t;
 
-/* The first member of a hard-link group. Chained by inode number: two
- * devices may have the same one. */
-typedef struct {
-	dev_t dev;
-	ino_t ino;
-	char *path;
-	size_t prev;
-} link_rec_t;
-
 typedef struct {
 	sd_side_t base;
 	int rootfd;
@@ -68,8 +59,10 @@ typedef struct {
 	/* the root entry has not been handed out yet */
 	bool at_root;
 
-	hash_table_t by_ino;
-	link_rec_t *links;
+	/* hard-link groups: each one's first member, an index into
+	 * link_paths */
+	fs_links_t links;
+	char **link_paths;
 	size_t link_count;
 	size_t link_cap;
 
@@ -163,37 +156,28 @@ static void pop_dir(dir_side_t *s)
 static const char *find_link(dir_side_t *s, const struct stat *st,
 			     const char *path, int *err)
 {
-	uint64_t head;
-	size_t i = SIZE_MAX;
+	uint64_t first;
+	int found;
 
 	*err = 0;
-	if (hash_table_get(&s->by_ino, (uint64_t)st->st_ino, &head))
-		i = (size_t)head;
-	for (size_t j = i; j != SIZE_MAX; j = s->links[j].prev) {
-		if (s->links[j].dev == st->st_dev &&
-		    s->links[j].ino == st->st_ino)
-			return s->links[j].path;
-	}
 	if (s->link_count == s->link_cap) {
 		size_t ncap = s->link_cap ? 2 * s->link_cap : 64;
-		link_rec_t *nl = realloc(s->links, ncap * sizeof(nl[0]));
+		char **np = realloc(s->link_paths, ncap * sizeof(np[0]));
 
-		if (nl == NULL)
+		if (np == NULL)
 			goto oom;
-		s->links = nl;
+		s->link_paths = np;
 		s->link_cap = ncap;
 	}
-	s->links[s->link_count].dev = st->st_dev;
-	s->links[s->link_count].ino = st->st_ino;
-	s->links[s->link_count].prev = i;
-	s->links[s->link_count].path = strdup(path);
-	if (s->links[s->link_count].path == NULL)
+	found = fs_links_find(&s->links, st, s->link_count, &first);
+	if (found > 0)
+		return s->link_paths[first];
+	if (found < 0)
 		goto oom;
-	if (hash_table_put(&s->by_ino, (uint64_t)st->st_ino,
-			   (uint64_t)s->link_count) != 0) {
-		free(s->links[s->link_count].path);
+	s->link_paths[s->link_count] = strdup(path);
+	/* the map now names this index: it must hold a path */
+	if (s->link_paths[s->link_count] == NULL)
 		goto oom;
-	}
 	s->link_count += 1;
 	return NULL;
 oom:
@@ -440,9 +424,9 @@ static void dir_close(sd_side_t *side)
 		pop_dir(s);
 	free(s->stack);
 	for (size_t i = 0; i < s->link_count; ++i)
-		free(s->links[i].path);
-	free(s->links);
-	hash_table_cleanup(&s->by_ino);
+		free(s->link_paths[i]);
+	free(s->link_paths);
+	fs_links_cleanup(&s->links);
 	free(s->path);
 	free(s->target);
 	free(s->buf);
@@ -475,6 +459,6 @@ sd_side_t *sd_dir_side_open(const char *path, int fd)
 	s->rootfd = fd;
 	s->data_fd = -1;
 	s->at_root = true;
-	hash_table_init(&s->by_ino);
+	fs_links_init(&s->links);
 	return &s->base;
 }

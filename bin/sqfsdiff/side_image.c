@@ -49,7 +49,6 @@ typedef struct {
 	bool have_head;
 	sd_entry_t head;
 	const sqfs_inode_t *inode;
-	bool head_ahead;
 	sqfs_xattr_t *xattrs;
 	size_t xattr_count;
 
@@ -174,7 +173,6 @@ static int image_head(sd_side_t *side, const sd_entry_t **out)
 		break;
 	}
 	s->inode = in;
-	s->head_ahead = e->with_data;
 	s->by_reader = !e->with_data;
 	s->next_block = 0;
 	s->data_done = false;

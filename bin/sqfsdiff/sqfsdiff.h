@@ -88,9 +88,6 @@ sd_side_t *sd_side_open(const char *path, const char *label, bool with_data,
 			unsigned int num_jobs);
 void sd_side_close(sd_side_t *side);
 
-/* The path as given, for messages. */
-const char *sd_side_name(const sd_side_t *side);
-
 /* The superblock, for an image side; NULL for a directory. */
 const sqfs_super_t *sd_side_super(const sd_side_t *side);
 
@@ -147,8 +144,8 @@ typedef struct sd_extract sd_extract_t;
 sd_extract_t *sd_extract_open(const char *dir);
 void sd_extract_close(sd_extract_t *ex);
 
-/* Write the head entry of side (a regular file) to DIR/label/PATH.
- * Returns 0 or -1 (printed). */
-int sd_extract_file(sd_extract_t *ex, sd_side_t *side, const char *label);
+/* Write the head entry of side (a regular file) to DIR/old/PATH (which
+ * 0) or DIR/new/PATH (which 1). Returns 0 or -1 (printed). */
+int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which);
 
 #endif /* SQFSDIFF_H */
