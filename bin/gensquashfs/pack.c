@@ -100,21 +100,26 @@ oom:
 
 /* ---- attributes ---------------------------------------------------------- */
 
-static void make_attr(const gs_packer_t *pk, const gs_entry_t *e,
-		      sqfs_entry_attr_t *attr)
+/* e's path and attributes in the writer's terms (xattrs and what depends
+ * on the type are the caller's). */
+static void make_entry(const gs_packer_t *pk, const gs_entry_t *e,
+		       sqfs_entry_t *out)
 {
 	const packer_options_t *po = &pk->opt->pk;
 
-	memset(attr, 0, sizeof(*attr));
-	attr->mode = (uint32_t)(e->st.mode & (S_IFMT | 07777));
-	attr->uid = po->set_uid ? po->uid : (uint32_t)e->st.uid;
-	attr->gid = po->set_gid ? po->gid : (uint32_t)e->st.gid;
-	attr->mtime = (e->from_listing ? e->keep_time : pk->opt->keep_time)
-			  ? (int64_t)e->st.mtime
-			  : (int64_t)po->wr.default_mtime;
+	sqfs_entry_init(out, e->path, (uint32_t)(e->st.mode & (S_IFMT | 07777)),
+			po->set_uid ? po->uid : (uint32_t)e->st.uid,
+			po->set_gid ? po->gid : (uint32_t)e->st.gid,
+			(e->from_listing ? e->keep_time : pk->opt->keep_time)
+			    ? (int64_t)e->st.mtime
+			    : (int64_t)po->wr.default_mtime);
 	if (S_ISCHR(e->st.mode) || S_ISBLK(e->st.mode)) {
-		attr->rdev_major = major(e->st.rdev);
-		attr->rdev_minor = minor(e->st.rdev);
+		out->rdev_major = major(e->st.rdev);
+		out->rdev_minor = minor(e->st.rdev);
+	} else if (S_ISREG(e->st.mode)) {
+		out->size = e->st.size;
+	} else if (S_ISLNK(e->st.mode)) {
+		out->symlink_target = e->target;
 	}
 }
 
@@ -270,8 +275,7 @@ static void size_warnings(const char *name, uint64_t size, uint64_t packed,
  * make the same warnings.
  */
 static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
-		     const sqfs_entry_attr_t *attr,
-		     const gs_ahead_file_t *ahead)
+		     const sqfs_entry_t *entry, const gs_ahead_file_t *ahead)
 {
 	const char *name = gs_input_name(e);
 	uint64_t size, packed = 0, size_after;
@@ -285,8 +289,7 @@ static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
 		if (fd < 0)
 			return gs_input_error(e, err);
 	}
-	ret =
-	    sqfs_writer_begin_file_flags(pk->wr, e->path, attr, e->file_flags);
+	ret = sqfs_writer_add(pk->wr, entry, e->file_flags);
 	if (ret != 0) {
 		if (fd >= 0)
 			close(fd);
@@ -322,16 +325,18 @@ static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
 static int pack_entry(gs_packer_t *pk, const gs_entry_t *e,
 		      const gs_ahead_file_t *ahead)
 {
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t entry;
 	fs_xattrs_t x = {0};
 	int ret;
 
 	if (e->hard_link) {
-		ret = sqfs_writer_add_hard_link(pk->wr, e->path, e->target);
+		sqfs_entry_init(&entry, e->path, 0, 0, 0, 0);
+		entry.hard_link = e->target;
+		ret = sqfs_writer_add(pk->wr, &entry, 0);
 		return ret == 0 ? 0 : entry_failed(pk, e, ret);
 	}
 
-	make_attr(pk, e, &attr);
+	make_entry(pk, e, &entry);
 	if (pk->opt->keep_xattr && !e->from_listing) {
 		if (fs_xattrs_read(pk->dirfd, e->path, true, &x) != 0) {
 			fs_xattrs_free(&x);
@@ -342,27 +347,18 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e,
 		fs_xattrs_free(&x);
 		return -1;
 	}
-	attr.xattrs = x.list;
-	attr.xattr_count = x.count;
+	entry.xattrs = x.list;
+	entry.xattr_count = x.count;
 
-	switch (e->st.mode & S_IFMT) {
-	case S_IFDIR:
-		ret = sqfs_writer_add_dir(pk->wr, e->path, &attr);
-		break;
-	case S_IFREG:
-		ret = pack_file(pk, e, &attr, ahead);
-		fs_xattrs_free(&x);
-		return ret;
-	case S_IFLNK:
-		ret =
-		    sqfs_writer_add_symlink(pk->wr, e->path, &attr, e->target);
-		break;
-	default:
-		ret = sqfs_writer_add_special(pk->wr, e->path, &attr);
-		break;
+	if (S_ISREG(e->st.mode)) {
+		ret = pack_file(pk, e, &entry, ahead);
+	} else {
+		ret = sqfs_writer_add(pk->wr, &entry, 0);
+		if (ret != 0)
+			ret = entry_failed(pk, e, ret);
 	}
 	fs_xattrs_free(&x);
-	return ret == 0 ? 0 : entry_failed(pk, e, ret);
+	return ret;
 }
 
 static bool is_file(const gs_entry_t *e)

@@ -6,9 +6,11 @@
  * file holds tar2sqfs's policy: which entries to leave out (--exclude,
  * outside --root-becomes), and that an entry the image cannot hold is
  * reported by its archive name and skipped, or ends the run under
- * --no-skip, while the image stays consistent. The only checks made here
- * are the ones the writer cannot make: values that do not fit the
- * writer's types, and a size known before the data arrives.
+ * --no-skip, while the image stays consistent: the writer refuses such an
+ * entry before changing anything, and says whether it could go on
+ * (sqfs_writer_usable). The only checks made here are the ones the writer
+ * cannot make: values that do not fit its fields, and tar's own rules for
+ * link targets.
  */
 #include "config.h"
 
@@ -24,12 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* A file's block list lives in the inode table; beyond this many blocks
- * it could not be addressed, and the list alone would take gigabytes. The
- * writer would find out only once the data is half in the image, which
- * ends the run: refused up front, the entry can be skipped. */
-#define MAX_FILE_BLOCKS (1ull << 30)
 
 /* An entry that cannot be stored: a warning and a skip, or the end. */
 static int bad_entry(tar2sqfs_packer_t *pk, const char *name, const char *fmt,
@@ -53,20 +49,13 @@ static int bad_entry(tar2sqfs_packer_t *pk, const char *name, const char *fmt,
 	return 0;
 }
 
-/* Writer errors an entry causes before anything is changed; any other
- * error leaves the image unusable. */
-static bool writer_error_is_entry(int ret)
-{
-	return ret == SQFS_ERROR_ARG_INVALID || ret == SQFS_ERROR_NOT_DIR ||
-	       ret == SQFS_ERROR_OVERFLOW || ret == SQFS_ERROR_UNSUPPORTED ||
-	       ret == SQFS_ERROR_EXISTS;
-}
-
+/* The writer refused the entry (and is unchanged: skip it) or failed
+ * (the image cannot be finished). */
 static int writer_failed(tar2sqfs_packer_t *pk, const char *name, int ret)
 {
 	int os_errno = errno;
 
-	if (writer_error_is_entry(ret))
+	if (sqfs_writer_usable(pk->wr))
 		return bad_entry(pk, name, "%s", sqfs_writer_error(pk->wr));
 	tool_image_error(pk->opt->pk.output, name, ret, os_errno,
 			 sqfs_writer_error(pk->wr));
@@ -134,51 +123,39 @@ static int filter_xattrs(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 	return 0;
 }
 
-/* The attributes of an entry, or a reason it has none we can store. */
-static const char *make_attr(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
-			     uint32_t type, sqfs_entry_attr_t *attr)
+/* The owners and time of an entry, or a reason it has none we can
+ * store. */
+static const char *set_attributes(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
+				  sqfs_entry_t *e)
 {
 	const tar2sqfs_options_t *opt = pk->opt;
 
-	memset(attr, 0, sizeof(*attr));
-	attr->mode = type | (ent->mode & 07777);
-
 	if (opt->pk.set_uid)
-		attr->uid = opt->pk.uid;
+		e->uid = opt->pk.uid;
 	else if (ent->uid < 0 || ent->uid > (int64_t)UINT32_MAX)
 		return "owner id out of range";
 	else
-		attr->uid = (uint32_t)ent->uid;
+		e->uid = (uint32_t)ent->uid;
 
 	if (opt->pk.set_gid)
-		attr->gid = opt->pk.gid;
+		e->gid = opt->pk.gid;
 	else if (ent->gid < 0 || ent->gid > (int64_t)UINT32_MAX)
 		return "group id out of range";
 	else
-		attr->gid = (uint32_t)ent->gid;
+		e->gid = (uint32_t)ent->gid;
 
 	if (opt->no_keep_time || !ent->mtime_set)
-		attr->mtime = opt->pk.wr.default_mtime;
+		e->mtime = opt->pk.wr.default_mtime;
 	else
-		attr->mtime = ent->mtime;
+		e->mtime = ent->mtime;
 	return NULL;
 }
 
-static int add_file(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
-		    const char *path, const sqfs_entry_attr_t *attr)
+/* The data of the file the writer has open, chunk by chunk. */
+static int add_data(tar2sqfs_packer_t *pk, const tar_entry_t *ent)
 {
-	uint64_t blocks = ent->size / pk->opt->pk.wr.block_size;
 	tar_chunk_t chunk;
 	int ret;
-
-	if (blocks > MAX_FILE_BLOCKS)
-		return bad_entry(pk, ent->raw_path,
-				 "size %llu is too large for the image",
-				 (unsigned long long)ent->size);
-
-	ret = sqfs_writer_begin_file(pk->wr, path, attr);
-	if (ret != 0)
-		return writer_failed(pk, ent->raw_path, ret);
 
 	while ((ret = tar_reader_read_chunk(pk->rd, &chunk)) == 0) {
 		if (chunk.data == NULL) {
@@ -211,54 +188,41 @@ static int add_file(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 	return 0;
 }
 
-static int add_hard_link(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
-			 const char *path)
+/* The target of a hard link in the image, or NULL after saying why the
+ * entry is skipped (*status: what to return). */
+static const char *link_target(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
+			       const char *path, int *status)
 {
 	const char *prefix = pk->opt->root_becomes;
 	const char *target = ent->hardlink;
-	int ret;
 
-	if (ent->hardlink_unsafe)
-		return bad_entry(pk, ent->raw_path,
-				 "hard link target '%s' climbs out of the "
-				 "root",
-				 target);
+	if (ent->hardlink_unsafe) {
+		*status = bad_entry(pk, ent->raw_path,
+				    "hard link target '%s' climbs out of the "
+				    "root",
+				    target);
+		return NULL;
+	}
 	if (prefix != NULL) {
 		target = tar_path_below(target, prefix);
-		if (target == NULL || target[0] == '\0')
-			return bad_entry(pk, ent->raw_path,
-					 "hard link target '%s' is not below "
-					 "'%s'",
-					 ent->hardlink, prefix);
-	}
-	if (target[0] == '\0')
-		return bad_entry(pk, ent->raw_path,
-				 "hard link to the root directory");
-	if (strcmp(target, path) == 0)
-		return bad_entry(pk, ent->raw_path, "hard link to itself");
-
-	ret = sqfs_writer_add_hard_link(pk->wr, path, target);
-	return ret == 0 ? 0 : writer_failed(pk, ent->raw_path, ret);
-}
-
-static int add_symlink(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
-		       const char *path, const sqfs_entry_attr_t *attr)
-{
-	const char *prefix = pk->opt->root_becomes;
-	char *retarget = NULL;
-	int ret;
-
-	if (prefix != NULL && !pk->opt->no_symlink_retarget) {
-		if (tar_path_retarget(ent->symlink, prefix, &retarget) != 0) {
-			tool_error(NULL, "out of memory");
-			return -1;
+		if (target == NULL || target[0] == '\0') {
+			*status = bad_entry(pk, ent->raw_path,
+					    "hard link target '%s' is not "
+					    "below '%s'",
+					    ent->hardlink, prefix);
+			return NULL;
 		}
 	}
-
-	ret = sqfs_writer_add_symlink(
-	    pk->wr, path, attr, retarget != NULL ? retarget : ent->symlink);
-	free(retarget);
-	return ret == 0 ? 0 : writer_failed(pk, ent->raw_path, ret);
+	if (target[0] == '\0') {
+		*status = bad_entry(pk, ent->raw_path,
+				    "hard link to the root directory");
+		return NULL;
+	}
+	if (strcmp(target, path) == 0) {
+		*status = bad_entry(pk, ent->raw_path, "hard link to itself");
+		return NULL;
+	}
+	return target;
 }
 
 static const char *type_name(tar_type_t type)
@@ -271,14 +235,101 @@ static const char *type_name(tar_type_t type)
 	}
 }
 
+/* The file type of a tar entry, or 0 for one an image cannot hold. */
+static uint32_t file_type(tar_type_t type)
+{
+	switch (type) {
+	case TAR_TYPE_DIR:
+		return S_IFDIR;
+	case TAR_TYPE_FILE:
+		return S_IFREG;
+	case TAR_TYPE_SYMLINK:
+		return S_IFLNK;
+	case TAR_TYPE_CHR:
+		return S_IFCHR;
+	case TAR_TYPE_BLK:
+		return S_IFBLK;
+	case TAR_TYPE_FIFO:
+		return S_IFIFO;
+	default:
+		return 0;
+	}
+}
+
+/* The entry in the writer's terms; *status is what to return if it is
+ * not (-1: out of memory, else a skip or --no-skip's end). */
+static int make_entry(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
+		      const char *path, sqfs_entry_t *e, char **retarget,
+		      int *status)
+{
+	const char *prefix = pk->opt->root_becomes, *why;
+	uint32_t type = file_type(ent->type);
+
+	sqfs_entry_init(e, path, 0, 0, 0, 0);
+	if (ent->type == TAR_TYPE_HARDLINK) {
+		e->hard_link = link_target(pk, ent, path, status);
+		return e->hard_link != NULL ? 0 : -1;
+	}
+	if (type == 0) {
+		*status = bad_entry(pk, ent->raw_path,
+				    "cannot store an entry of %s type",
+				    type_name(ent->type));
+		return -1;
+	}
+	e->mode = type | (ent->mode & 07777);
+	why = set_attributes(pk, ent, e);
+	if (why != NULL) {
+		*status = bad_entry(pk, ent->raw_path, "%s", why);
+		return -1;
+	}
+
+	switch (type) {
+	case S_IFREG:
+		e->size = ent->size;
+		break;
+	case S_IFLNK:
+		e->symlink_target = ent->symlink;
+		if (prefix != NULL && !pk->opt->no_symlink_retarget) {
+			if (tar_path_retarget(ent->symlink, prefix, retarget) !=
+			    0) {
+				tool_error(NULL, "out of memory");
+				*status = -1;
+				return -1;
+			}
+			if (*retarget != NULL)
+				e->symlink_target = *retarget;
+		}
+		break;
+	case S_IFCHR:
+	case S_IFBLK:
+		/* the writer judges what fits the image; this is only
+		 * what fits its fields */
+		if (ent->rdev_major > UINT32_MAX ||
+		    ent->rdev_minor > UINT32_MAX) {
+			*status = bad_entry(pk, ent->raw_path,
+					    "device number %llu:%llu out of "
+					    "range",
+					    (unsigned long long)ent->rdev_major,
+					    (unsigned long long)ent->rdev_minor);
+			return -1;
+		}
+		e->rdev_major = (uint32_t)ent->rdev_major;
+		e->rdev_minor = (uint32_t)ent->rdev_minor;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
 static int add_entry(tar2sqfs_packer_t *pk, const tar_entry_t *ent)
 {
 	const tar2sqfs_options_t *opt = pk->opt;
-	const char *path = ent->path, *why;
+	const char *path = ent->path;
 	sqfs_xattr_t *xattrs = NULL;
-	sqfs_entry_attr_t attr;
-	uint32_t type = 0;
-	int ret;
+	char *retarget = NULL;
+	sqfs_entry_t e;
+	int ret, status = 0;
 
 	ret = excluded(opt, ent->path);
 	if (ret != 0) {
@@ -298,79 +349,28 @@ static int add_entry(tar2sqfs_packer_t *pk, const tar_entry_t *ent)
 			return 0;
 	}
 
-	switch (ent->type) {
-	case TAR_TYPE_DIR:
-		type = S_IFDIR;
-		break;
-	case TAR_TYPE_FILE:
-		type = S_IFREG;
-		break;
-	case TAR_TYPE_SYMLINK:
-		type = S_IFLNK;
-		break;
-	case TAR_TYPE_HARDLINK:
-		break;
-	case TAR_TYPE_CHR:
-	case TAR_TYPE_BLK:
-		type = ent->type == TAR_TYPE_CHR ? S_IFCHR : S_IFBLK;
-		/* the writer judges what fits the image; this is only
-		 * what fits its arguments */
-		if (ent->rdev_major > UINT32_MAX ||
-		    ent->rdev_minor > UINT32_MAX)
-			return bad_entry(pk, ent->raw_path,
-					 "device number %llu:%llu out of range",
-					 (unsigned long long)ent->rdev_major,
-					 (unsigned long long)ent->rdev_minor);
-		break;
-	case TAR_TYPE_FIFO:
-		type = S_IFIFO;
-		break;
-	default:
-		return bad_entry(pk, ent->raw_path,
-				 "cannot store an entry of %s type",
-				 type_name(ent->type));
-	}
+	if (make_entry(pk, ent, path, &e, &retarget, &status) != 0)
+		return status;
 
-	if (ent->type == TAR_TYPE_HARDLINK)
-		return add_hard_link(pk, ent, path);
-
-	why = make_attr(pk, ent, type, &attr);
-	if (why != NULL)
-		return bad_entry(pk, ent->raw_path, "%s", why);
-
-	if (ent->type == TAR_TYPE_CHR || ent->type == TAR_TYPE_BLK) {
-		attr.rdev_major = (uint32_t)ent->rdev_major;
-		attr.rdev_minor = (uint32_t)ent->rdev_minor;
-	}
-
-	if (ent->xattr_count > 0 && !opt->no_xattr) {
+	if (e.hard_link == NULL && ent->xattr_count > 0 && !opt->no_xattr) {
 		xattrs = calloc(ent->xattr_count, sizeof(xattrs[0]));
 		if (xattrs == NULL) {
+			free(retarget);
 			tool_error(NULL, "out of memory");
 			return -1;
 		}
-		filter_xattrs(pk, ent, xattrs, &attr.xattr_count);
-		attr.xattrs = xattrs;
+		filter_xattrs(pk, ent, xattrs, &e.xattr_count);
+		e.xattrs = xattrs;
 	}
 
-	switch (type) {
-	case S_IFDIR:
-		ret = sqfs_writer_add_dir(pk->wr, path, &attr);
-		ret = ret == 0 ? 0 : writer_failed(pk, ent->raw_path, ret);
-		break;
-	case S_IFREG:
-		ret = add_file(pk, ent, path, &attr);
-		break;
-	case S_IFLNK:
-		ret = add_symlink(pk, ent, path, &attr);
-		break;
-	default:
-		ret = sqfs_writer_add_special(pk->wr, path, &attr);
-		ret = ret == 0 ? 0 : writer_failed(pk, ent->raw_path, ret);
-		break;
-	}
+	ret = sqfs_writer_add(pk->wr, &e, 0);
 	free(xattrs);
-	return ret;
+	free(retarget);
+	if (ret != 0)
+		return writer_failed(pk, ent->raw_path, ret);
+	if ((e.mode & S_IFMT) == S_IFREG && e.hard_link == NULL)
+		return add_data(pk, ent);
+	return 0;
 }
 
 static void report_broken(void *user, const char *path, const char *target)

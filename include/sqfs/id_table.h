@@ -35,6 +35,10 @@ SQFS_API void sqfs_id_table_destroy(sqfs_id_table_t *tbl);
 SQFS_API int sqfs_id_table_id_to_index(sqfs_id_table_t *tbl, uint32_t id,
 				       uint16_t *index);
 
+/* Whether the table holds id (a writer asks before it commits to adding
+ * ids, so that it can refuse an entry without changing the table). */
+SQFS_API bool sqfs_id_table_contains(const sqfs_id_table_t *tbl, uint32_t id);
+
 /* The id at index, or SQFS_ERROR_OUT_OF_BOUNDS if there is no such entry. */
 SQFS_API int sqfs_id_table_index_to_id(const sqfs_id_table_t *tbl,
 				       uint16_t index, uint32_t *id);

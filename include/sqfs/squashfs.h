@@ -16,6 +16,7 @@
 #include "sqfs/id_table.h"
 #include "sqfs/inode.h"
 #include "sqfs/xattr.h"
+#include "sqfs/entry.h"
 #include "sqfs/writer.h"
 #include "sqfs/image.h"
 #include "sqfs/dir_reader.h"

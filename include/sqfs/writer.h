@@ -25,11 +25,15 @@
  *   Directory listings are sorted, so the order of entries only affects
  *   where file data lands.
  *
- * All functions return 0 or a negative sqfs_error_t. An entry refused for
- * what it is (SQFS_ERROR_ARG_INVALID, _NOT_DIR, _OVERFLOW, _UNSUPPORTED,
- * _LIMIT) leaves the writer as it was, so a caller may skip it and go on.
- * Any other error (I/O, memory, compressor) leaves the image incomplete:
- * destroy the writer and discard the output file.
+ * All functions return 0 or a negative sqfs_error_t, and every failure is
+ * one of two kinds, which sqfs_writer_usable tells apart:
+ * - a refusal: the call was wrong (an entry the image cannot hold, a call
+ *   out of order) and changed nothing, not even a parent directory or an
+ *   owner id for the refused entry; the caller may report it and go on;
+ * - a failure of the writer (I/O, memory, the compressor, a file's data
+ *   that cannot be stored): the image is incomplete, every later call
+ *   fails with SQFS_ERROR_SEQUENCE and the words of that failure; destroy
+ *   the writer and discard the output file.
  *
  * Every failure also leaves words saying what was wrong, for the caller to
  * show its user (sqfs_writer_error): "xattr 'foo.x': namespace not
@@ -44,7 +48,7 @@
 
 #include "sqfs/predef.h"
 #include "sqfs/compressor.h"
-#include "sqfs/xattr.h"
+#include "sqfs/entry.h"
 
 typedef struct sqfs_writer sqfs_writer_t;
 
@@ -97,28 +101,6 @@ typedef struct {
 	uint32_t reserved[8];
 } sqfs_writer_options_t;
 
-/* What every entry carries. */
-typedef struct {
-	/* File type (S_IFDIR, S_IFREG, ...) and permission bits (07777). */
-	uint32_t mode;
-	uint32_t uid;
-	uint32_t gid;
-	/* Seconds since the epoch; clamped to the image's unsigned 32-bit
-	 * range (earlier times become 0). */
-	int64_t mtime;
-	/* Device number for S_IFCHR and S_IFBLK: major (12 bits) and
-	 * minor (20 bits); larger values are refused. */
-	uint32_t rdev_major;
-	uint32_t rdev_minor;
-	/* Extended attributes; keys of other namespaces are refused. */
-	const sqfs_xattr_t *xattrs;
-	size_t xattr_count;
-	/* Room for attributes of later versions, so that the structure
-	 * keeps its size: must be zero (start from a zeroed structure);
-	 * anything else is refused with SQFS_ERROR_ARG_INVALID. */
-	uint32_t reserved[8];
-} sqfs_entry_attr_t;
-
 /* Numbers about the image, for the tools' statistics. */
 typedef struct {
 	/* File data given, and written after compression and dedup. */
@@ -162,40 +144,7 @@ SQFS_API int sqfs_writer_create(sqfs_file_t *file,
 /* Destroy a writer; NULL is allowed. The output is not finished. */
 SQFS_API void sqfs_writer_destroy(sqfs_writer_t *wr);
 
-/* Add a directory, or set the attributes of an existing one. */
-SQFS_API int sqfs_writer_add_dir(sqfs_writer_t *wr, const char *path,
-				 const sqfs_entry_attr_t *attr);
-
-/* Add a symbolic link; target is stored as given (1 .. 4096 bytes). */
-SQFS_API int sqfs_writer_add_symlink(sqfs_writer_t *wr, const char *path,
-				     const sqfs_entry_attr_t *attr,
-				     const char *target);
-
-/* Add a character or block device, a FIFO or a socket, by attr->mode. */
-SQFS_API int sqfs_writer_add_special(sqfs_writer_t *wr, const char *path,
-				     const sqfs_entry_attr_t *attr);
-
-/*
- * Add a hard link at path to the entry at target, which must not be a
- * directory. If target exists, the link refers to that object from now on,
- * even if target is replaced later (as extracting an archive keeps the old
- * file); otherwise target is looked up when sqfs_writer_finish resolves
- * forward references. Links to links resolve to the final entry.
- */
-SQFS_API int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
-				       const char *target);
-
-/*
- * Start a regular file at path. Its data follows through
- * sqfs_writer_append and sqfs_writer_append_hole, and sqfs_writer_end_file
- * completes it; no other entry may be added in between
- * (SQFS_ERROR_SEQUENCE). The same as sqfs_writer_begin_file_flags with no
- * flags.
- */
-SQFS_API int sqfs_writer_begin_file(sqfs_writer_t *wr, const char *path,
-				    const sqfs_entry_attr_t *attr);
-
-/* How one file's data is stored (sqfs_writer_begin_file_flags). */
+/* How one file's data is stored (the file_flags of sqfs_writer_add). */
 typedef enum {
 	/* Store every block, and the tail, uncompressed. A tail packed into
 	 * a fragment makes its whole fragment block uncompressed. */
@@ -214,15 +163,42 @@ typedef enum {
 } sqfs_file_flags_t;
 
 /*
- * sqfs_writer_begin_file with per-file storage choices: flags is a set of
- * sqfs_file_flags_t (0 for none). Other bits are refused with
- * SQFS_ERROR_ARG_INVALID before anything is changed. The flags change only
- * how the data is stored, never what a reader gets back; the output stays
- * deterministic.
+ * Add one entry (entry.h): a directory, a regular file, a symbolic link, a
+ * character or block device, a FIFO, a socket, or (entry->hard_link not
+ * NULL) a hard link.
+ *
+ * - The root ("" or "/") can only be a directory: adding it sets the
+ *   root's attributes. A directory added over a directory keeps its
+ *   children and takes the new attributes.
+ * - A symlink needs a target of 1 to 4096 bytes. A device number must fit
+ *   the image (major up to 4095, minor up to 1048575).
+ * - A hard link refers to the object its target path names at the time
+ *   of the call, even if that path is replaced later (as extracting an
+ *   archive keeps the old file); a target that does not exist yet is
+ *   looked up when sqfs_writer_finish resolves forward references. Links
+ *   to links resolve to the final entry. The entry's other attributes are
+ *   ignored: a hard link has its target's.
+ * - A regular file (not a hard link) stays open: its data follows through
+ *   sqfs_writer_append and sqfs_writer_append_hole, and
+ *   sqfs_writer_end_file completes it; no other entry may be added in
+ *   between (SQFS_ERROR_SEQUENCE). file_flags, a set of sqfs_file_flags_t,
+ *   choose how its data is stored, never what a reader gets back; they
+ *   must be 0 for every other entry.
+ *
+ * Refusals (the writer is unchanged, sqfs_writer_usable stays true):
+ * SQFS_ERROR_ARG_INVALID (a path with "..", a name over 256 bytes, a file
+ * type or mode bits that do not exist, a bad symlink target, a root that
+ * is not a directory, reserved room or unknown flags that are not zero),
+ * SQFS_ERROR_NOT_DIR (a parent in the path is not a directory),
+ * SQFS_ERROR_OVERFLOW (a device number, an xattr value or a file size the
+ * image cannot hold), SQFS_ERROR_UNSUPPORTED (an xattr namespace the
+ * format lacks), SQFS_ERROR_LIMIT (a 65536th owner or group id, or more
+ * entries than the format numbers), SQFS_ERROR_SEQUENCE (a file is open,
+ * or the image is finished). Other failures (SQFS_ERROR_ALLOC, say) leave
+ * the writer unusable.
  */
-SQFS_API int sqfs_writer_begin_file_flags(sqfs_writer_t *wr, const char *path,
-					  const sqfs_entry_attr_t *attr,
-					  unsigned int flags);
+SQFS_API int sqfs_writer_add(sqfs_writer_t *wr, const sqfs_entry_t *entry,
+			     unsigned int file_flags);
 
 /* Append size bytes of data to the current file. */
 SQFS_API int sqfs_writer_append(sqfs_writer_t *wr, const void *data,
@@ -261,6 +237,14 @@ SQFS_API int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
  * next call on wr.
  */
 SQFS_API const char *sqfs_writer_error(const sqfs_writer_t *wr);
+
+/*
+ * Whether the writer can go on: true until a call fails for any reason
+ * other than a refusal (see the top of this header). A program that skips
+ * entries the image cannot hold asks here after each failure whether to
+ * skip or to stop.
+ */
+SQFS_API bool sqfs_writer_usable(const sqfs_writer_t *wr);
 
 /* Statistics so far; complete after sqfs_writer_finish. */
 SQFS_API void sqfs_writer_get_stats(const sqfs_writer_t *wr,

@@ -169,6 +169,11 @@ int sqfs_id_table_id_to_index(sqfs_id_table_t *tbl, uint32_t id,
 	return 0;
 }
 
+bool sqfs_id_table_contains(const sqfs_id_table_t *tbl, uint32_t id)
+{
+	return tbl->slots[find_slot(tbl->slots, tbl->mask, tbl->ids, id)] != 0;
+}
+
 int sqfs_id_table_index_to_id(const sqfs_id_table_t *tbl, uint16_t index,
 			      uint32_t *id)
 {

@@ -207,6 +207,10 @@ struct sqfs_writer {
 
 	/* Words of the last failure (sqfs_writer_error). */
 	sqfs_errtext_t err;
+	/* A failure that was not a refusal: the writer cannot go on, and
+	 * says why at every call (sqfs_writer_usable). */
+	bool broken;
+	char broken_why[SQFS_ERROR_TEXT_SIZE];
 
 	sqfs_writer_stats_t stats;
 };

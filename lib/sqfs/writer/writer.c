@@ -222,19 +222,29 @@ fail:
 	return create_failed(why, ret, stage);
 }
 
-/* ---- attributes ---------------------------------------------------------- */
+/* ---- checking an entry ---------------------------------------------------- */
 
-static int check_xattrs(sqfs_writer_t *wr, const sqfs_entry_attr_t *attr)
+/*
+ * Everything about an entry is checked before anything is changed, so that
+ * a refusal leaves the writer exactly as it was: no implicit parent made,
+ * no owner id added, no xattr set kept. Only what cannot fail but for want
+ * of memory happens after the checks (commit_*), and a failure there makes
+ * the writer unusable.
+ */
+
+/* A file's block list lives in the inode table; beyond this many blocks
+ * it could not be addressed, and the list alone would take gigabytes. */
+#define MAX_FILE_BLOCKS (1ull << 30)
+
+static int check_xattrs(sqfs_writer_t *wr, const sqfs_entry_t *e)
 {
-	if (attr->xattr_count > 0 && attr->xattrs == NULL)
+	if (e->xattr_count > 0 && e->xattrs == NULL)
 		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
 					"%zu xattrs but no list",
-					attr->xattr_count);
+					e->xattr_count);
 
-	/* Checked up front, with the xattr writer's codes, so a bad pair
-	 * never leaves a half-built set behind. */
-	for (size_t i = 0; i < attr->xattr_count; ++i) {
-		const sqfs_xattr_t *x = &attr->xattrs[i];
+	for (size_t i = 0; i < e->xattr_count; ++i) {
+		const sqfs_xattr_t *x = &e->xattrs[i];
 		const char *why;
 		int ret = sqfs_xattr_check(x, &why);
 
@@ -246,117 +256,88 @@ static int check_xattrs(sqfs_writer_t *wr, const sqfs_entry_attr_t *attr)
 	return 0;
 }
 
-/* Validate attr for an entry of file type type (0: a device, FIFO or
- * socket, taken from attr). */
-static int check_attr(sqfs_writer_t *wr, const sqfs_entry_attr_t *attr,
-		      uint32_t type)
+static bool known_type(uint32_t fmt)
 {
-	uint32_t fmt;
+	return fmt == S_IFDIR || fmt == S_IFREG || fmt == S_IFLNK ||
+	       fmt == S_IFCHR || fmt == S_IFBLK || fmt == S_IFIFO ||
+	       fmt == S_IFSOCK;
+}
 
-	if (attr == NULL)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"no attributes");
-	if (!all_zero(attr->reserved,
-		      sizeof(attr->reserved) / sizeof(attr->reserved[0])))
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"the reserved room of the attributes "
-					"is not zero");
-	if ((attr->mode & ~(uint32_t)(S_IFMT | 07777)) != 0)
+/* The checks of an entry that is not a hard link, beyond its path. */
+static int check_object(sqfs_writer_t *wr, const sqfs_entry_t *e,
+			unsigned int file_flags)
+{
+	const unsigned int known_flags =
+	    SQFS_FILE_DONT_COMPRESS | SQFS_FILE_DONT_FRAGMENT |
+	    SQFS_FILE_DONT_DEDUPLICATE | SQFS_FILE_NO_SPARSE | SQFS_FILE_ALIGN;
+	uint32_t fmt = e->mode & S_IFMT;
+
+	if ((e->mode & ~(uint32_t)(S_IFMT | 07777)) != 0)
 		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
 					"mode 0%o has bits besides the type "
 					"and 07777",
-					(unsigned int)attr->mode);
+					(unsigned int)e->mode);
+	if (!known_type(fmt))
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"mode 0%o is of no file type",
+					(unsigned int)e->mode);
+	if (fmt != S_IFREG && file_flags != 0)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"file flags 0x%x for an entry that is "
+					"not a regular file",
+					file_flags);
+	if ((file_flags & ~known_flags) != 0)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"unknown file flags 0x%x",
+					file_flags & ~known_flags);
 
-	fmt = attr->mode & S_IFMT;
-	if (type == 0) {
-		if (fmt != S_IFCHR && fmt != S_IFBLK && fmt != S_IFIFO &&
-		    fmt != S_IFSOCK)
+	if (fmt == S_IFCHR || fmt == S_IFBLK) {
+		uint32_t rdev;
+
+		if (!sqfs_inode_encode_rdev(e->rdev_major, e->rdev_minor,
+					    &rdev))
+			return sqfs_errtext_set(
+			    &wr->err, SQFS_ERROR_OVERFLOW,
+			    "device number %u:%u does not fit the image "
+			    "(major up to %u, minor up to %u)",
+			    e->rdev_major, e->rdev_minor,
+			    (unsigned int)SQFS_RDEV_MAJOR_MAX,
+			    (unsigned int)SQFS_RDEV_MINOR_MAX);
+	} else if (fmt == S_IFLNK) {
+		size_t tlen;
+
+		if (e->symlink_target == NULL)
 			return sqfs_errtext_set(&wr->err,
 						SQFS_ERROR_ARG_INVALID,
-						"mode 0%o is not a device, "
-						"FIFO or socket",
-						(unsigned int)attr->mode);
-		if (fmt == S_IFCHR || fmt == S_IFBLK) {
-			uint32_t rdev;
-
-			if (!sqfs_inode_encode_rdev(attr->rdev_major,
-						    attr->rdev_minor, &rdev))
-				return sqfs_errtext_set(
-				    &wr->err, SQFS_ERROR_OVERFLOW,
-				    "device number %u:%u does not fit the "
-				    "image (major up to %u, minor up to %u)",
-				    attr->rdev_major, attr->rdev_minor,
-				    (unsigned int)SQFS_RDEV_MAJOR_MAX,
-				    (unsigned int)SQFS_RDEV_MINOR_MAX);
-		}
-	} else if (fmt != 0 && fmt != type) {
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"mode 0%o is of another file type",
-					(unsigned int)attr->mode);
+						"no symlink target");
+		tlen = strnlen(e->symlink_target, SQFS_MAX_SYMLINK_SIZE + 1);
+		if (tlen == 0)
+			return sqfs_errtext_set(&wr->err,
+						SQFS_ERROR_ARG_INVALID,
+						"symlink with an empty target");
+		if (tlen > SQFS_MAX_SYMLINK_SIZE)
+			return sqfs_errtext_set(
+			    &wr->err, SQFS_ERROR_ARG_INVALID,
+			    "symlink target longer than %u bytes",
+			    (unsigned int)SQFS_MAX_SYMLINK_SIZE);
+	} else if (fmt == S_IFREG &&
+		   e->size / wr->opt.block_size > MAX_FILE_BLOCKS) {
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_OVERFLOW,
+					"size %llu is too large for the image "
+					"(at most %llu blocks of %u bytes)",
+					(unsigned long long)e->size,
+					(unsigned long long)MAX_FILE_BLOCKS,
+					(unsigned int)wr->opt.block_size);
 	}
 
 	if (wr->opt.flags & SQFS_WRITER_NO_XATTRS)
 		return 0;
-	return check_xattrs(wr, attr);
+	return check_xattrs(wr, e);
 }
 
-static int make_attr(sqfs_writer_t *wr, const sqfs_entry_attr_t *attr,
-		     uint32_t type, node_attr_t *out)
+static bool all_reserved_zero(const sqfs_entry_t *e)
 {
-	int ret;
-
-	memset(out, 0, sizeof(*out));
-	if (type == 0)
-		type = attr->mode & S_IFMT;
-	out->mode = (uint16_t)(type | (attr->mode & 07777));
-
-	if (attr->mtime < 0)
-		out->mtime = 0;
-	else if (attr->mtime > (int64_t)UINT32_MAX)
-		out->mtime = UINT32_MAX;
-	else
-		out->mtime = (uint32_t)attr->mtime;
-
-	if (type == S_IFCHR || type == S_IFBLK)
-		(void)sqfs_inode_encode_rdev(attr->rdev_major, attr->rdev_minor,
-					     &out->rdev);
-
-	ret = sqfs_id_table_id_to_index(wr->idtbl, attr->uid, &out->uid_idx);
-	if (ret == 0)
-		ret = sqfs_id_table_id_to_index(wr->idtbl, attr->gid,
-						&out->gid_idx);
-	if (ret == SQFS_ERROR_LIMIT)
-		return sqfs_errtext_set(&wr->err, ret,
-					"owner %u, group %u: the image holds "
-					"at most %u different ids",
-					attr->uid, attr->gid,
-					(unsigned int)SQFS_MAX_IDS);
-	if (ret != 0)
-		return ret;
-
-	out->xattr = SQFS_NO_XATTR;
-	if (attr->xattr_count == 0 || (wr->opt.flags & SQFS_WRITER_NO_XATTRS))
-		return 0;
-
-	ret = sqfs_xattr_writer_begin(wr->xw);
-	for (size_t i = 0; ret == 0 && i < attr->xattr_count; ++i) {
-		ret = sqfs_xattr_writer_add(wr->xw, attr->xattrs[i].key,
-					    attr->xattrs[i].value,
-					    attr->xattrs[i].size);
-	}
-	if (ret == 0)
-		ret = sqfs_xattr_writer_end(wr->xw, &out->xattr);
-	return ret;
-}
-
-static void set_attr(wr_node_t *n, const node_attr_t *a)
-{
-	n->mode = a->mode;
-	n->uid_idx = a->uid_idx;
-	n->gid_idx = a->gid_idx;
-	n->mtime = a->mtime;
-	n->xattr = a->xattr;
-	n->flags &= (uint8_t) ~(NODE_IMPLICIT | NODE_DEFAULT_IDS);
+	return all_zero(e->reserved, sizeof(e->reserved) / sizeof(e->reserved[0]));
 }
 
 /* ---- paths --------------------------------------------------------------- */
@@ -404,6 +385,170 @@ static int path_refused(sqfs_writer_t *wr, const char *path, int code,
 	return code;
 }
 
+/*
+ * Where an entry goes: the deepest directory of its path that exists
+ * (found), the components below it still to be made as implicit
+ * directories, and the last component (name, NULL for the root).
+ */
+typedef struct {
+	uint32_t found;
+	/* the rest of the path after found, up to and without the name */
+	const char *rest;
+	size_t missing;
+	const char *name;
+	size_t len;
+} place_t;
+
+/* Plan where path goes without changing anything: NOT_DIR if a parent
+ * that exists is not a directory. path has passed wr_path_check. */
+static int plan_place(sqfs_writer_t *wr, const char *path, place_t *pl)
+{
+	const char *comp, *next, *start = path, *p = path;
+	size_t clen, nlen;
+	uint32_t dir = NODE_ROOT;
+	bool creating = false;
+
+	memset(pl, 0, sizeof(*pl));
+	/* the words quote the path as given, from its first name on */
+	while (*start == '/')
+		++start;
+
+	if (wr_path_next(&p, &comp, &clen) <= 0) {
+		pl->found = NODE_ROOT;
+		return 0;
+	}
+	for (;;) {
+		uint32_t id;
+
+		if (wr_path_next(&p, &next, &nlen) <= 0) {
+			pl->name = comp;
+			pl->len = clen;
+			break;
+		}
+		if (creating) {
+			pl->missing += 1;
+		} else {
+			id = wr_tree_lookup(&wr->tree, dir, comp, clen);
+			if (id == NODE_NIL) {
+				creating = true;
+				pl->rest = comp;
+				pl->missing = 1;
+			} else if (!wr_node_is_dir(wr_node(&wr->tree, id))) {
+				return sqfs_errtext_set(
+				    &wr->err, SQFS_ERROR_NOT_DIR,
+				    "'%.*s' is not a directory",
+				    (int)((size_t)(comp - start) + clen),
+				    start);
+			} else {
+				dir = id;
+			}
+		}
+		comp = next;
+		clen = nlen;
+	}
+	pl->found = dir;
+	return 0;
+}
+
+/* The ids an entry needs that the table does not hold yet. */
+static size_t new_ids(const sqfs_writer_t *wr, const uint32_t *ids,
+		      size_t count)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < count; ++i) {
+		bool seen = sqfs_id_table_contains(wr->idtbl, ids[i]);
+
+		for (size_t j = 0; !seen && j < i; ++j)
+			seen = ids[j] == ids[i];
+		n += seen ? 0 : 1;
+	}
+	return n;
+}
+
+/* Room for the ids and nodes an entry needs (LIMIT otherwise). */
+static int check_room(sqfs_writer_t *wr, const sqfs_entry_t *e,
+		      const place_t *pl, bool with_ids)
+{
+	uint32_t ids[4];
+	size_t count = 0, more;
+
+	if (with_ids) {
+		ids[count++] = e->uid;
+		ids[count++] = e->gid;
+	}
+	if (pl->missing > 0) {
+		ids[count++] = wr->opt.default_uid;
+		ids[count++] = wr->opt.default_gid;
+	}
+	more = new_ids(wr, ids, count);
+	if (more > 0 &&
+	    sqfs_id_table_count(wr->idtbl) + more > SQFS_MAX_IDS)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_LIMIT,
+					"owner %u, group %u: the image holds "
+					"at most %u different ids",
+					e->uid, e->gid,
+					(unsigned int)SQFS_MAX_IDS);
+	if ((uint64_t)wr->tree.node_count + pl->missing + 1 > NODE_MAX_COUNT)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_LIMIT,
+					"the image holds at most %u entries",
+					(unsigned int)NODE_MAX_COUNT);
+	return 0;
+}
+
+/* ---- changing the tree (after every check) --------------------------------- */
+
+/* An entry's attributes in the form the tree stores them. */
+static int commit_attr(sqfs_writer_t *wr, const sqfs_entry_t *e,
+		       node_attr_t *out)
+{
+	uint32_t fmt = e->mode & S_IFMT;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->mode = (uint16_t)(fmt | (e->mode & 07777));
+	if (e->mtime < 0)
+		out->mtime = 0;
+	else if (e->mtime > (int64_t)UINT32_MAX)
+		out->mtime = UINT32_MAX;
+	else
+		out->mtime = (uint32_t)e->mtime;
+	if (fmt == S_IFCHR || fmt == S_IFBLK)
+		(void)sqfs_inode_encode_rdev(e->rdev_major, e->rdev_minor,
+					     &out->rdev);
+
+	ret = sqfs_id_table_id_to_index(wr->idtbl, e->uid, &out->uid_idx);
+	if (ret == 0)
+		ret = sqfs_id_table_id_to_index(wr->idtbl, e->gid,
+						&out->gid_idx);
+	if (ret != 0)
+		return ret;
+
+	out->xattr = SQFS_NO_XATTR;
+	if (e->xattr_count == 0 || (wr->opt.flags & SQFS_WRITER_NO_XATTRS))
+		return 0;
+
+	ret = sqfs_xattr_writer_begin(wr->xw);
+	for (size_t i = 0; ret == 0 && i < e->xattr_count; ++i) {
+		ret = sqfs_xattr_writer_add(wr->xw, e->xattrs[i].key,
+					    e->xattrs[i].value,
+					    e->xattrs[i].size);
+	}
+	if (ret == 0)
+		ret = sqfs_xattr_writer_end(wr->xw, &out->xattr);
+	return ret;
+}
+
+static void set_attr(wr_node_t *n, const node_attr_t *a)
+{
+	n->mode = a->mode;
+	n->uid_idx = a->uid_idx;
+	n->gid_idx = a->gid_idx;
+	n->mtime = a->mtime;
+	n->xattr = a->xattr;
+	n->flags &= (uint8_t) ~(NODE_IMPLICIT | NODE_DEFAULT_IDS);
+}
+
 static int make_implicit_dir(sqfs_writer_t *wr, uint32_t parent,
 			     const char *name, size_t len, uint32_t *id)
 {
@@ -433,58 +578,26 @@ static int make_implicit_dir(sqfs_writer_t *wr, uint32_t parent,
 	return ret;
 }
 
-/*
- * Find the directory that holds the last component of a valid path,
- * creating missing parents. *name and *len receive the last component, or
- * *name NULL for the root.
- */
-static int walk_to_parent(sqfs_writer_t *wr, const char *path, uint32_t *parent,
-			  const char **name, size_t *len)
+/* Make the implicit directories a plan found missing; *parent gets the
+ * directory the entry goes into. */
+static int commit_parents(sqfs_writer_t *wr, const place_t *pl,
+			  uint32_t *parent)
 {
-	uint32_t dir = NODE_ROOT;
-	const char *comp, *next, *start = path;
-	size_t clen, nlen;
-	int ret;
+	const char *p = pl->rest, *comp;
+	uint32_t dir = pl->found;
+	size_t len;
 
-	*name = NULL;
-	*len = 0;
-	/* the words quote the path as given, from its first name on */
-	while (*start == '/')
-		++start;
-
-	ret = wr_path_next(&path, &comp, &clen);
-	while (ret > 0) {
+	for (size_t i = 0; i < pl->missing; ++i) {
 		uint32_t id;
+		int ret;
 
-		ret = wr_path_next(&path, &next, &nlen);
-		if (ret < 0)
+		if (wr_path_next(&p, &comp, &len) <= 0)
+			return SQFS_ERROR_INTERNAL;
+		ret = make_implicit_dir(wr, dir, comp, len, &id);
+		if (ret != 0)
 			return ret;
-		if (ret == 0) {
-			*name = comp;
-			*len = clen;
-			break;
-		}
-
-		id = wr_tree_lookup(&wr->tree, dir, comp, clen);
-		if (id == NODE_NIL) {
-			ret = make_implicit_dir(wr, dir, comp, clen, &id);
-			if (ret != 0)
-				return ret;
-		} else if (!wr_node_is_dir(wr_node(&wr->tree, id))) {
-			return sqfs_errtext_set(
-			    &wr->err, SQFS_ERROR_NOT_DIR,
-			    "'%.*s' is not a directory",
-			    (int)((size_t)(comp - start) + clen), start);
-		}
-
 		dir = id;
-		comp = next;
-		clen = nlen;
-		ret = 1;
 	}
-	if (ret < 0)
-		return ret;
-
 	*parent = dir;
 	return 0;
 }
@@ -510,161 +623,32 @@ static int place_node(sqfs_writer_t *wr, uint32_t parent, const char *name,
 	return ret;
 }
 
-/* Where an entry goes, and the attributes it carries. */
-typedef struct {
-	uint32_t parent;
-	/* the last component, or NULL for the root */
-	const char *name;
-	size_t len;
-	node_attr_t a;
-} place_t;
+/* ---- adding entries ------------------------------------------------------ */
 
-/*
- * Common start of every add: state, path and attributes checked, missing
- * parents created, and (with attr) the attributes made, ids and xattrs
- * included.
- */
-static int begin_add(sqfs_writer_t *wr, const char *path,
-		     const sqfs_entry_attr_t *attr, uint32_t type, bool root_ok,
-		     place_t *pl)
+/* The checks of a hard link entry. */
+static int check_hard_link(sqfs_writer_t *wr, const sqfs_entry_t *e,
+			   unsigned int file_flags)
 {
 	size_t depth;
 	int ret;
 
-	ret = check_state(wr);
+	if (file_flags != 0)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"file flags 0x%x for a hard link",
+					file_flags);
+	ret = wr_path_check(e->hard_link, &depth);
 	if (ret != 0)
-		return ret;
-	ret = wr_path_check(path, &depth);
-	if (ret != 0)
-		return path_refused(wr, path, ret, "the path");
-	if (depth == 0 && !root_ok)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"the root can only be a directory");
-	if (attr != NULL)
-		ret = check_attr(wr, attr, type);
-	if (ret == 0)
-		ret =
-		    walk_to_parent(wr, path, &pl->parent, &pl->name, &pl->len);
-	if (ret == 0 && attr != NULL)
-		ret = make_attr(wr, attr, type, &pl->a);
-	return ret;
+		return path_refused(wr, e->hard_link, ret,
+				    "the hard link target");
+	return 0;
 }
 
-/* begin_add for an entry that must have attributes (all but links). */
-static int begin_entry(sqfs_writer_t *wr, const char *path,
-		       const sqfs_entry_attr_t *attr, uint32_t type,
-		       bool root_ok, place_t *pl)
-{
-	if (attr == NULL)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"no attributes");
-	return begin_add(wr, path, attr, type, root_ok, pl);
-}
-
-/* Put a new node with its attributes at pl; *id gets it. */
-static int place_new(sqfs_writer_t *wr, const place_t *pl, uint32_t *id)
-{
-	int ret = place_node(wr, pl->parent, pl->name, pl->len, id);
-
-	if (ret == 0)
-		set_attr(wr_node(&wr->tree, *id), &pl->a);
-	return ret;
-}
-
-/* ---- adding entries ------------------------------------------------------ */
-
-static int add_dir(sqfs_writer_t *wr, const char *path,
-		   const sqfs_entry_attr_t *attr)
-{
-	place_t pl;
-	uint32_t id;
-	int ret;
-
-	ret = begin_entry(wr, path, attr, S_IFDIR, true, &pl);
-	if (ret != 0)
-		return ret;
-
-	if (pl.name == NULL) {
-		set_attr(wr_node(&wr->tree, NODE_ROOT), &pl.a);
-		return 0;
-	}
-
-	id = wr_tree_lookup(&wr->tree, pl.parent, pl.name, pl.len);
-	if (id != NODE_NIL && wr_node_is_dir(wr_node(&wr->tree, id))) {
-		set_attr(wr_node(&wr->tree, id), &pl.a);
-		return 0;
-	}
-
-	return place_new(wr, &pl, &id);
-}
-
-static int add_symlink(sqfs_writer_t *wr, const char *path,
-		       const sqfs_entry_attr_t *attr, const char *target)
-{
-	const char *copy;
-	place_t pl;
-	uint32_t id;
-	size_t tlen;
-	int ret;
-
-	if (target == NULL)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"no symlink target");
-	tlen = strnlen(target, SQFS_MAX_SYMLINK_SIZE + 1);
-	if (tlen == 0)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"symlink with an empty target");
-	if (tlen > SQFS_MAX_SYMLINK_SIZE)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"symlink target longer than %u bytes",
-					(unsigned int)SQFS_MAX_SYMLINK_SIZE);
-
-	ret = begin_entry(wr, path, attr, S_IFLNK, false, &pl);
-	if (ret != 0)
-		return ret;
-	copy = wr_arena_strndup(&wr->tree.arena, target, tlen);
-	if (copy == NULL)
-		return SQFS_ERROR_ALLOC;
-	ret = place_new(wr, &pl, &id);
-	if (ret == 0)
-		wr_node(&wr->tree, id)->data.target = copy;
-	return ret;
-}
-
-static int add_special(sqfs_writer_t *wr, const char *path,
-		       const sqfs_entry_attr_t *attr)
-{
-	place_t pl;
-	uint32_t id;
-	int ret;
-
-	ret = begin_entry(wr, path, attr, 0, false, &pl);
-	if (ret == 0)
-		ret = place_new(wr, &pl, &id);
-	if (ret == 0)
-		wr_node(&wr->tree, id)->data.rdev = pl.a.rdev;
-	return ret;
-}
-
-static int add_hard_link(sqfs_writer_t *wr, const char *path,
-			 const char *target)
+static int commit_hard_link(sqfs_writer_t *wr, uint32_t parent,
+			    const place_t *pl, const char *target)
 {
 	const char *canon;
 	uint32_t id, bound;
-	place_t pl;
-	size_t depth;
 	int ret;
-
-	ret = check_state(wr);
-	if (ret != 0)
-		return ret;
-	ret = wr_path_check(target, &depth);
-	if (ret != 0)
-		return path_refused(wr, target, ret, "the hard link target");
-
-	ret = begin_add(wr, path, NULL, 0, false, &pl);
-	if (ret != 0)
-		return ret;
 
 	ret = wr_path_canonical(&wr->tree, target, &canon);
 	if (ret != 0)
@@ -683,7 +667,7 @@ static int add_hard_link(sqfs_writer_t *wr, const char *path,
 			bound = NODE_NIL;
 	}
 
-	ret = place_node(wr, pl.parent, pl.name, pl.len, &id);
+	ret = place_node(wr, parent, pl->name, pl->len, &id);
 	if (ret == 0) {
 		wr_node_t *n = wr_node(&wr->tree, id);
 
@@ -696,8 +680,6 @@ static int add_hard_link(sqfs_writer_t *wr, const char *path,
 	}
 	return ret;
 }
-
-/* ---- file data ----------------------------------------------------------- */
 
 /* The block processor's flags for the public per-file flags. */
 static unsigned int block_flags(unsigned int flags)
@@ -722,45 +704,125 @@ static unsigned int block_flags(unsigned int flags)
 	return out;
 }
 
-int sqfs_writer_begin_file(sqfs_writer_t *wr, const char *path,
-			   const sqfs_entry_attr_t *attr)
+/* Put an entry that is not a hard link into the tree, at parent. */
+static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
+			 const sqfs_entry_t *e, unsigned int file_flags)
 {
-	return sqfs_writer_begin_file_flags(wr, path, attr, 0);
-}
-
-static int begin_file_flags(sqfs_writer_t *wr, const char *path,
-			    const sqfs_entry_attr_t *attr, unsigned int flags)
-{
-	const unsigned int known =
-	    SQFS_FILE_DONT_COMPRESS | SQFS_FILE_DONT_FRAGMENT |
-	    SQFS_FILE_DONT_DEDUPLICATE | SQFS_FILE_NO_SPARSE | SQFS_FILE_ALIGN;
-	sqfs_file_data_t *fd;
-	place_t pl;
-	uint32_t id;
+	uint32_t fmt = e->mode & S_IFMT, id;
+	sqfs_file_data_t *fd = NULL;
+	const char *target = NULL;
+	node_attr_t a;
 	int ret;
 
-	if ((flags & ~known) != 0)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"unknown file flags 0x%x",
-					flags & ~known);
-	ret = begin_entry(wr, path, attr, S_IFREG, false, &pl);
-	if (ret == 0)
-		ret = wr_tree_new_file_data(&wr->tree, &fd);
-	if (ret == 0)
-		ret =
-		    sqfs_block_processor_begin(wr->bp, fd, block_flags(flags));
+	ret = commit_attr(wr, e, &a);
 	if (ret != 0)
 		return ret;
 
-	/* The entry is in the tree from now on; a failure in the data
-	 * makes the whole image fail anyway. */
-	ret = place_new(wr, &pl, &id);
+	if (pl->name == NULL) {
+		set_attr(wr_node(&wr->tree, NODE_ROOT), &a);
+		return 0;
+	}
+	if (fmt == S_IFDIR) {
+		id = wr_tree_lookup(&wr->tree, parent, pl->name, pl->len);
+		if (id != NODE_NIL && wr_node_is_dir(wr_node(&wr->tree, id))) {
+			set_attr(wr_node(&wr->tree, id), &a);
+			return 0;
+		}
+	} else if (fmt == S_IFLNK) {
+		target = wr_arena_strndup(&wr->tree.arena, e->symlink_target,
+					  strlen(e->symlink_target));
+		if (target == NULL)
+			return SQFS_ERROR_ALLOC;
+	} else if (fmt == S_IFREG) {
+		ret = wr_tree_new_file_data(&wr->tree, &fd);
+		if (ret == 0)
+			ret = sqfs_block_processor_begin(
+			    wr->bp, fd, block_flags(file_flags));
+		if (ret != 0)
+			return ret;
+	}
+
+	ret = place_node(wr, parent, pl->name, pl->len, &id);
 	if (ret != 0)
 		return ret;
-	wr_node(&wr->tree, id)->data.file = fd;
-	wr->open_file = id;
+	set_attr(wr_node(&wr->tree, id), &a);
+	if (fmt == S_IFLNK) {
+		wr_node(&wr->tree, id)->data.target = target;
+	} else if (fmt == S_IFCHR || fmt == S_IFBLK) {
+		wr_node(&wr->tree, id)->data.rdev = a.rdev;
+	} else if (fmt == S_IFREG) {
+		wr_node(&wr->tree, id)->data.file = fd;
+		wr->open_file = id;
+	}
 	return 0;
 }
+
+/* 0 when the entry was added; a refusal (nothing changed) or, with
+ * *broken set, a failure of the writer. */
+static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
+	       unsigned int file_flags, bool *broken)
+{
+	const unsigned int known_entry_flags = SQFS_ENTRY_POST;
+	bool link;
+	uint32_t parent;
+	size_t depth;
+	place_t pl;
+	int ret;
+
+	*broken = false;
+	ret = check_state(wr);
+	if (ret != 0)
+		return ret;
+	if (e == NULL)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"no entry");
+	if (!all_reserved_zero(e))
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"the reserved room of the entry is "
+					"not zero");
+	if ((e->flags & ~known_entry_flags) != 0)
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"unknown entry flags 0x%x",
+					(unsigned int)(e->flags &
+						       ~known_entry_flags));
+	link = e->hard_link != NULL;
+	if (e->flags & SQFS_ENTRY_POST) {
+		/* a reader's second report of a directory: nothing new */
+		if (link || (e->mode & S_IFMT) != S_IFDIR)
+			return sqfs_errtext_set(&wr->err,
+						SQFS_ERROR_ARG_INVALID,
+						"a second report of an entry "
+						"that is not a directory");
+		return 0;
+	}
+
+	ret = wr_path_check(e->path, &depth);
+	if (ret != 0)
+		return path_refused(wr, e->path, ret, "the path");
+	if (depth == 0 && (link || (e->mode & S_IFMT) != S_IFDIR))
+		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					"the root can only be a directory");
+	ret = link ? check_hard_link(wr, e, file_flags)
+		   : check_object(wr, e, file_flags);
+	if (ret == 0)
+		ret = plan_place(wr, e->path, &pl);
+	if (ret == 0)
+		ret = check_room(wr, e, &pl, !link);
+	if (ret != 0)
+		return ret;
+
+	/* from here on, nothing is refused: a failure is the writer's */
+	*broken = true;
+	ret = commit_parents(wr, &pl, &parent);
+	if (ret == 0)
+		ret = link ? commit_hard_link(wr, parent, &pl, e->hard_link)
+			   : commit_object(wr, parent, &pl, e, file_flags);
+	if (ret == 0)
+		*broken = false;
+	return ret;
+}
+
+/* ---- file data ----------------------------------------------------------- */
 
 /* Data can only go to an open file. */
 static int check_open(sqfs_writer_t *wr)
@@ -768,12 +830,15 @@ static int check_open(sqfs_writer_t *wr)
 	if (wr->finished || wr->open_file == NODE_NIL)
 		return sqfs_errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
 					"no file is open: "
-					"sqfs_writer_begin_file comes first");
+					"sqfs_writer_add of a regular file "
+					"comes first");
 	return 0;
 }
 
-static int append(sqfs_writer_t *wr, const void *data, size_t size)
+static int append(sqfs_writer_t *wr, const void *data, size_t size,
+		  bool *broken)
 {
+	*broken = false;
 	if (data == NULL && size > 0)
 		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
 					"%zu bytes of data but no pointer",
@@ -782,25 +847,30 @@ static int append(sqfs_writer_t *wr, const void *data, size_t size)
 		return SQFS_ERROR_SEQUENCE;
 	if (size == 0)
 		return 0;
+	*broken = true;
 	return sqfs_block_processor_append(wr->bp, data, size);
 }
 
-static int append_hole(sqfs_writer_t *wr, uint64_t size)
+static int append_hole(sqfs_writer_t *wr, uint64_t size, bool *broken)
 {
+	*broken = false;
 	if (check_open(wr) != 0)
 		return SQFS_ERROR_SEQUENCE;
 	if (size == 0)
 		return 0;
+	*broken = true;
 	return sqfs_block_processor_append_hole(wr->bp, size);
 }
 
-static int end_file(sqfs_writer_t *wr)
+static int end_file(sqfs_writer_t *wr, bool *broken)
 {
 	int ret;
 
+	*broken = false;
 	if (check_open(wr) != 0)
 		return SQFS_ERROR_SEQUENCE;
 
+	*broken = true;
 	ret = sqfs_block_processor_end(wr->bp);
 	if (ret == 0)
 		wr->open_file = NODE_NIL;
@@ -976,91 +1046,103 @@ void sqfs_writer_get_stats(const sqfs_writer_t *wr, sqfs_writer_stats_t *stats)
 
 /* ---- the public calls: each begins the error text and words its exit ---- */
 
-/* Words for a failure while the open file's data was taken. */
-static int data_failed(sqfs_writer_t *wr, int ret)
+/*
+ * A writer that failed stays failed: every call after says so, with the
+ * words of the failure, so that a program that goes on by mistake does not
+ * make an image of what is left.
+ */
+static int refuse_if_broken(sqfs_writer_t *wr)
 {
-	char *path;
+	if (!wr->broken)
+		return 0;
+	return sqfs_errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
+				"the writer failed earlier: %s",
+				wr->broken_why);
+}
 
-	if (ret == 0 || wr->open_file == NODE_NIL)
-		return sqfs_errtext_end(&wr->err, ret, NULL);
-	path = wr_tree_node_path(&wr->tree, wr->open_file);
-	ret = sqfs_errtext_end(&wr->err, ret, "data of '%s'",
-			       path != NULL ? path : "?");
-	free(path);
+/* The exit of a call: a failure that is not a refusal breaks the writer
+ * for good, keeping its words. */
+static int call_end(sqfs_writer_t *wr, int ret, bool broken, const char *ctx)
+{
+	if (ctx != NULL)
+		ret = sqfs_errtext_end(&wr->err, ret, "%s", ctx);
+	else
+		ret = sqfs_errtext_end(&wr->err, ret, NULL);
+	if (ret != 0 && broken && !wr->broken) {
+		wr->broken = true;
+		memcpy(wr->broken_why, wr->err.text, sizeof(wr->broken_why));
+	}
 	return ret;
 }
 
-int sqfs_writer_add_dir(sqfs_writer_t *wr, const char *path,
-			const sqfs_entry_attr_t *attr)
+/* Words for a failure while the open file's data was taken. */
+static int data_end(sqfs_writer_t *wr, int ret, bool broken)
 {
-	if (wr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&wr->err);
-	return sqfs_errtext_end(&wr->err, add_dir(wr, path, attr), NULL);
+	char *path, ctx[SQFS_ERROR_TEXT_SIZE];
+
+	if (ret == 0 || wr->open_file == NODE_NIL)
+		return call_end(wr, ret, broken, NULL);
+	path = wr_tree_node_path(&wr->tree, wr->open_file);
+	snprintf(ctx, sizeof(ctx), "data of '%s'", path != NULL ? path : "?");
+	free(path);
+	return call_end(wr, ret, broken, ctx);
 }
 
-int sqfs_writer_add_symlink(sqfs_writer_t *wr, const char *path,
-			    const sqfs_entry_attr_t *attr, const char *target)
+int sqfs_writer_add(sqfs_writer_t *wr, const sqfs_entry_t *entry,
+		    unsigned int file_flags)
 {
-	if (wr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&wr->err);
-	return sqfs_errtext_end(&wr->err, add_symlink(wr, path, attr, target),
-				NULL);
-}
+	bool broken = false;
+	int ret;
 
-int sqfs_writer_add_special(sqfs_writer_t *wr, const char *path,
-			    const sqfs_entry_attr_t *attr)
-{
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	sqfs_errtext_begin(&wr->err);
-	return sqfs_errtext_end(&wr->err, add_special(wr, path, attr), NULL);
-}
-
-int sqfs_writer_add_hard_link(sqfs_writer_t *wr, const char *path,
-			      const char *target)
-{
-	if (wr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&wr->err);
-	return sqfs_errtext_end(&wr->err, add_hard_link(wr, path, target),
-				NULL);
-}
-
-int sqfs_writer_begin_file_flags(sqfs_writer_t *wr, const char *path,
-				 const sqfs_entry_attr_t *attr,
-				 unsigned int flags)
-{
-	if (wr == NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&wr->err);
-	return sqfs_errtext_end(&wr->err,
-				begin_file_flags(wr, path, attr, flags), NULL);
+	ret = refuse_if_broken(wr);
+	if (ret == 0)
+		ret = add(wr, entry, file_flags, &broken);
+	return call_end(wr, ret, broken, NULL);
 }
 
 int sqfs_writer_append(sqfs_writer_t *wr, const void *data, size_t size)
 {
+	bool broken = false;
+	int ret;
+
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	sqfs_errtext_begin(&wr->err);
-	return data_failed(wr, append(wr, data, size));
+	ret = refuse_if_broken(wr);
+	if (ret == 0)
+		ret = append(wr, data, size, &broken);
+	return data_end(wr, ret, broken);
 }
 
 int sqfs_writer_append_hole(sqfs_writer_t *wr, uint64_t size)
 {
+	bool broken = false;
+	int ret;
+
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	sqfs_errtext_begin(&wr->err);
-	return data_failed(wr, append_hole(wr, size));
+	ret = refuse_if_broken(wr);
+	if (ret == 0)
+		ret = append_hole(wr, size, &broken);
+	return data_end(wr, ret, broken);
 }
 
 int sqfs_writer_end_file(sqfs_writer_t *wr)
 {
+	bool broken = false;
+	int ret;
+
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	sqfs_errtext_begin(&wr->err);
-	return data_failed(wr, end_file(wr));
+	ret = refuse_if_broken(wr);
+	if (ret == 0)
+		ret = end_file(wr, &broken);
+	return data_end(wr, ret, broken);
 }
 
 int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
@@ -1068,19 +1150,34 @@ int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
 						 const char *target),
 				  void *user)
 {
+	int ret;
+
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	sqfs_errtext_begin(&wr->err);
-	return sqfs_errtext_end(&wr->err, drop_broken_links(wr, report, user),
-				NULL);
+	ret = refuse_if_broken(wr);
+	if (ret == 0)
+		ret = drop_broken_links(wr, report, user);
+	/* only a want of memory for the report's path fails here */
+	return call_end(wr, ret, ret == SQFS_ERROR_ALLOC, NULL);
 }
 
 int sqfs_writer_finish(sqfs_writer_t *wr)
 {
+	int ret;
+
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	sqfs_errtext_begin(&wr->err);
-	return sqfs_errtext_end(&wr->err, finish(wr), "finishing the image");
+	ret = refuse_if_broken(wr);
+	if (ret != 0)
+		return call_end(wr, ret, false, NULL);
+	ret = finish(wr);
+	/* a refusal before anything is written (a file still open, a
+	 * broken link) can be mended; anything else cannot */
+	return call_end(wr, ret,
+			ret != SQFS_ERROR_SEQUENCE && ret != SQFS_ERROR_NO_ENTRY,
+			"finishing the image");
 }
 
 const char *sqfs_writer_error(const sqfs_writer_t *wr)
@@ -1088,4 +1185,9 @@ const char *sqfs_writer_error(const sqfs_writer_t *wr)
 	if (wr == NULL)
 		return "no writer";
 	return wr->err.text[0] != '\0' ? wr->err.text : "no error";
+}
+
+bool sqfs_writer_usable(const sqfs_writer_t *wr)
+{
+	return wr != NULL && !wr->broken;
 }
