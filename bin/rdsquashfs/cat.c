@@ -12,17 +12,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-static int to_stdout(void *user, uint64_t offset, const uint8_t *data,
-		     size_t size, bool sparse)
+/* size bytes of zeros, a block at a time */
+static int put_zeros(const uint8_t *zeros, size_t block, uint64_t size)
 {
-	(void)user;
-	(void)offset;
-	(void)sparse;
-	if (write_all(STDOUT_FILENO, data, size) != 0) {
-		tool_error("standard output", "%s", strerror(errno));
-		return 1;
+	while (size > 0) {
+		size_t n = size < block ? (size_t)size : block;
+
+		if (write_all(STDOUT_FILENO, zeros, n) != 0)
+			return -1;
+		size -= n;
 	}
 	return 0;
 }
@@ -30,27 +31,45 @@ static int to_stdout(void *user, uint64_t offset, const uint8_t *data,
 int rd_cat(rd_ctx_t *ctx)
 {
 	const char *path = ctx->opt->cmdpath;
-	sqfs_inode_t *inode;
-	uint16_t type;
-	int ret;
+	sqfs_image_source_t *src = NULL;
+	const sqfs_entry_t *e;
+	sqfs_data_run_t run;
+	uint8_t *zeros = NULL;
+	int ret = -1;
 
-	if (rd_resolve(ctx, path, &inode) != 0)
-		return -1;
-	type = sqfs_inode_type_basic(inode->type);
-	if (type != SQFS_INODE_FILE) {
+	if (rd_entry_at(ctx, path, SQFS_SOURCE_NO_XATTRS, &src, &e) != 0)
+		goto out;
+	if ((e->mode & S_IFMT) != S_IFREG) {
 		tool_error(path, "not a regular file");
-		free(inode);
-		return -1;
+		goto out;
+	}
+	zeros = calloc(1, ctx->block_size);
+	if (zeros == NULL) {
+		tool_error(NULL, "out of memory");
+		goto out;
 	}
 
-	/* block by block, straight to the descriptor: nothing is held
-	 * back in a stdio buffer, and memory does not grow with the file;
-	 * the queue unpacks the blocks after the one being written */
-	ret = sqfs_read_ahead_push(ctx->ahead, inode, true, NULL, 0);
-	if (ret == 0)
-		ret = rd_read_file(ctx, inode, true, to_stdout, NULL);
+	/* run by run, straight to the descriptor: nothing is held back in
+	 * a stdio buffer, and memory does not grow with the file; the
+	 * source unpacks the blocks after the one being written */
+	while ((ret = sqfs_image_source_read(src, &run)) == 0) {
+		if (run.data != NULL)
+			ret = write_all(STDOUT_FILENO, run.data,
+					(size_t)run.size);
+		else
+			ret = put_zeros(zeros, ctx->block_size, run.size);
+		if (ret != 0) {
+			tool_error("standard output", "%s", strerror(errno));
+			ret = -1;
+			goto out;
+		}
+	}
 	if (ret < 0)
 		rd_image_error(ctx, path);
-	free(inode);
-	return ret == 0 ? 0 : -1;
+	else
+		ret = 0;
+out:
+	free(zeros);
+	sqfs_image_source_destroy(src);
+	return ret;
 }

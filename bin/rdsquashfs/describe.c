@@ -24,12 +24,12 @@
 
 #include "rdsquashfs.h"
 #include "common/print.h"
-#include "sqfs/walker.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static bool needs_quotes(const char *s)
 {
@@ -61,68 +61,57 @@ static void print_path(const char *path)
 	putchar('"');
 }
 
-static const char *type_word(uint16_t type)
+static const char *type_word(uint32_t type)
 {
 	switch (type) {
-	case SQFS_INODE_DIR:
+	case S_IFDIR:
 		return "dir";
-	case SQFS_INODE_FILE:
+	case S_IFREG:
 		return "file";
-	case SQFS_INODE_SLINK:
+	case S_IFLNK:
 		return "slink";
-	case SQFS_INODE_BDEV:
-	case SQFS_INODE_CDEV:
+	case S_IFBLK:
+	case S_IFCHR:
 		return "nod";
-	case SQFS_INODE_FIFO:
+	case S_IFIFO:
 		return "pipe";
 	default:
 		return "sock";
 	}
 }
 
-/* 0: written, 1: skipped with a warning, 2: failed (reported) */
-static int describe_entry(rd_ctx_t *ctx, const sqfs_walk_entry_t *ent)
+/* 0: written, 1: skipped with a warning */
+static int describe_entry(rd_ctx_t *ctx, const sqfs_entry_t *e)
 {
-	const sqfs_inode_t *inode = ent->inode;
-	uint16_t type = sqfs_inode_type_basic(inode->type);
+	uint32_t type = e->mode & S_IFMT;
 	const char *root = ctx->opt->unpack_root;
-	uint32_t uid, gid, major, minor;
-	int ret;
 
-	if (has_line_break(ent->path, strlen(ent->path)) ||
-	    (type == SQFS_INODE_SLINK &&
-	     has_line_break((const char *)inode->payload,
-			    inode->data.slink.target_size))) {
-		tool_warning(ent->path, "a line break cannot be written in a "
-					"pack file; skipped");
+	if (has_line_break(e->path, strlen(e->path)) ||
+	    (type == S_IFLNK &&
+	     has_line_break(e->symlink_target, strlen(e->symlink_target)))) {
+		tool_warning(e->path, "a line break cannot be written in a "
+				      "pack file; skipped");
 		return 1;
 	}
-	ret = sqfs_image_inode_owner(ctx->img, inode, &uid, &gid);
-	if (ret != 0) {
-		rd_image_error(ctx, ent->path);
-		return 2;
-	}
 
-	fputs(ent->link_target != NULL ? "link" : type_word(type), stdout);
+	fputs(e->hard_link != NULL ? "link" : type_word(type), stdout);
 	putchar(' ');
-	print_path(ent->depth == 0 ? "/" : ent->path);
-	printf(" 0%o %" PRIu32 " %" PRIu32, (unsigned int)inode->mode, uid,
-	       gid);
+	print_path(e->path[0] == '\0' ? "/" : e->path);
+	printf(" 0%o %" PRIu32 " %" PRIu32, (unsigned int)(e->mode & 07777),
+	       e->uid, e->gid);
 
-	if (ent->link_target != NULL) {
-		printf(" /%s", ent->link_target);
-	} else if (type == SQFS_INODE_FILE && root != NULL) {
+	if (e->hard_link != NULL) {
+		printf(" /%s", e->hard_link);
+	} else if (type == S_IFREG && root != NULL) {
 		size_t len = strlen(root);
 
 		printf(" %s%s%s", root,
-		       len > 0 && root[len - 1] == '/' ? "" : "/", ent->path);
-	} else if (type == SQFS_INODE_SLINK) {
-		printf(" %.*s", (int)inode->data.slink.target_size,
-		       (const char *)inode->payload);
-	} else if (type == SQFS_INODE_BDEV || type == SQFS_INODE_CDEV) {
-		sqfs_inode_decode_rdev(inode->data.dev.rdev, &major, &minor);
-		printf(" %c %" PRIu32 " %" PRIu32,
-		       type == SQFS_INODE_CDEV ? 'c' : 'b', major, minor);
+		       len > 0 && root[len - 1] == '/' ? "" : "/", e->path);
+	} else if (type == S_IFLNK) {
+		printf(" %s", e->symlink_target);
+	} else if (type == S_IFBLK || type == S_IFCHR) {
+		printf(" %c %" PRIu32 " %" PRIu32, type == S_IFCHR ? 'c' : 'b',
+		       e->rdev_major, e->rdev_minor);
 	}
 	putchar('\n');
 	return 0;
@@ -130,25 +119,21 @@ static int describe_entry(rd_ctx_t *ctx, const sqfs_walk_entry_t *ent)
 
 int rd_describe(rd_ctx_t *ctx)
 {
-	sqfs_walk_entry_t ent;
-	sqfs_walker_t *w;
+	sqfs_image_source_t *src;
+	const sqfs_entry_t *e;
 	bool skipped = false;
 	int ret;
 
-	ret = sqfs_walker_create(ctx->img, "", 0, 0, &w);
-	if (ret != 0) {
-		rd_image_error(ctx, NULL);
+	if (rd_open_source(ctx, "",
+			   SQFS_SOURCE_NO_DATA | SQFS_SOURCE_NO_XATTRS,
+			   &src) != 0)
 		return -1;
-	}
-	while ((ret = sqfs_walker_next(w, &ent)) == 0) {
-		ret = describe_entry(ctx, &ent);
-		if (ret == 2)
-			break;
-		if (ret == 1)
+	while ((ret = sqfs_image_source_next(src, &e)) == 0) {
+		if (describe_entry(ctx, e) != 0)
 			skipped = true;
 	}
 	if (ret < 0)
 		rd_image_error(ctx, NULL);
-	sqfs_walker_destroy(w);
+	sqfs_image_source_destroy(src);
 	return ret == 1 && !skipped ? 0 : -1;
 }

@@ -35,47 +35,65 @@
 
 /* ------------------------------------------------------------ attributes */
 
-void rd_attrs_gather(rd_attr_ctx_t *ac, sqfs_image_t *img,
-		     const sqfs_inode_t *inode, const char *path,
-		     rd_attrs_t *out)
+/* A copy of count xattrs in one allocation, or NULL. */
+static sqfs_xattr_t *copy_xattrs(const sqfs_xattr_t *list, size_t count)
 {
-	int ret;
+	size_t bytes = count * sizeof(list[0]);
+	sqfs_xattr_t *out;
+	char *p;
 
+	for (size_t i = 0; i < count; ++i)
+		bytes += strlen(list[i].key) + 1 + list[i].size;
+	out = malloc(bytes);
+	if (out == NULL)
+		return NULL;
+	p = (char *)(out + count);
+	for (size_t i = 0; i < count; ++i) {
+		size_t klen = strlen(list[i].key) + 1;
+
+		memcpy(p, list[i].key, klen);
+		out[i].key = p;
+		p += klen;
+		if (list[i].size > 0)
+			memcpy(p, list[i].value, list[i].size);
+		out[i].value = p;
+		out[i].size = list[i].size;
+		p += list[i].size;
+	}
+	return out;
+}
+
+int rd_attrs_gather(rd_attr_ctx_t *ac, const sqfs_entry_t *e, rd_attrs_t *out)
+{
 	memset(out, 0, sizeof(*out));
 	if ((ac->flags & UNPACK_CHOWN) && !atomic_load(&ac->chown_denied)) {
-		ret = sqfs_image_inode_owner(img, inode, &out->uid, &out->gid);
-		if (ret == 0)
-			out->set_owner = true;
-		else
-			tool_warning(path, "owner: %s; not changed",
-				     sqfs_image_error(img));
+		out->set_owner = true;
+		out->uid = e->uid;
+		out->gid = e->gid;
 	}
-	if (ac->flags & UNPACK_SET_XATTR) {
-		ret = sqfs_image_read_xattrs(img, inode, &out->xattrs,
-					     &out->xattr_count);
-		if (ret != 0) {
-			tool_warning(path, "xattrs: %s; not set",
-				     sqfs_image_error(img));
-			out->xattrs = NULL;
-			out->xattr_count = 0;
+	if ((ac->flags & UNPACK_SET_XATTR) && e->xattr_count > 0) {
+		out->xattrs = copy_xattrs(e->xattrs, e->xattr_count);
+		if (out->xattrs == NULL) {
+			tool_error(NULL, "out of memory");
+			return -1;
 		}
+		out->xattr_count = e->xattr_count;
 	}
 	/* a symlink has no mode of its own on Linux */
-	if ((ac->flags & UNPACK_CHMOD) &&
-	    sqfs_inode_type_basic(inode->type) != SQFS_INODE_SLINK) {
+	if ((ac->flags & UNPACK_CHMOD) && (e->mode & S_IFMT) != S_IFLNK) {
 		out->set_mode = true;
-		out->mode = inode->mode & 07777;
+		out->mode = (mode_t)(e->mode & 07777);
 	}
 	if (ac->flags & UNPACK_SET_TIMES) {
 		out->set_times = true;
-		out->mtime = inode->mtime;
+		out->mtime = e->mtime;
 	}
+	return 0;
 }
 
 void rd_attrs_drop(rd_attrs_t *a)
 {
-	if (a->xattrs != NULL)
-		sqfs_xattr_list_free(a->xattrs, a->xattr_count);
+	free(a->xattrs);
 	a->xattrs = NULL;
 	a->xattr_count = 0;
 }

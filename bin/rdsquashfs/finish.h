@@ -14,15 +14,14 @@
  * descriptors it was given, never on names, so the safety rules of
  * unpack.c hold on both threads.
  *
- * Attributes are gathered on the main thread (the image is not shared
- * between threads) into an rd_attrs_t and applied on either thread.
+ * Attributes are copied from the image source's entry on the main thread
+ * into an rd_attrs_t (the entry is valid only until the source's next
+ * call) and applied on either thread.
  */
 #ifndef RD_FINISH_H
 #define RD_FINISH_H
 
-#include "sqfs/image.h"
-#include "sqfs/inode.h"
-#include "sqfs/xattr.h"
+#include "sqfs/entry.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -40,11 +39,12 @@ typedef struct {
 	atomic_bool chown_denied;
 } rd_attr_ctx_t;
 
-/* An entry's attributes, read from the image. */
+/* An entry's attributes, copied from the image source's entry. */
 typedef struct {
 	bool set_owner;
 	uint32_t uid;
 	uint32_t gid;
+	/* one allocation: the list, then the keys and values */
 	sqfs_xattr_t *xattrs;
 	size_t xattr_count;
 	bool set_mode;
@@ -54,12 +54,10 @@ typedef struct {
 } rd_attrs_t;
 
 /*
- * Read what the flags ask for from inode into *out. A part that cannot be
- * read is left out with a warning naming path.
+ * Copy what the flags ask for from e into *out. Returns 0, or -1 when out
+ * of memory (printed).
  */
-void rd_attrs_gather(rd_attr_ctx_t *ac, sqfs_image_t *img,
-		     const sqfs_inode_t *inode, const char *path,
-		     rd_attrs_t *out);
+int rd_attrs_gather(rd_attr_ctx_t *ac, const sqfs_entry_t *e, rd_attrs_t *out);
 
 /*
  * Apply a: by the descriptor fd, or (fd < 0) by name in dirfd without
@@ -71,7 +69,8 @@ void rd_attrs_gather(rd_attr_ctx_t *ac, sqfs_image_t *img,
 void rd_attrs_apply(rd_attr_ctx_t *ac, rd_attrs_t *a, int fd, int dirfd,
 		    const char *name, const char *path);
 
-/* Free what rd_attrs_gather allocated, for an entry not finished. */
+/* Free what rd_attrs_gather allocated, for an entry not finished;
+ * NULL-safe on an empty one. */
 void rd_attrs_drop(rd_attrs_t *a);
 
 /* A file handed to the finisher. */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct {
 	char *name;
@@ -37,14 +38,33 @@ typedef struct {
 	size_t max;
 } list_t;
 
-static void mode_string(const sqfs_inode_t *inode, char out[11])
+static char type_char(uint32_t mode)
 {
-	/* by basic type: dir file slink bdev cdev fifo socket */
-	static const char types[] = "?d-lbcps";
-	uint16_t type = sqfs_inode_type_basic(inode->type);
-	uint16_t m = inode->mode;
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return 'd';
+	case S_IFREG:
+		return '-';
+	case S_IFLNK:
+		return 'l';
+	case S_IFBLK:
+		return 'b';
+	case S_IFCHR:
+		return 'c';
+	case S_IFIFO:
+		return 'p';
+	case S_IFSOCK:
+		return 's';
+	default:
+		return '?';
+	}
+}
 
-	out[0] = type < sizeof(types) - 1 ? types[type] : '?';
+static void mode_string(const sqfs_entry_t *e, char out[11])
+{
+	uint32_t m = e->mode;
+
+	out[0] = type_char(m);
 	out[1] = (m & 0400) ? 'r' : '-';
 	out[2] = (m & 0200) ? 'w' : '-';
 	out[3] =
@@ -74,24 +94,21 @@ static void human_size(uint64_t size, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "%c", size, units[unit - 1]);
 }
 
-static void size_string(const sqfs_inode_t *inode, char *buf, size_t len)
+static void size_string(const sqfs_entry_t *e, char *buf, size_t len)
 {
-	uint32_t major, minor;
-
-	switch (sqfs_inode_type_basic(inode->type)) {
-	case SQFS_INODE_DIR:
-		snprintf(buf, len, "%" PRIu32, inode->data.dir.size);
+	switch (e->mode & S_IFMT) {
+	case S_IFDIR:
+	case S_IFLNK:
+		/* the listing's size, the target's length */
+		snprintf(buf, len, "%" PRIu64, e->size);
 		break;
-	case SQFS_INODE_FILE:
-		human_size(inode->data.file.file_size, buf, len);
+	case S_IFREG:
+		human_size(e->size, buf, len);
 		break;
-	case SQFS_INODE_SLINK:
-		snprintf(buf, len, "%" PRIu32, inode->data.slink.target_size);
-		break;
-	case SQFS_INODE_BDEV:
-	case SQFS_INODE_CDEV:
-		sqfs_inode_decode_rdev(inode->data.dev.rdev, &major, &minor);
-		snprintf(buf, len, "%" PRIu32 ":%" PRIu32, major, minor);
+	case S_IFBLK:
+	case S_IFCHR:
+		snprintf(buf, len, "%" PRIu32 ":%" PRIu32, e->rdev_major,
+			 e->rdev_minor);
 		break;
 	default:
 		snprintf(buf, len, "0");
@@ -116,11 +133,9 @@ static int id_width(uint32_t value)
 	return n;
 }
 
-static int add_entry(rd_ctx_t *ctx, list_t *list, const char *name,
-		     const sqfs_inode_t *inode)
+static int add_entry(list_t *list, const char *name, const sqfs_entry_t *e)
 {
-	list_entry_t *e;
-	int ret;
+	list_entry_t *le;
 
 	if (list->count == list->max) {
 		size_t max = list->max ? list->max * 2 : 64;
@@ -131,24 +146,19 @@ static int add_entry(rd_ctx_t *ctx, list_t *list, const char *name,
 		list->ent = n;
 		list->max = max;
 	}
-	e = &list->ent[list->count];
-	memset(e, 0, sizeof(*e));
-
-	ret = sqfs_image_inode_owner(ctx->img, inode, &e->uid, &e->gid);
-	if (ret != 0) {
-		rd_image_error(ctx, name);
-		return -1;
-	}
-	mode_string(inode, e->mode);
-	size_string(inode, e->size, sizeof(e->size));
-	e->name = strdup(name);
-	if (e->name == NULL)
+	le = &list->ent[list->count];
+	memset(le, 0, sizeof(*le));
+	le->uid = e->uid;
+	le->gid = e->gid;
+	mode_string(e, le->mode);
+	size_string(e, le->size, sizeof(le->size));
+	le->name = strdup(name);
+	if (le->name == NULL)
 		goto fail_alloc;
-	if (sqfs_inode_type_basic(inode->type) == SQFS_INODE_SLINK) {
-		e->target = strndup((const char *)inode->payload,
-				    inode->data.slink.target_size);
-		if (e->target == NULL) {
-			free(e->name);
+	if ((e->mode & S_IFMT) == S_IFLNK) {
+		le->target = strdup(e->symlink_target);
+		if (le->target == NULL) {
+			free(le->name);
 			goto fail_alloc;
 		}
 	}
@@ -159,30 +169,11 @@ fail_alloc:
 	return -1;
 }
 
-static int read_dir(rd_ctx_t *ctx, list_t *list, const sqfs_inode_t *dir)
+static const char *base_name(const char *path)
 {
-	sqfs_dir_entry_t ent;
-	sqfs_inode_t *inode;
-	int ret;
+	const char *slash = strrchr(path, '/');
 
-	ret = sqfs_dir_reader_open(ctx->dr, dir);
-	while (ret == 0) {
-		ret = sqfs_dir_reader_next(ctx->dr, &ent);
-		if (ret != 0)
-			break;
-		ret = sqfs_image_read_inode(ctx->img, ent.inode_ref, &inode);
-		if (ret != 0)
-			break;
-		ret = add_entry(ctx, list, ent.name, inode);
-		free(inode);
-		if (ret != 0)
-			return -1;
-	}
-	if (ret < 0) {
-		rd_image_error(ctx, ctx->opt->cmdpath);
-		return -1;
-	}
-	return 0;
+	return slash != NULL ? slash + 1 : path;
 }
 
 static void print_list(const list_t *list)
@@ -215,20 +206,37 @@ int rd_list(rd_ctx_t *ctx)
 {
 	const char *path = ctx->opt->cmdpath;
 	list_t list = {NULL, 0, 0};
-	sqfs_inode_t *inode;
+	sqfs_image_source_t *src;
+	const sqfs_entry_t *e;
 	char name[260];
+	bool failed = false;
 	int ret;
 
-	if (rd_resolve(ctx, path, &inode) != 0)
+	/* the entry and, for a directory, the entries in it */
+	if (rd_open_source(ctx, path,
+			   SQFS_SOURCE_ONE_LEVEL | SQFS_SOURCE_NO_DATA |
+			       SQFS_SOURCE_NO_XATTRS,
+			   &src) != 0)
 		return -1;
+	while ((ret = sqfs_image_source_next(src, &e)) == 0) {
+		const char *shown = base_name(e->path);
 
-	if (sqfs_inode_type_basic(inode->type) == SQFS_INODE_DIR) {
-		ret = read_dir(ctx, &list, inode);
-	} else {
-		rd_path_basename(path, name, sizeof(name));
-		ret = add_entry(ctx, &list, name, inode);
+		if (e->path[0] == '\0') {
+			if ((e->mode & S_IFMT) == S_IFDIR)
+				continue;
+			rd_path_basename(path, name, sizeof(name));
+			shown = name;
+		}
+		if (add_entry(&list, shown, e) != 0) {
+			failed = true;
+			break;
+		}
 	}
-	if (ret == 0)
+	if (!failed && ret < 0) {
+		rd_image_error(ctx, NULL);
+		failed = true;
+	}
+	if (!failed)
 		print_list(&list);
 
 	for (size_t i = 0; i < list.count; ++i) {
@@ -236,6 +244,6 @@ int rd_list(rd_ctx_t *ctx)
 		free(list.ent[i].target);
 	}
 	free(list.ent);
-	free(inode);
-	return ret;
+	sqfs_image_source_destroy(src);
+	return failed ? -1 : 0;
 }

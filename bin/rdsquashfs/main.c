@@ -35,11 +35,6 @@ static int open_image(rd_ctx_t *ctx, const char *path)
 	ctx->block_size = sqfs_image_super(ctx->img)->block_size;
 
 	ret = sqfs_dir_reader_create(ctx->img, &ctx->dr);
-	if (ret == 0)
-		ret = sqfs_data_reader_create(ctx->img, &ctx->data);
-	if (ret == 0 && (ctx->opt->op == OP_CAT || ctx->opt->op == OP_UNPACK))
-		ret = sqfs_read_ahead_create(ctx->img, ctx->opt->num_jobs, 0, 0,
-					     rd_queued_free, &ctx->ahead);
 	if (ret != 0) {
 		tool_error(path, "%s", sqfs_error_string(ret));
 		return -1;
@@ -96,8 +91,6 @@ int main(int argc, char **argv)
 		ret = -1;
 	}
 
-	sqfs_read_ahead_destroy(ctx.ahead);
-	sqfs_data_reader_destroy(ctx.data);
 	sqfs_dir_reader_destroy(ctx.dr);
 	sqfs_image_destroy(ctx.img);
 	sqfs_file_destroy(ctx.file);

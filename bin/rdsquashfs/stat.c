@@ -94,7 +94,10 @@ static void print_dir_index(const sqfs_inode_t *inode)
 
 static void print_file(const sqfs_inode_t *inode, bool extended)
 {
-	size_t count = rd_block_words(inode);
+	/* the words the inode holds, as stored: --stat shows the inode even
+	 * where its list does not match its size */
+	size_t count = inode->payload_size / sizeof(uint32_t);
+	const uint32_t *words = sqfs_inode_block_sizes(inode);
 
 	printf("Fragment index: 0x%" PRIX32 "\n",
 	       inode->data.file.fragment_index);
@@ -107,7 +110,7 @@ static void print_file(const sqfs_inode_t *inode, bool extended)
 	printf("Block count: %zu\n", count);
 
 	for (size_t i = 0; i < count; ++i) {
-		uint32_t word = rd_block_word(inode, i);
+		uint32_t word = words[i];
 
 		printf("\tBlock #%zu size: %" PRIu32 " (%s)\n", i,
 		       word & 0x00FFFFFFu,

@@ -18,10 +18,13 @@
  * with --no-empty-dir only when something is put into it, and finished
  * (owner, xattrs, mode, times) after its contents.
  *
- * Everything is created here, on the main thread, in the walk's order.
- * A regular file's descriptor then goes to the finisher (finish.h), which
- * writes the bytes of a small file, sets the attributes and closes it:
- * it only ever works on descriptors, so the rules above hold there too.
+ * The entries come from an image source (sqfs/image_source.h), which walks
+ * the image and unpacks the data of the next files on -j threads while one
+ * is written. Everything is created here, on the main thread, in the
+ * walk's order. A regular file's descriptor then goes to the finisher
+ * (finish.h), which writes the bytes of a small file, sets the attributes
+ * and closes it: it only ever works on descriptors, so the rules above
+ * hold there too.
  */
 #include "config.h"
 
@@ -29,7 +32,6 @@
 #include "finish.h"
 #include "common/print.h"
 #include "sqfs/error.h"
-#include "sqfs/walker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,9 +48,10 @@ typedef struct {
 	char *name;
 	/* the open directory, or -1 while not created */
 	int fd;
-	/* the image's inode of the directory, for the levels leading to
-	 * the unpacked path (the walker gives the others) */
-	sqfs_inode_t *inode;
+	/* the attributes of the directories leading to the unpacked path,
+	 * set after everything below them (the source gives the others
+	 * again after their contents) */
+	rd_attrs_t attrs;
 } level_t;
 
 typedef struct {
@@ -69,9 +72,10 @@ typedef struct {
 	/* scratch for the paths shown in messages */
 	char *path;
 	size_t path_max;
-	/* the next regular file's data is the read-ahead queue's oldest,
-	 * not read through the data reader */
-	bool data_ahead;
+	/* the entries, and the data of the current one */
+	sqfs_image_source_t *src;
+	/* block_size zeros, for holes written out (--no-sparse) */
+	uint8_t *zeros;
 } unpacker_t;
 
 /* ------------------------------------------------------------ paths */
@@ -172,9 +176,8 @@ static int set_level(unpacker_t *u, size_t level, const char *name)
 		if (lv == NULL)
 			goto fail_alloc;
 		for (size_t i = u->lv_max; i < max; ++i) {
-			lv[i].name = NULL;
+			memset(&lv[i], 0, sizeof(lv[i]));
 			lv[i].fd = -1;
-			lv[i].inode = NULL;
 		}
 		u->lv = lv;
 		u->lv_max = max;
@@ -184,8 +187,7 @@ static int set_level(unpacker_t *u, size_t level, const char *name)
 	if (u->lv[level].name == NULL)
 		goto fail_alloc;
 	u->lv[level].fd = -1;
-	free(u->lv[level].inode);
-	u->lv[level].inode = NULL;
+	rd_attrs_drop(&u->lv[level].attrs);
 	return 0;
 fail_alloc:
 	tool_error(NULL, "out of memory");
@@ -197,8 +199,7 @@ static void close_level(unpacker_t *u, size_t level)
 	if (u->lv[level].fd >= 0)
 		close(u->lv[level].fd);
 	u->lv[level].fd = -1;
-	free(u->lv[level].inode);
-	u->lv[level].inode = NULL;
+	rd_attrs_drop(&u->lv[level].attrs);
 }
 
 static void report(const unpacker_t *u, const char *what, const char *path)
@@ -251,13 +252,15 @@ static int need_dirs(unpacker_t *u, size_t level)
 
 /* Finish an entry on this thread: by its descriptor fd, or (fd < 0) by
  * name in dirfd without following it (finish.h). */
-static void set_attrs(unpacker_t *u, const sqfs_inode_t *inode, int fd,
-		      int dirfd, const char *name, const char *path)
+static int set_attrs(unpacker_t *u, const sqfs_entry_t *e, int fd, int dirfd,
+		     const char *name, const char *path)
 {
 	rd_attrs_t a;
 
-	rd_attrs_gather(&u->ac, u->ctx->img, inode, path, &a);
+	if (rd_attrs_gather(&u->ac, e, &a) != 0)
+		return -1;
 	rd_attrs_apply(&u->ac, &a, fd, dirfd, name, path);
+	return 0;
 }
 
 /* ------------------------------------------------------------ entries */
@@ -299,11 +302,10 @@ static int write_at(file_sink_t *s, uint64_t offset, const uint8_t *data,
 	return 0;
 }
 
-static int write_piece(void *user, uint64_t offset, const uint8_t *data,
-		       size_t size, bool sparse)
+static int write_piece(file_sink_t *s, uint64_t offset, const uint8_t *data,
+		       size_t size)
 {
-	file_sink_t *s = user;
-	bool hole = sparse && s->sparse_ok;
+	bool hole = data == NULL;
 
 	if (s->buf != NULL && !hole && offset == s->buf_len &&
 	    size <= s->cap - s->buf_len) {
@@ -327,15 +329,51 @@ static int write_piece(void *user, uint64_t offset, const uint8_t *data,
 	return 0;
 }
 
+/* One run of the source: a hole is skipped if the file may be sparse,
+ * else written as zeros a block at a time. */
+static int write_run(unpacker_t *u, file_sink_t *s, const sqfs_data_run_t *run)
+{
+	uint64_t offset = run->offset, left = run->size;
+
+	if (run->data != NULL)
+		return write_piece(s, offset, run->data, (size_t)run->size);
+	if (s->sparse_ok)
+		return write_piece(s, offset, NULL, (size_t)run->size);
+	while (left > 0) {
+		size_t n = left < u->ctx->block_size ? (size_t)left
+						     : u->ctx->block_size;
+
+		if (write_piece(s, offset, u->zeros, n) != 0)
+			return 1;
+		offset += n;
+		left -= n;
+	}
+	return 0;
+}
+
+/* The current entry's data into the sink: 0, a negative library error,
+ * or 1 for a failed write. */
+static int fill_file(unpacker_t *u, file_sink_t *sink)
+{
+	sqfs_data_run_t run;
+	int ret;
+
+	while ((ret = sqfs_image_source_read(u->src, &run)) == 0) {
+		if (write_run(u, sink, &run) != 0)
+			return 1;
+	}
+	return ret == 1 ? 0 : ret;
+}
+
 /*
  * Create a file and fill it; the finisher writes what was gathered, sets
  * the attributes and closes it. Errors after the hand-over are the
  * finisher's to report, and stop the unpacking at the next file.
  */
 static int make_file(unpacker_t *u, int dirfd, const char *name,
-		     const sqfs_inode_t *inode, const char *path)
+		     const sqfs_entry_t *e, const char *path)
 {
-	uint64_t size = inode->data.file.file_size;
+	uint64_t size = e->size;
 	rd_finish_job_t job;
 	file_sink_t sink;
 	int fd, ret;
@@ -361,7 +399,7 @@ static int make_file(unpacker_t *u, int dirfd, const char *name,
 			goto fail;
 		}
 	}
-	ret = rd_read_file(u->ctx, inode, u->data_ahead, write_piece, &sink);
+	ret = fill_file(u, &sink);
 	if (ret < 0) {
 		tool_error(path, "%s", sqfs_image_error(u->ctx->img));
 		goto fail;
@@ -383,7 +421,10 @@ static int make_file(unpacker_t *u, int dirfd, const char *name,
 		tool_error(NULL, "out of memory");
 		goto fail;
 	}
-	rd_attrs_gather(&u->ac, u->ctx->img, inode, path, &job.attrs);
+	if (rd_attrs_gather(&u->ac, e, &job.attrs) != 0) {
+		free(job.path);
+		goto fail;
+	}
 	return rd_finisher_submit(u->fin, &job);
 fail:
 	free(sink.buf);
@@ -393,40 +434,27 @@ fail:
 
 /* 0: created, 1: skipped with a warning, -1: failed */
 static int make_special(unpacker_t *u, int dirfd, const char *name,
-			const sqfs_inode_t *inode, const char *path)
+			const sqfs_entry_t *e, const char *path)
 {
-	uint16_t type = sqfs_inode_type_basic(inode->type);
+	uint32_t type = e->mode & S_IFMT;
 	mode_t perm = (u->flags & UNPACK_CHMOD) ? 0600 : 0644;
-	uint32_t major, minor;
-	char *target;
 	int ret;
 
 	report(u, "creating", path);
 	switch (type) {
-	case SQFS_INODE_SLINK:
-		target = strndup((const char *)inode->payload,
-				 inode->data.slink.target_size);
-		if (target == NULL) {
-			tool_error(NULL, "out of memory");
-			return -1;
-		}
-		if (target[0] == '\0') {
-			free(target);
+	case S_IFLNK:
+		if (e->symlink_target[0] == '\0') {
 			tool_warning(path, "empty symlink target; skipped");
 			return 1;
 		}
-		ret = symlinkat(target, dirfd, name);
-		free(target);
+		ret = symlinkat(e->symlink_target, dirfd, name);
 		break;
-	case SQFS_INODE_BDEV:
-	case SQFS_INODE_CDEV:
-		sqfs_inode_decode_rdev(inode->data.dev.rdev, &major, &minor);
-		ret = mknodat(dirfd, name,
-			      (type == SQFS_INODE_BDEV ? S_IFBLK : S_IFCHR) |
-				  perm,
-			      makedev(major, minor));
+	case S_IFBLK:
+	case S_IFCHR:
+		ret = mknodat(dirfd, name, type | perm,
+			      makedev(e->rdev_major, e->rdev_minor));
 		break;
-	case SQFS_INODE_FIFO:
+	case S_IFIFO:
 		ret = mknodat(dirfd, name, S_IFIFO | perm, 0);
 		break;
 	default:
@@ -434,7 +462,7 @@ static int make_special(unpacker_t *u, int dirfd, const char *name,
 		break;
 	}
 	if (ret != 0) {
-		if (errno == EPERM && type != SQFS_INODE_SLINK) {
+		if (errno == EPERM && type != S_IFLNK) {
 			tool_warning(path, "cannot create: %s; skipped",
 				     strerror(errno));
 			return 1;
@@ -442,8 +470,7 @@ static int make_special(unpacker_t *u, int dirfd, const char *name,
 		tool_error(path, "cannot create: %s", strerror(errno));
 		return -1;
 	}
-	set_attrs(u, inode, -1, dirfd, name, path);
-	return 0;
+	return set_attrs(u, e, -1, dirfd, name, path);
 }
 
 /*
@@ -525,17 +552,17 @@ fail_errno:
 	return -1;
 }
 
-static bool filtered(const unpacker_t *u, uint16_t type)
+static bool filtered(const unpacker_t *u, uint32_t type)
 {
 	switch (type) {
-	case SQFS_INODE_BDEV:
-	case SQFS_INODE_CDEV:
+	case S_IFBLK:
+	case S_IFCHR:
 		return (u->flags & UNPACK_NO_DEV) != 0;
-	case SQFS_INODE_SOCKET:
+	case S_IFSOCK:
 		return (u->flags & UNPACK_NO_SOCK) != 0;
-	case SQFS_INODE_FIFO:
+	case S_IFIFO:
 		return (u->flags & UNPACK_NO_FIFO) != 0;
-	case SQFS_INODE_SLINK:
+	case S_IFLNK:
 		return (u->flags & UNPACK_NO_SLINK) != 0;
 	default:
 		return false;
@@ -544,9 +571,9 @@ static bool filtered(const unpacker_t *u, uint16_t type)
 
 /* A non-directory at level (its parent: level - 1). */
 static int unpack_leaf(unpacker_t *u, size_t level, const char *name,
-		       const sqfs_inode_t *inode, const char *link_target)
+		       const sqfs_entry_t *e)
 {
-	uint16_t type = sqfs_inode_type_basic(inode->type);
+	uint32_t type = e->mode & S_IFMT;
 	const char *path;
 	int dirfd, ret;
 
@@ -557,15 +584,15 @@ static int unpack_leaf(unpacker_t *u, size_t level, const char *name,
 	dirfd = u->lv[level - 1].fd;
 	path = join(u, level - 1, name);
 
-	if (link_target != NULL) {
-		ret = make_link(u, dirfd, name, link_target, path);
+	if (e->hard_link != NULL) {
+		ret = make_link(u, dirfd, name, e->hard_link, path);
 		if (ret <= 0)
 			return ret;
 		path = join(u, level - 1, name);
 	}
-	if (type == SQFS_INODE_FILE)
-		return make_file(u, dirfd, name, inode, path);
-	return make_special(u, dirfd, name, inode, path) < 0 ? -1 : 0;
+	if (type == S_IFREG)
+		return make_file(u, dirfd, name, e, path);
+	return make_special(u, dirfd, name, e, path) < 0 ? -1 : 0;
 }
 
 /* A directory's first report: remember it, create it unless only
@@ -581,45 +608,54 @@ static int enter_dir(unpacker_t *u, size_t level, const char *name)
 }
 
 /* A directory's second report: finish it if it was created. */
-static void leave_dir(unpacker_t *u, size_t level, const sqfs_inode_t *inode)
+static int leave_dir(unpacker_t *u, size_t level, const sqfs_entry_t *e)
 {
 	level_t *lv = &u->lv[level];
+	int ret = 0;
 
 	if (lv->fd >= 0)
-		set_attrs(u, inode, lv->fd, u->lv[level - 1].fd, lv->name,
-			  join(u, level, NULL));
+		ret = set_attrs(u, e, lv->fd, u->lv[level - 1].fd, lv->name,
+				join(u, level, NULL));
 	close_level(u, level);
 	u->top = level - 1;
+	return ret;
 }
 
-static int unpack_entry(unpacker_t *u, const sqfs_walk_entry_t *ent)
+/* How deep below the unpacked path an entry of the source lies. */
+static size_t depth_of(const char *path)
 {
-	size_t level = u->comp_count + ent->depth;
-	bool dir = sqfs_inode_type_basic(ent->inode->type) == SQFS_INODE_DIR;
+	size_t depth = path[0] != '\0';
+
+	for (; *path != '\0'; ++path)
+		depth += *path == '/';
+	return depth;
+}
+
+static int unpack_entry(unpacker_t *u, const sqfs_entry_t *e)
+{
+	size_t depth = depth_of(e->path), level = u->comp_count + depth;
+	bool dir = (e->mode & S_IFMT) == S_IFDIR;
+	bool post = (e->flags & SQFS_ENTRY_POST) != 0;
 	const char *name;
 
 	/* the target root itself is the user's: it keeps its attributes */
 	if (level == 0)
 		return 0;
 
-	name =
-	    ent->depth == 0 ? u->comp[u->comp_count - 1] : base_name(ent->path);
+	name = depth == 0 ? u->comp[u->comp_count - 1] : base_name(e->path);
 	if (!rd_name_is_safe(name)) {
-		tool_error(ent->path, "unsafe name in the image");
+		tool_error(e->path, "unsafe name in the image");
 		return -1;
 	}
 	/* every entry lies directly in the last directory entered */
-	if (ent->post ? (!dir || u->top != level) : u->top != level - 1) {
-		tool_error(ent->path, "entry out of order in the walk");
+	if (post ? (!dir || u->top != level) : u->top != level - 1) {
+		tool_error(e->path, "entry out of order in the walk");
 		return -1;
 	}
 	if (!dir)
-		return unpack_leaf(u, level, name, ent->inode,
-				   ent->link_target);
-	if (ent->post) {
-		leave_dir(u, level, ent->inode);
-		return 0;
-	}
+		return unpack_leaf(u, level, name, e);
+	if (post)
+		return leave_dir(u, level, e);
 	return enter_dir(u, level, name);
 }
 
@@ -672,6 +708,12 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* The flags of every image source: xattrs only if they are set. */
+static uint32_t source_flags(const unpacker_t *u)
+{
+	return (u->flags & UNPACK_SET_XATTR) ? 0 : SQFS_SOURCE_NO_XATTRS;
+}
+
 /* The directories leading to the unpacked path, as levels 1 .. n-1. */
 static int add_parents(unpacker_t *u)
 {
@@ -688,12 +730,20 @@ static int add_parents(unpacker_t *u)
 	}
 	path[0] = '\0';
 	for (size_t i = 0; i + 1 < u->comp_count && ret == 0; ++i) {
+		sqfs_image_source_t *src = NULL;
+		const sqfs_entry_t *e;
+
 		if (i > 0)
 			strcat(path, "/");
 		strcat(path, u->comp[i]);
 		ret = set_level(u, i + 1, u->comp[i]);
 		if (ret == 0)
-			ret = rd_resolve(u->ctx, path, &u->lv[i + 1].inode);
+			ret = rd_entry_at(u->ctx, path,
+					  source_flags(u) | SQFS_SOURCE_NO_DATA,
+					  &src, &e);
+		if (ret == 0)
+			ret = rd_attrs_gather(&u->ac, e, &u->lv[i + 1].attrs);
+		sqfs_image_source_destroy(src);
 		u->top = i + 1;
 		if (ret == 0 && !(u->flags & UNPACK_NO_EMPTY_DIR))
 			ret = make_dir(u, i + 1);
@@ -702,75 +752,31 @@ static int add_parents(unpacker_t *u)
 	return ret;
 }
 
-/* Whether unpack_entry reads the entry's data (read ahead): a
- * regular file that is not a hard link to one unpacked before. */
-static bool reads_data(const unpacker_t *u, const sqfs_walk_entry_t *ent)
-{
-	return u->comp_count + ent->depth > 0 && !ent->post &&
-	       ent->link_target == NULL &&
-	       sqfs_inode_type_basic(ent->inode->type) == SQFS_INODE_FILE;
-}
-
-static int unpack_oldest(unpacker_t *u)
-{
-	bool with_data;
-	rd_queued_t *q = rd_ahead_oldest(u->ctx, &with_data);
-	int ret;
-
-	u->data_ahead = with_data;
-	ret = unpack_entry(u, &q->ent);
-	u->data_ahead = false;
-	/* a failure while skipping data not read is one too, unless the
-	 * entry failed already */
-	if (rd_ahead_pop(u->ctx, ret == 0) != 0)
-		ret = -1;
-	return ret;
-}
-
 /*
- * The walk runs ahead of the unpacking as far as the read-ahead queue
- * allows, so that the data of the next files is unpacked while one is
- * written. A failure of the walk is reported after everything before it
- * was unpacked, as if there were no queue.
+ * Everything the source hands out, in its order. A failure of the walk is
+ * reported after everything before it was unpacked, as if the source read
+ * nothing ahead.
  */
-static int walk(unpacker_t *u, const char *path)
+static int walk(unpacker_t *u)
 {
-	sqfs_read_ahead_t *ra = u->ctx->ahead;
-	sqfs_walk_entry_t ent;
-	sqfs_walker_t *w;
+	const sqfs_entry_t *e;
 	int ret;
 
-	ret = sqfs_walker_create(u->ctx->img, path, 0, SQFS_WALK_POST_DIRS, &w);
-	if (ret != 0) {
+	while ((ret = sqfs_image_source_next(u->src, &e)) == 0) {
+		if (unpack_entry(u, e) != 0)
+			return -1;
+	}
+	if (ret < 0) {
 		rd_image_error(u->ctx, NULL);
 		return -1;
 	}
-	while ((ret = sqfs_walker_next(w, &ent)) == 0) {
-		while (sqfs_read_ahead_full(ra)) {
-			if (unpack_oldest(u) != 0)
-				goto fail;
-		}
-		if (rd_ahead_push(u->ctx, &ent, reads_data(u, &ent)) != 0)
-			goto fail;
-	}
-	while (sqfs_read_ahead_count(ra) > 0) {
-		if (unpack_oldest(u) != 0)
-			goto fail;
-	}
-	if (ret < 0)
-		rd_image_error(u->ctx, NULL);
-	sqfs_walker_destroy(w);
-	return ret == 1 ? 0 : -1;
-fail:
-	sqfs_walker_destroy(w);
-	return -1;
+	return 0;
 }
 
 int rd_unpack(rd_ctx_t *ctx)
 {
 	const char *path = ctx->opt->cmdpath;
 	unpacker_t u;
-	sqfs_inode_t *start = NULL;
 	int ret = -1;
 
 	memset(&u, 0, sizeof(u));
@@ -781,7 +787,15 @@ int rd_unpack(rd_ctx_t *ctx)
 	u.ac.cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	atomic_init(&u.ac.chown_denied, false);
 
-	if (split_path(&u, path) != 0 || rd_resolve(ctx, path, &start) != 0)
+	u.zeros = calloc(1, ctx->block_size);
+	if (u.zeros == NULL) {
+		tool_error(NULL, "out of memory");
+		goto out;
+	}
+	/* the path is resolved before anything is created */
+	if (split_path(&u, path) != 0 ||
+	    rd_open_source(ctx, path, source_flags(&u) | SQFS_SOURCE_POST_DIRS,
+			   &u.src) != 0)
 		goto out;
 	if (rd_finisher_create(&u.ac, ctx->opt->num_jobs > 1, &u.fin) != 0)
 		goto out;
@@ -795,24 +809,8 @@ int rd_unpack(rd_ctx_t *ctx)
 	if (add_parents(&u) != 0)
 		goto out;
 
-	if (sqfs_inode_type_basic(start->type) == SQFS_INODE_DIR) {
-		ret = walk(&u, path);
-	} else {
-		const char *name = u.comp[u.comp_count - 1];
-
-		/* one file: the queue unpacks its blocks ahead */
-		if (sqfs_inode_type_basic(start->type) == SQFS_INODE_FILE) {
-			ret = sqfs_read_ahead_push(ctx->ahead, start, true,
-						   NULL, 0);
-			if (ret != 0) {
-				rd_image_error(ctx, path);
-				ret = -1;
-				goto out;
-			}
-			u.data_ahead = true;
-		}
-		ret = unpack_leaf(&u, u.comp_count, name, start, NULL);
-	}
+	/* a directory with everything below it, or one entry */
+	ret = walk(&u);
 	/* every file is finished before the directories holding them */
 	if (rd_finisher_destroy(u.fin) != 0)
 		ret = -1;
@@ -820,12 +818,16 @@ int rd_unpack(rd_ctx_t *ctx)
 
 	/* the directories leading to the path, innermost first */
 	for (size_t i = u.comp_count; ret == 0 && i-- > 1;) {
-		if (u.lv[i].fd >= 0)
-			set_attrs(&u, u.lv[i].inode, u.lv[i].fd, u.lv[i - 1].fd,
-				  u.lv[i].name, join(&u, i, NULL));
+		level_t *lv = &u.lv[i];
+
+		if (lv->fd >= 0)
+			rd_attrs_apply(&u.ac, &lv->attrs, lv->fd,
+				       u.lv[i - 1].fd, lv->name,
+				       join(&u, i, NULL));
 	}
 out:
 	rd_finisher_destroy(u.fin);
+	sqfs_image_source_destroy(u.src);
 	for (size_t i = 0; i < u.lv_max; ++i) {
 		close_level(&u, i);
 		free(u.lv[i].name);
@@ -837,6 +839,6 @@ out:
 	free(u.comp);
 	free(u.lv);
 	free(u.path);
-	free(start);
+	free(u.zeros);
 	return ret;
 }

@@ -13,7 +13,6 @@
 #include "common/print.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 static bool is_text(const uint8_t *v, size_t size)
 {
@@ -49,22 +48,16 @@ static void print_xattr(const sqfs_xattr_t *x)
 
 int rd_xattr(rd_ctx_t *ctx)
 {
-	const char *path = ctx->opt->cmdpath;
-	sqfs_inode_t *inode;
-	sqfs_xattr_t *list;
-	size_t count;
-	int ret;
+	sqfs_image_source_t *src = NULL;
+	const sqfs_entry_t *e;
 
-	if (rd_resolve(ctx, path, &inode) != 0)
-		return -1;
-	ret = sqfs_image_read_xattrs(ctx->img, inode, &list, &count);
-	free(inode);
-	if (ret != 0) {
-		rd_image_error(ctx, path);
+	if (rd_entry_at(ctx, ctx->opt->cmdpath, SQFS_SOURCE_NO_DATA, &src,
+			&e) != 0) {
+		sqfs_image_source_destroy(src);
 		return -1;
 	}
-	for (size_t i = 0; i < count; ++i)
-		print_xattr(&list[i]);
-	sqfs_xattr_list_free(list, count);
+	for (size_t i = 0; i < e->xattr_count; ++i)
+		print_xattr(&e->xattrs[i]);
+	sqfs_image_source_destroy(src);
 	return 0;
 }

@@ -36,14 +36,6 @@ static int open_image(sqfs2tar_t *s, sqfs_file_t **file)
 		tool_error(path, "%s", why);
 		return -1;
 	}
-	ret = sqfs_dir_reader_create(s->img, &s->dr);
-	if (ret == 0)
-		ret = sqfs_read_ahead_create(s->img, s->opt->num_jobs, 0, 0,
-					     s2t_item_free, &s->ahead);
-	if (ret != 0) {
-		tool_error(path, "%s", sqfs_error_string(ret));
-		return -1;
-	}
 	s->block_size = sqfs_image_super(s->img)->block_size;
 	s->zeros = calloc(1, s->block_size);
 	s->ent = archive_entry_new();
@@ -63,8 +55,7 @@ static void cleanup(sqfs2tar_t *s)
 	if (s->ent != NULL)
 		archive_entry_free(s->ent);
 	free(s->zeros);
-	sqfs_read_ahead_destroy(s->ahead);
-	sqfs_dir_reader_destroy(s->dr);
+	sqfs_image_source_destroy(s->src);
 	sqfs_image_destroy(s->img);
 }
 

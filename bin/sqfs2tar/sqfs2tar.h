@@ -5,10 +5,8 @@
 #ifndef SQFS2TAR_H
 #define SQFS2TAR_H
 
-#include "sqfs/dir_reader.h"
-#include "sqfs/read_ahead.h"
 #include "sqfs/image.h"
-#include "sqfs/inode.h"
+#include "sqfs/image_source.h"
 #include "util/hash_table.h"
 
 #include <stdbool.h>
@@ -67,28 +65,11 @@ const char *tar_out_error(struct archive *ar);
  */
 int tar_out_close(struct archive *ar, bool ok);
 
-/* An entry chosen for the archive, waiting for its turn. */
-typedef struct {
-	/* the archive path without a trailing '/' */
-	char *name;
-	/* for a hard link, the archive path it links to; else NULL */
-	char *link;
-	/* how messages name the entry */
-	char *what;
-	/* the read-ahead queue's copy, filled in when the entry's turn
-	 * comes */
-	const sqfs_inode_t *inode;
-	/* its data is read ahead */
-	bool has_data;
-} s2t_item_t;
-
 typedef struct {
 	const sqfs2tar_options_t *opt;
 	sqfs_image_t *img;
-	sqfs_dir_reader_t *dr;
-	/* entries chosen but not yet written (s2t_item_t), their data
-	 * unpacked ahead */
-	sqfs_read_ahead_t *ahead;
+	/* the part of the image being written */
+	sqfs_image_source_t *src;
 	struct archive *ar;
 	struct archive_entry *ent;
 	uint32_t block_size;
@@ -103,39 +84,13 @@ typedef struct {
 } sqfs2tar_t;
 
 /*
- * Queue one image entry to be written as name (the archive path without
+ * Write the current entry of s->src, e, as name (the archive path without
  * a trailing '/'), a hard link to link (an archive path) if link is not
- * NULL and hard links are wanted. what names the entry in messages. name,
- * link and what are taken over (freed here, also on failure); the inode
- * is copied. Writes the oldest entries when the queue is full. Returns 0
- * or -1 after printing why.
+ * NULL; what names it in messages. A socket is skipped with a warning.
+ * Returns 0 or -1 after printing why.
  */
-int s2t_queue_entry(sqfs2tar_t *s, char *name, const sqfs_inode_t *inode,
-		    char *link, char *what);
-
-/* Write every queued entry. Returns 0 or -1 (printed). */
-int s2t_flush(sqfs2tar_t *s);
-
-/* Free a queued entry (the queue's drop callback). */
-void s2t_item_free(void *item);
-
-/*
- * Write one queued entry (a socket is skipped with a warning). Returns 0
- * or -1 after printing why.
- */
-int s2t_write_entry(sqfs2tar_t *s, const s2t_item_t *item);
-
-/* Whether an entry of inode written with link gets its data read ahead;
- * also what s2t_write_entry expects. */
-bool s2t_entry_has_data(const sqfs2tar_t *s, const sqfs_inode_t *inode,
-			const char *link);
-
-/* The hard-link bookkeeping across several --subdir walks: the archive
- * name a multiply-linked inode was first queued as, or NULL; and
- * remembering one (0, or -1 when out of memory, printed). */
-const char *s2t_known_link(sqfs2tar_t *s, const sqfs_inode_t *inode);
-int s2t_remember_link(sqfs2tar_t *s, const sqfs_inode_t *inode,
-		      const char *name);
+int s2t_write_entry(sqfs2tar_t *s, const sqfs_entry_t *e, const char *name,
+		    const char *link, const char *what);
 
 /* Write everything the options select. Returns 0 or -1 (printed). */
 int s2t_write_tree(sqfs2tar_t *s);

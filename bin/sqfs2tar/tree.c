@@ -3,20 +3,21 @@
  * tree.c - which parts of the image go into the archive, under which
  * names (--subdir, --keep-as-dir, --root-becomes).
  *
- * Entries are queued (queue.c) and written a little later; before a
- * failure to walk the image is reported, everything queued before it is
- * written, so the archive ends where it would without the queue.
+ * Each part is an image source (sqfs/image_source.h) over a path of the
+ * image, which unpacks the data of the next files while one is written,
+ * and hands out the entries walked before a failure before the failure
+ * itself, so the archive ends where it would without reading ahead.
  */
 #include "config.h"
 
 #include "sqfs2tar.h"
 #include "common/print.h"
 #include "sqfs/error.h"
-#include "sqfs/walker.h"
 #include "tar/path.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 char *s2t_join(const char *a, const char *b)
 {
@@ -58,110 +59,154 @@ static int out_of_memory(void)
 	return -1;
 }
 
-/* One walker entry under prefix (the archive name of the walk's start). */
-static int write_walked(sqfs2tar_t *s, const char *sub, const char *prefix,
-			const sqfs_walk_entry_t *ent)
-{
-	char *name = NULL, *link = NULL, *what = NULL;
+/* ---- hard links across several --subdir parts ----------------------------- */
 
-	name = s2t_join(prefix, ent->path);
-	what = image_name(sub, ent->path);
-	if (ent->link_target != NULL)
-		link = s2t_join(prefix, ent->link_target);
-	if (name == NULL || what == NULL ||
-	    (ent->link_target != NULL && link == NULL)) {
-		out_of_memory();
-		free(name);
-		free(link);
-		free(what);
-		return -1;
-	}
-	return s2t_queue_entry(s, name, ent->inode, link, what);
+static const char *known_link(sqfs2tar_t *s, const sqfs_entry_t *e)
+{
+	uint64_t index;
+
+	if (!hash_table_get(&s->links, e->inode_number, &index) ||
+	    index >= s->link_count)
+		return NULL;
+	return s->link_names[index];
 }
 
-/*
- * Everything below the image directory sub, its names starting with
- * prefix; the directory sub itself too (as prefix) if emit_start.
- */
-static int write_subtree(sqfs2tar_t *s, const char *sub, const char *prefix,
-			 bool emit_start)
+static int remember_link(sqfs2tar_t *s, const sqfs_entry_t *e,
+			 const char *name)
 {
-	sqfs_walker_t *w = NULL;
-	sqfs_walk_entry_t ent;
-	int ret, status = -1;
+	char **names, *copy;
 
-	ret = sqfs_walker_create(s->img, sub, 0, 0, &w);
-	if (ret != 0) {
-		if (s2t_flush(s) != 0)
-			return -1;
-		tool_error(s->opt->image, "%s", sqfs_image_error(s->img));
-		return -1;
-	}
-	for (;;) {
-		ret = sqfs_walker_next(w, &ent);
-		if (ret == 1)
-			break;
-		if (ret != 0) {
-			if (s2t_flush(s) != 0)
-				goto out;
-			tool_error(s->opt->image, "%s",
-				   sqfs_image_error(s->img));
-			goto out;
-		}
-		if (ent.path[0] == '\0' && !emit_start)
-			continue;
-		if (write_walked(s, sub, prefix, &ent) != 0)
-			goto out;
-	}
-	status = 0;
-out:
-	sqfs_walker_destroy(w);
-	return status;
-}
-
-static int resolve(sqfs2tar_t *s, const char *path, sqfs_inode_t **out)
-{
-	int ret = sqfs_dir_reader_resolve(s->dr, path, out);
-
-	if (ret != 0) {
-		if (s2t_flush(s) != 0)
-			return -1;
-		tool_error(s->opt->image, "%s", sqfs_image_error(s->img));
-		return -1;
-	}
-	return 0;
-}
-
-/* The image entry at path (or the root, for ""), written as name. */
-static int write_one(sqfs2tar_t *s, const char *path, const char *name)
-{
-	sqfs_inode_t *inode = NULL;
-	char *what = image_name(path, ""), *copy = strdup(name);
-	int ret = -1;
-
-	if (what == NULL || copy == NULL) {
-		free(what);
+	names = realloc(s->link_names,
+			(s->link_count + 1) * sizeof(s->link_names[0]));
+	if (names == NULL)
+		return out_of_memory();
+	s->link_names = names;
+	copy = strdup(name);
+	if (copy == NULL)
+		return out_of_memory();
+	if (hash_table_put(&s->links, e->inode_number, s->link_count) != 0) {
 		free(copy);
 		return out_of_memory();
 	}
-	if (path[0] == '\0') {
-		ret = sqfs_image_read_root(s->img, &inode);
-		if (ret != 0) {
-			if (s2t_flush(s) == 0)
-				tool_error(s->opt->image, "%s",
-					   sqfs_image_error(s->img));
-			ret = -1;
-		}
-	} else {
-		ret = resolve(s, path, &inode);
+	s->link_names[s->link_count++] = copy;
+	return 0;
+}
+
+/*
+ * The archive path e is written as a hard link to, or NULL: never for
+ * directories or with --no-hard-links; within a part, where the image
+ * source says; across several --subdir parts, a multiply-linked inode met
+ * again links to the name it was first written as. *link is malloc'd.
+ */
+static int choose_link(sqfs2tar_t *s, const sqfs_entry_t *e,
+		       const char *prefix, const char *name, char **link)
+{
+	const char *known;
+
+	*link = NULL;
+	if (s->opt->no_hard_links || (e->mode & S_IFMT) == S_IFDIR)
+		return 0;
+	if (e->hard_link != NULL) {
+		*link = s2t_join(prefix, e->hard_link);
+		return *link == NULL ? out_of_memory() : 0;
 	}
-	if (ret == 0) {
-		ret = s2t_queue_entry(s, copy, inode, NULL, what);
-	} else {
-		free(what);
-		free(copy);
+	if (!s->track_links || e->nlink <= 1)
+		return 0;
+	known = known_link(s, e);
+	if (known == NULL)
+		return remember_link(s, e, name);
+	*link = strdup(known);
+	return *link == NULL ? out_of_memory() : 0;
+}
+
+/* ---- parts ---------------------------------------------------------------- */
+
+static int image_failed(sqfs2tar_t *s)
+{
+	tool_error(s->opt->image, "%s", sqfs_image_error(s->img));
+	return -1;
+}
+
+static int open_part(sqfs2tar_t *s, const char *sub, bool start_only)
+{
+	sqfs_image_source_options_t opt;
+
+	sqfs_image_source_options_init(&opt);
+	opt.num_jobs = s->opt->num_jobs;
+	if (s->opt->no_xattr)
+		opt.flags |= SQFS_SOURCE_NO_XATTRS;
+	if (start_only)
+		opt.flags |= SQFS_SOURCE_START_ONLY;
+	if (sqfs_image_source_create(s->img, sub, &opt, &s->src) != 0)
+		return image_failed(s);
+	return 0;
+}
+
+static void close_part(sqfs2tar_t *s)
+{
+	sqfs_image_source_destroy(s->src);
+	s->src = NULL;
+}
+
+/* One entry of the current part under prefix (the archive name of the
+ * part's start). */
+static int write_walked(sqfs2tar_t *s, const char *sub, const char *prefix,
+			const sqfs_entry_t *e)
+{
+	char *name = s2t_join(prefix, e->path), *what = image_name(sub, e->path);
+	char *link = NULL;
+	int ret = -1;
+
+	if (name == NULL || what == NULL)
+		out_of_memory();
+	else if (choose_link(s, e, prefix, name, &link) == 0)
+		ret = s2t_write_entry(s, e, name, link, what);
+	free(name);
+	free(what);
+	free(link);
+	return ret;
+}
+
+/*
+ * The entries of the open part, their names starting with prefix; the
+ * start itself (as prefix) if emit_start.
+ */
+static int write_entries(sqfs2tar_t *s, const char *sub, const char *prefix,
+			 bool emit_start)
+{
+	const sqfs_entry_t *e;
+	int ret;
+
+	while ((ret = sqfs_image_source_next(s->src, &e)) == 0) {
+		if (e->path[0] == '\0' && !emit_start)
+			continue;
+		if (write_walked(s, sub, prefix, e) != 0)
+			return -1;
 	}
-	free(inode);
+	return ret < 0 ? image_failed(s) : 0;
+}
+
+/* Everything at sub (a directory with what is below it, or one entry),
+ * named prefix and below; sub itself too if emit_start. */
+static int write_part(sqfs2tar_t *s, const char *sub, const char *prefix,
+		      bool emit_start)
+{
+	int ret = open_part(s, sub, false);
+
+	if (ret == 0)
+		ret = write_entries(s, sub, prefix, emit_start);
+	close_part(s);
+	return ret;
+}
+
+/* The image entry at path alone, written as name. */
+static int write_one(sqfs2tar_t *s, const char *path, const char *name)
+{
+	int ret = open_part(s, path, true);
+
+	if (ret == 0)
+		ret = write_entries(s, path, name, true);
+	close_part(s);
 	return ret;
 }
 
@@ -194,17 +239,11 @@ static int write_parents(sqfs2tar_t *s, const char *sub, const char *prev,
 	return ret;
 }
 
-static bool is_dir(const sqfs_inode_t *inode)
-{
-	return sqfs_inode_type_basic(inode->type) == SQFS_INODE_DIR;
-}
-
 /* Each --subdir under its own path (with its parents), after the root
  * if --root-becomes names it. */
 static int write_kept(sqfs2tar_t *s, const char *root)
 {
 	const sqfs2tar_options_t *opt = s->opt;
-	sqfs_inode_t *inode = NULL;
 	const char *prev = NULL;
 	char *prefix;
 	int ret;
@@ -215,61 +254,57 @@ static int write_kept(sqfs2tar_t *s, const char *root)
 	for (size_t i = 0; i < opt->subdir_count; ++i) {
 		const char *sub = opt->subdirs[i];
 
-		if (resolve(s, sub, &inode) != 0)
+		/* a missing path fails before its parents are written */
+		if (open_part(s, sub, false) != 0)
 			return -1;
+		close_part(s);
 		if (write_parents(s, sub, prev, root) != 0)
-			goto fail;
+			return -1;
 		prefix = s2t_join(root, sub);
-		if (prefix == NULL) {
-			out_of_memory();
-			goto fail;
-		}
-		if (is_dir(inode))
-			ret = write_subtree(s, sub, prefix, true);
-		else
-			ret = write_one(s, sub, prefix);
+		if (prefix == NULL)
+			return out_of_memory();
+		ret = write_part(s, sub, prefix, true);
 		free(prefix);
 		if (ret != 0)
-			goto fail;
-		free(inode);
-		inode = NULL;
+			return -1;
 		prev = sub;
 	}
 	return 0;
-fail:
-	free(inode);
-	return -1;
 }
 
-static int queue_tree(sqfs2tar_t *s)
+/* A single --subdir becomes the root: it must be a directory. */
+static int write_subdir_as_root(sqfs2tar_t *s, const char *sub,
+				const char *root)
 {
-	const sqfs2tar_options_t *opt = s->opt;
-	const char *root = opt->root_becomes != NULL ? opt->root_becomes : "";
-	sqfs_inode_t *inode = NULL;
-	bool dir;
+	const sqfs_entry_t *e;
+	int ret = open_part(s, sub, false);
 
-	if (opt->subdir_count == 0)
-		return write_subtree(s, "", root, root[0] != '\0');
-	if (opt->keep_as_dir)
-		return write_kept(s, root);
-
-	/* a single --subdir becomes the root: it must be a directory */
-	if (resolve(s, opt->subdirs[0], &inode) != 0)
+	if (ret != 0)
 		return -1;
-	dir = is_dir(inode);
-	free(inode);
-	if (!dir) {
-		tool_error(opt->subdirs[0], "not a directory, so it cannot "
-					    "become the archive's root (see "
-					    "--keep-as-dir)");
-		return -1;
+	ret = sqfs_image_source_next(s->src, &e);
+	if (ret < 0) {
+		ret = image_failed(s);
+	} else if (ret == 0 && (e->mode & S_IFMT) != S_IFDIR) {
+		tool_error(sub, "not a directory, so it cannot become the "
+				"archive's root (see --keep-as-dir)");
+		ret = -1;
+	} else if (ret == 0) {
+		ret = root[0] != '\0' ? write_walked(s, sub, root, e) : 0;
+		if (ret == 0)
+			ret = write_entries(s, sub, root, true);
 	}
-	return write_subtree(s, opt->subdirs[0], root, root[0] != '\0');
+	close_part(s);
+	return ret;
 }
 
 int s2t_write_tree(sqfs2tar_t *s)
 {
-	if (queue_tree(s) != 0)
-		return -1;
-	return s2t_flush(s);
+	const sqfs2tar_options_t *opt = s->opt;
+	const char *root = opt->root_becomes != NULL ? opt->root_becomes : "";
+
+	if (opt->subdir_count == 0)
+		return write_part(s, "", root, root[0] != '\0');
+	if (opt->keep_as_dir)
+		return write_kept(s, root);
+	return write_subdir_as_root(s, opt->subdirs[0], root);
 }

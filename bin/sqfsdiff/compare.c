@@ -333,7 +333,7 @@ static int extract_both(cmp_t *c)
 }
 
 /* A pair of entries at the same path. */
-static int compare_pair(cmp_t *c, const sd_entry_t *a, const sd_entry_t *b)
+static int compare_pair(cmp_t *c, const sqfs_entry_t *a, const sqfs_entry_t *b)
 {
 	unsigned int fl = c->opt->flags;
 	const char *path = a->path;
@@ -366,28 +366,28 @@ static int compare_pair(cmp_t *c, const sd_entry_t *a, const sd_entry_t *b)
 	/* hard-link groups: each member names the group's first member,
 	 * and both sides meet the entries in one order, so two trees with
 	 * the same groups name the same first members */
-	same_link = (a->link_of == NULL) == (b->link_of == NULL) &&
-		    (a->link_of == NULL || strcmp(a->link_of, b->link_of) == 0);
+	same_link = (a->hard_link == NULL) == (b->hard_link == NULL) &&
+		    (a->hard_link == NULL || strcmp(a->hard_link, b->hard_link) == 0);
 	if (!same_link)
 		differ(c, path, "hard link to: %s -> %s",
-		       a->link_of ? shown(a->link_of, 0) : "none",
-		       b->link_of ? shown(b->link_of, 1) : "none");
+		       a->hard_link ? shown(a->hard_link, 0) : "none",
+		       b->hard_link ? shown(b->hard_link, 1) : "none");
 
 	switch (type) {
 	case S_IFLNK:
-		if (strcmp(a->target, b->target) != 0)
+		if (strcmp(a->symlink_target, b->symlink_target) != 0)
 			differ(c, path, "link target: '%s' -> '%s'",
-			       sd_quote(a->target, 0), sd_quote(b->target, 1));
+			       sd_quote(a->symlink_target, 0), sd_quote(b->symlink_target, 1));
 		break;
 	case S_IFBLK:
 	case S_IFCHR:
-		if (a->dev_major != b->dev_major ||
-		    a->dev_minor != b->dev_minor)
+		if (a->rdev_major != b->rdev_major ||
+		    a->rdev_minor != b->rdev_minor)
 			differ(c, path,
 			       "device: %" PRIu32 ":%" PRIu32 " -> %" PRIu32
 			       ":%" PRIu32,
-			       a->dev_major, a->dev_minor, b->dev_major,
-			       b->dev_minor);
+			       a->rdev_major, a->rdev_minor, b->rdev_major,
+			       b->rdev_minor);
 		break;
 	case S_IFREG:
 		if (a->size != b->size) {
@@ -396,7 +396,7 @@ static int compare_pair(cmp_t *c, const sd_entry_t *a, const sd_entry_t *b)
 			if (extract_both(c) != 0)
 				return -1;
 		} else if (!(fl & SD_NO_CONTENTS) &&
-			   !(same_link && a->link_of != NULL)) {
+			   !(same_link && a->hard_link != NULL)) {
 			uint64_t at;
 
 			if (compare_data(c, a->size, &at) != 0)
@@ -422,7 +422,7 @@ static int compare_pair(cmp_t *c, const sd_entry_t *a, const sd_entry_t *b)
  * with the pop), and everything below it, counted in *below. */
 static int pop_subtree(cmp_t *c, int i, const char *dir, uint64_t *below)
 {
-	const sd_entry_t *e;
+	const sqfs_entry_t *e;
 	int ret;
 
 	*below = 0;
@@ -442,7 +442,7 @@ static int pop_subtree(cmp_t *c, int i, const char *dir, uint64_t *below)
 
 /* The head of side i exists there only: report it; a directory is one
  * line, with what lies below it counted, not listed. */
-static int one_sided(cmp_t *c, int i, const sd_entry_t *e)
+static int one_sided(cmp_t *c, int i, const sqfs_entry_t *e)
 {
 	sd_side_t *side = c->side[i];
 	uint64_t below;
@@ -530,7 +530,7 @@ int sd_compare(const sd_options_t *opt, sd_side_t *old_side,
 		compare_super(&c);
 
 	for (;;) {
-		const sd_entry_t *a = NULL, *b = NULL;
+		const sqfs_entry_t *a = NULL, *b = NULL;
 		int ra, rb, o;
 
 		ra = sd_side_head(old_side, &a);

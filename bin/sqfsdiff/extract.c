@@ -96,7 +96,7 @@ static bool name_is_safe(const char *name)
 int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 {
 	static const char *const label[2] = {"old", "new"};
-	const sd_entry_t *e;
+	const sqfs_entry_t *e;
 	char *path, *name, *slash;
 	sd_piece_t piece;
 	int at, fd = -1, ret = -1;

@@ -54,7 +54,7 @@ const sqfs_super_t *sd_side_super(const sd_side_t *side)
 	return side->ops->super(side);
 }
 
-int sd_side_head(sd_side_t *side, const sd_entry_t **out)
+int sd_side_head(sd_side_t *side, const sqfs_entry_t **out)
 {
 	return side->ops->head(side, out);
 }

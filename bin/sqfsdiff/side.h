@@ -9,7 +9,7 @@
 #include "sqfsdiff.h"
 
 typedef struct {
-	int (*head)(sd_side_t *side, const sd_entry_t **out);
+	int (*head)(sd_side_t *side, const sqfs_entry_t **out);
 	int (*pop)(sd_side_t *side);
 	/* the head entry's xattrs, any order, owned by the side until pop */
 	int (*xattrs)(sd_side_t *side, sqfs_xattr_t **list, size_t *count);

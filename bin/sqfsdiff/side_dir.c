@@ -68,7 +68,7 @@ typedef struct {
 
 	/* the head entry, when have_head */
 	bool have_head;
-	sd_entry_t head;
+	sqfs_entry_t head;
 	struct stat st;
 	char *path;
 	char *target;
@@ -188,7 +188,7 @@ oom:
 /* Fill in the head from s->st, s->path, s->dfd and s->name. */
 static int make_head(dir_side_t *s)
 {
-	sd_entry_t *h = &s->head;
+	sqfs_entry_t *h = &s->head;
 	int err;
 
 	memset(h, 0, sizeof(*h));
@@ -201,8 +201,8 @@ static int make_head(dir_side_t *s)
 	if (S_ISREG(s->st.st_mode))
 		h->size = (uint64_t)s->st.st_size;
 	if (S_ISBLK(s->st.st_mode) || S_ISCHR(s->st.st_mode)) {
-		h->dev_major = (uint32_t)major(s->st.st_rdev);
-		h->dev_minor = (uint32_t)minor(s->st.st_rdev);
+		h->rdev_major = (uint32_t)major(s->st.st_rdev);
+		h->rdev_minor = (uint32_t)minor(s->st.st_rdev);
 	}
 	if (S_ISLNK(s->st.st_mode)) {
 		if (fs_read_link(s->dfd, s->name, (size_t)s->st.st_size,
@@ -210,10 +210,10 @@ static int make_head(dir_side_t *s)
 			return errno == ENOMEM
 				   ? oom()
 				   : fail_at(s, s->path, strerror(errno));
-		h->target = s->target;
+		h->symlink_target = s->target;
 	}
 	if (!S_ISDIR(s->st.st_mode) && s->st.st_nlink > 1) {
-		h->link_of = find_link(s, &s->st, s->path, &err);
+		h->hard_link = find_link(s, &s->st, s->path, &err);
 		if (err != 0)
 			return -1;
 	}
@@ -235,7 +235,7 @@ static char *join(const char *dir, const char *name)
 	return out;
 }
 
-static int dir_head(sd_side_t *side, const sd_entry_t **out)
+static int dir_head(sd_side_t *side, const sqfs_entry_t **out)
 {
 	dir_side_t *s = (dir_side_t *)side;
 

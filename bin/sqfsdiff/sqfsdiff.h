@@ -13,8 +13,8 @@
 #ifndef SQFSDIFF_H
 #define SQFSDIFF_H
 
+#include "sqfs/entry.h"
 #include "sqfs/super.h"
-#include "sqfs/xattr.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,27 +53,9 @@ typedef struct {
  */
 int sd_parse_options(int argc, char **argv, sd_options_t *opt);
 
-/* One entry of a side, valid until the side's next sd_side_pop. */
-typedef struct {
-	/* relative to the side's root, '/' separated; "" is the root */
-	const char *path;
-	/* S_IF* type bits and the permission bits */
-	uint32_t mode;
-	uint32_t uid;
-	uint32_t gid;
-	int64_t mtime;
-	uint64_t inode_number;
-	/* regular files only */
-	uint64_t size;
-	/* devices only */
-	uint32_t dev_major;
-	uint32_t dev_minor;
-	/* symlinks only */
-	const char *target;
-	/* a non-directory met before under another name: the path where it
-	 * was first met (its hard-link group's first member); else NULL */
-	const char *link_of;
-} sd_entry_t;
+/* A side's entries are neutral entries (sqfs/entry.h), valid until the
+ * side's next sd_side_pop; hard_link names the first member met of a
+ * hard-link group, as the image source names it. */
 
 typedef struct sd_side sd_side_t;
 
@@ -97,7 +79,7 @@ const sqfs_super_t *sd_side_super(const sd_side_t *side);
  * cannot go on). Calling it again without sd_side_pop gives the same
  * entry.
  */
-int sd_side_head(sd_side_t *side, const sd_entry_t **out);
+int sd_side_head(sd_side_t *side, const sqfs_entry_t **out);
 
 /* Done with the head entry. Returns 0 or -1 (printed). */
 int sd_side_pop(sd_side_t *side);

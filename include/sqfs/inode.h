@@ -102,8 +102,13 @@ SQFS_BEGIN_DECLS
  */
 SQFS_API sqfs_inode_t *sqfs_inode_alloc(size_t payload_size);
 
-/* The block size words of a file inode (payload viewed as uint32_t). */
-SQFS_API uint32_t *sqfs_inode_block_sizes(sqfs_inode_t *inode);
+/*
+ * The block size words of a file inode (the payload viewed as uint32_t,
+ * host order; payload_size / 4 of them): bits 0..23 the size on disk, bit
+ * 24 set for a block stored uncompressed, 0 for a sparse block. Like
+ * strchr, it takes a const inode and gives words a writer may fill in.
+ */
+SQFS_API uint32_t *sqfs_inode_block_sizes(const sqfs_inode_t *inode);
 
 /*
  * The number of blocks a file inode lists: file_size / block_size, rounded

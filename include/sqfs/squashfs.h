@@ -24,6 +24,7 @@
 #include "sqfs/walker.h"
 #include "sqfs/file_stream.h"
 #include "sqfs/read_ahead.h"
+#include "sqfs/image_source.h"
 
 SQFS_BEGIN_DECLS
 

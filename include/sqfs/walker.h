@@ -23,6 +23,12 @@ typedef enum {
 	/* Report each directory a second time, after its contents (for
 	 * setting its times and permissions last). */
 	SQFS_WALK_POST_DIRS = 0x01,
+	/* Report the start only, even if it is a directory. */
+	SQFS_WALK_START_ONLY = 0x02,
+	/* Report the start and, if it is a directory, its entries, but
+	 * enter none of the directories among them (a listing; they get no
+	 * second report). */
+	SQFS_WALK_ONE_LEVEL = 0x04,
 } sqfs_walker_flags_t;
 
 /* Default nesting limit. */

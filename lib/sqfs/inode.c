@@ -41,10 +41,10 @@ sqfs_inode_t *sqfs_inode_alloc(size_t payload_size)
 	return inode;
 }
 
-uint32_t *sqfs_inode_block_sizes(sqfs_inode_t *inode)
+uint32_t *sqfs_inode_block_sizes(const sqfs_inode_t *inode)
 {
 	/* payload follows a size_t, so it is aligned for uint32_t */
-	return (uint32_t *)(void *)inode->payload;
+	return (uint32_t *)(uintptr_t)(const void *)inode->payload;
 }
 
 uint64_t sqfs_inode_block_count(const sqfs_inode_t *inode, uint32_t block_size)

@@ -227,7 +227,7 @@ static int report_start(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 	w->start = NULL;
 	ent->path = w->path.data;
 	ent->inode = inode;
-	if (!is_dir(inode)) {
+	if (!is_dir(inode) || (w->flags & SQFS_WALK_START_ONLY)) {
 		w->cur = inode;
 		w->done = true;
 		return 0;
@@ -320,7 +320,7 @@ static int visit(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
 	if (ret != 0)
 		goto fail;
 
-	if (!node.is_dir) {
+	if (!node.is_dir || (w->flags & SQFS_WALK_ONE_LEVEL)) {
 		w->cur = inode;
 		return 0;
 	}
@@ -420,11 +420,13 @@ int sqfs_walker_create(sqfs_image_t *img, const char *path,
 		       unsigned int max_depth, unsigned int flags,
 		       sqfs_walker_t **out)
 {
+	const unsigned int known =
+	    SQFS_WALK_POST_DIRS | SQFS_WALK_START_ONLY | SQFS_WALK_ONE_LEVEL;
 	sqfs_walker_t *w;
 	int ret;
 
 	if (img == NULL || path == NULL || out == NULL ||
-	    (flags & ~(unsigned int)SQFS_WALK_POST_DIRS) != 0)
+	    (flags & ~known) != 0)
 		return SQFS_ERROR_ARG_INVALID;
 
 	w = calloc(1, sizeof(*w));
