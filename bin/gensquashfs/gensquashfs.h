@@ -11,6 +11,8 @@
 #ifndef GENSQUASHFS_H
 #define GENSQUASHFS_H
 
+#include "common/fs_open.h"
+#include "common/fs_xattrs.h"
 #include "common/packer_cli.h"
 #include "common/progress.h"
 #include "sqfs/writer.h"
@@ -85,7 +87,7 @@ typedef struct {
 		 * entry it links to */
 		char *target;
 		/* a listing's regular file: where its data is, below the
-		 * input folder */
+		 * input folder; a glob's: below its root */
 		char *source;
 	};
 	/* from the xattr file (owned: keys and values malloc'd); they
@@ -102,6 +104,10 @@ typedef struct {
 	uint32_t xattr_count;
 	/* the listing's line, for messages */
 	uint32_t line;
+	/* the root (gs_root_t) a scanned entry was found below, whose
+	 * walk saw st: its input is opened below that root, checked
+	 * (fs_open.h); GS_ROOT_NONE for what a listing names itself */
+	uint32_t root;
 	bool hard_link;
 	/* given by a listing: a file's data comes from source */
 	bool from_listing;
@@ -109,10 +115,27 @@ typedef struct {
 	bool keep_time;
 } gs_entry_t;
 
+/* gs_entry_t.root of an entry no walk saw. */
+#define GS_ROOT_NONE UINT32_MAX
+
+/*
+ * A directory a walk scanned: --pack-dir's, or a glob line's location.
+ * Its location (relative to the input folder, which the user trusts:
+ * symlinks in it are followed) is opened again when the inputs below it
+ * are read, and must be the directory the walk saw.
+ */
+typedef struct {
+	char *location;
+	fs_id_t id;
+} gs_root_t;
+
 typedef struct {
 	gs_entry_t *list;
 	size_t count;
 	size_t capacity;
+	/* the scanned directories, by gs_entry_t.root */
+	gs_root_t *roots;
+	size_t root_count;
 	/* bytes of regular files to read (hard links count once) */
 	uint64_t total_bytes;
 	/* bytes at the start of list given back (gs_entries_drop_before) */
@@ -120,14 +143,16 @@ typedef struct {
 } gs_entries_t;
 
 /*
- * Scan the directory at dirfd (named name in messages) into out: every
- * entry below it, depth first, each directory's entries sorted by name;
- * the directory itself is the root (path ""). Members of a hard-link
- * group after the first become hard links to it. With one_file_system,
- * directories on another device are listed but not entered. Returns 0, or
- * -1 after printing why.
+ * Scan the directory location (relative to input_dir; "." for --pack-dir)
+ * with the walk of common/fs_source.h, appending to out every entry below
+ * it, depth first, each directory's entries sorted by name, the
+ * directory itself first (path ""). Each entry's path is relative to the
+ * location, and its root is the new gs_root_t added for the location.
+ * Members of a hard-link group after the first become hard links to it.
+ * With one_file_system, directories on another device are listed but not
+ * entered. Returns 0, or -1 after printing why.
  */
-int gs_scan(int dirfd, const char *name, bool one_file_system,
+int gs_scan(int input_dir, const char *location, bool one_file_system,
 	    gs_entries_t *out);
 
 /* Give e the xattr key = value (size bytes), replacing a value of the
@@ -245,25 +270,51 @@ int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,
 int gs_apply_sort_stream(FILE *fp, const char *name, gs_entries_t *entries);
 int gs_apply_xattr_stream(FILE *fp, const char *name, gs_entries_t *entries);
 
-/* ---- pack.c and ahead.c: reading the inputs ---- */
-
-/* gs_input_open's *err when the file is not the one the scan saw. */
-#define GS_ERR_REPLACED (-1)
-
-/* Where e's data is, below the input folder (for messages too). */
-const char *gs_input_name(const gs_entry_t *e);
+/* ---- input.c: opening the inputs again ---- */
 
 /*
- * Open the input of the regular file e, relative to dirfd: a scanned
- * file without following a symlink, and only if it is still the one the
- * scan saw; a listing's input as its location says. Returns the fd, with
- * its fstat in *st, or -1 with *err an errno or GS_ERR_REPLACED. Prints
- * nothing (readers call it): gs_input_error says it.
+ * Opens the inputs of entries: what a listing names (a file line's
+ * location), as given, below the input folder; what a walk saw, below
+ * its root, without following a symlink and checked to be the object the
+ * walk saw (fs_open.h). One per thread; it keeps the directories of the
+ * last input open.
  */
-int gs_input_open(int dirfd, const gs_entry_t *e, struct stat *st, int *err);
+typedef struct {
+	int input_dir;
+	const gs_entries_t *entries;
+	/* the root the chain is below (GS_ROOT_NONE: none), and its fd */
+	uint32_t root;
+	int root_fd;
+	fs_chain_t chain;
+} gs_opener_t;
+
+/* An opener below input_dir (the caller's) for the entries' roots. */
+void gs_opener_init(gs_opener_t *o, int input_dir, const gs_entries_t *entries);
+void gs_opener_cleanup(gs_opener_t *o);
+
+/* How messages name e's input: below the input folder. Valid until the
+ * next call (a static buffer of the calling thread). */
+const char *gs_input_name(const gs_entries_t *entries, const gs_entry_t *e);
+
+/*
+ * Open e's input with flags (O_RDONLY for a file's data, O_RDONLY |
+ * O_DIRECTORY for a directory's xattrs): the descriptor, with its fstat in
+ * *st, or -1 with *err an errno value or FS_ERR_REPLACED. Prints nothing
+ * (readers call it): gs_input_error says it.
+ */
+int gs_input_open(gs_opener_t *o, const gs_entry_t *e, int flags,
+		  struct stat *st, int *err);
+
+/*
+ * The xattrs of e that an image can hold (--keep-xattr), read from its
+ * input checked as gs_input_open checks it: through fd if e is open
+ * there (fd >= 0), else opened here. Returns 0 or -1 (printed).
+ */
+int gs_input_xattrs(gs_opener_t *o, const gs_entry_t *e, int fd,
+		    fs_xattrs_t *x);
 
 /* Print err (from gs_input_open) for e. Returns -1. */
-int gs_input_error(const gs_entry_t *e, int err);
+int gs_input_error(const gs_entries_t *entries, const gs_entry_t *e, int err);
 
 /* What a reader made of one file (ahead.c). */
 typedef enum {
@@ -289,15 +340,15 @@ typedef struct {
 
 /*
  * Readers that read the small ones of files (count regular files, in
- * packing order, opened relative to dirfd) ahead of the packer, on
- * threads, within a bounded budget (ahead.c says how much). files must
- * stay as they are until gs_ahead_destroy. Returns 0, or -1 if out of
- * memory.
+ * packing order, opened by gs_input_open with openers of their own below
+ * input_dir) ahead of the packer, on threads, within a bounded budget
+ * (ahead.c says how much). files and entries must stay as they are until
+ * gs_ahead_destroy. Returns 0, or -1 if out of memory.
  */
 typedef struct gs_ahead gs_ahead_t;
 
-int gs_ahead_create(int dirfd, gs_entry_t *const *files, size_t count,
-		    gs_ahead_t **out);
+int gs_ahead_create(int input_dir, const gs_entries_t *entries,
+		    gs_entry_t *const *files, size_t count, gs_ahead_t **out);
 
 /* What became of the next file, in order, waiting for it if need be;
  * valid until the next call. NULL after the last. */
@@ -310,9 +361,10 @@ typedef struct {
 	const gs_options_t *opt;
 	sqfs_writer_t *wr;
 	progress_t *progress;
-	/* the scanned directory, or where a listing's inputs are: every
-	 * input is opened relative to it */
+	/* the input folder: the scanned directory, or where a listing's
+	 * inputs are; every input is opened relative to it */
 	int dirfd;
+	gs_opener_t opener;
 	gs_entries_t entries;
 	uint64_t bytes_done;
 	uint64_t entries_done;

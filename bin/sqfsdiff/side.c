@@ -22,8 +22,9 @@ sd_side_t *sd_side_open(const char *path, const char *label, bool with_data,
 	int fd;
 
 	/* a directory is opened once and walked from that descriptor, so
-	 * that what was checked is what is read */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	 * that what was checked is what is read; O_NONBLOCK, so that a FIFO
+	 * given by mistake is refused rather than waited on for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		tool_error(path, "%s", strerror(errno));
 		if (fd >= 0)

@@ -11,7 +11,9 @@
  * time in seconds, a device number as major and minor, a symlink target,
  * the path of the entry a hard link shares its inode with, extended
  * attributes and a size. The image source (image_source.h) yields entries
- * of an image; the writer (writer.h) takes them with sqfs_writer_add.
+ * of an image, each regular file's data following as runs (data or
+ * holes); the writer (writer.h) takes them with sqfs_writer_add, a file's
+ * data following through sqfs_writer_append and sqfs_writer_append_hole.
  *
  * An entry is a view: it points at strings and xattrs it does not own.
  * What a reader hands out stays valid until the reader's next call; what a
@@ -103,6 +105,16 @@ typedef struct sqfs_entry {
 	/* Room for fields of later versions: must be zero. */
 	uint32_t reserved[7];
 } sqfs_entry_t;
+
+/*
+ * A piece of a regular file's data, as readers hand it out: size bytes at
+ * offset, from data, or a hole of size zero bytes where data is NULL.
+ */
+typedef struct {
+	uint64_t offset;
+	uint64_t size;
+	const uint8_t *data;
+} sqfs_data_run_t;
 
 SQFS_BEGIN_DECLS
 

@@ -81,17 +81,6 @@ typedef struct {
 	uint32_t reserved[8];
 } sqfs_image_source_options_t;
 
-/*
- * A piece of a regular file's data: size bytes at offset, from data, or a
- * hole of size zero bytes where data is NULL (sparse blocks of the image,
- * as many as follow each other).
- */
-typedef struct {
-	uint64_t offset;
-	uint64_t size;
-	const uint8_t *data;
-} sqfs_data_run_t;
-
 /* A range of a file that holds data (not a hole). */
 typedef struct {
 	uint64_t offset;
@@ -130,7 +119,8 @@ SQFS_API int sqfs_image_source_next(sqfs_image_source_t *src,
 				    const sqfs_entry_t **out);
 
 /*
- * The next run of the current entry's data, in file order: 0 with *out
+ * The next run (entry.h) of the current entry's data, in file order, a
+ * hole taking in every sparse block that follows: 0 with *out
  * filled (out->data valid until the next call on the source), 1 when the
  * data is complete (at once for an empty file or an entry that is not a
  * regular file), or a negative error with words on the image. The runs

@@ -2,10 +2,15 @@
 /*
  * fs_xattrs.c - reading an entry's extended attributes from disk.
  *
- * There is no llistxattrat: the entry is named through the root's
- * descriptor in /proc/self/fd, so that the path is resolved from the
- * directory the tool opened, whatever the current directory is, and the
- * l* calls keep a symlink at the end from being followed.
+ * There is no llistxattrat: an object that cannot be opened is named as
+ * /proc/self/fd/D/NAME, where D is the checked directory holding it. The
+ * kernel resolves the magic link to that very directory, whatever became
+ * of its path, and NAME is looked up in it alone; the l* calls do not
+ * follow NAME if it is a symlink. The object is checked to be the one
+ * the walk saw before and after, so a swap in between is noticed.
+ *
+ * Sizes are asked first and the buffers sized to fit: a list or a value
+ * that grows in between is read again (ERANGE).
  */
 #include "config.h"
 
@@ -13,23 +18,36 @@
 #include "common/print.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
 
-/* Most bytes of xattr names or of one value the kernel hands out. */
-#define XATTR_LIST_MAX_BYTES 65536u
-#define XATTR_VALUE_MAX_BYTES 65536u
+/* How to list and get: through a descriptor, or a path not followed. */
+typedef struct {
+	int fd;
+	const char *where;
+} target_t;
+
+static ssize_t do_list(const target_t *t, char *buf, size_t size)
+{
+	return t->where != NULL ? llistxattr(t->where, buf, size)
+				: flistxattr(t->fd, buf, size);
+}
+
+static ssize_t do_get(const target_t *t, const char *key, void *buf,
+		      size_t size)
+{
+	return t->where != NULL ? lgetxattr(t->where, key, buf, size)
+				: fgetxattr(t->fd, key, buf, size);
+}
 
 void fs_xattrs_free(fs_xattrs_t *x)
 {
-	for (size_t i = 0; i < x->count; ++i)
-		free((void *)x->list[i].value);
 	free(x->list);
 	free(x->names);
+	free(x->values);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -38,79 +56,178 @@ static const char *shown(const char *path)
 	return path[0] != '\0' ? path : ".";
 }
 
-int fs_xattrs_read(int rootfd, const char *path, bool warn_skipped,
-		   fs_xattrs_t *x)
+static int oom(void)
 {
-	char where[PATH_MAX + 64];
-	ssize_t len, vlen;
+	tool_error(NULL, "out of memory");
+	return -1;
+}
+
+/* The list of names into x->names; *len its bytes (0: none). */
+static int read_names(const target_t *t, const char *path, fs_xattrs_t *x,
+		      size_t *len)
+{
+	for (;;) {
+		ssize_t want = do_list(t, NULL, 0), got;
+
+		if (want < 0) {
+			if (errno == ENOTSUP) {
+				*len = 0;
+				return 0;
+			}
+			tool_error(shown(path), "listing xattrs: %s",
+				   strerror(errno));
+			return -1;
+		}
+		if (want == 0) {
+			*len = 0;
+			return 0;
+		}
+		free(x->names);
+		x->names = malloc((size_t)want + 1);
+		if (x->names == NULL)
+			return oom();
+		got = do_list(t, x->names, (size_t)want);
+		if (got < 0 && errno == ERANGE)
+			continue;
+		if (got < 0) {
+			tool_error(shown(path), "listing xattrs: %s",
+				   strerror(errno));
+			return -1;
+		}
+		/* a list cut short would end inside a name */
+		x->names[got] = '\0';
+		*len = (size_t)got;
+		return 0;
+	}
+}
+
+/* The value of key, appended to the values; *off its place, *size its
+ * bytes. Returns 1 if the key went away since it was listed. */
+static int read_value(const target_t *t, const char *path, const char *key,
+		      fs_xattrs_t *x, size_t *used, size_t *cap, size_t *off,
+		      size_t *size)
+{
+	for (;;) {
+		ssize_t want = do_get(t, key, NULL, 0), got;
+
+		if (want < 0) {
+			if (errno == ENODATA)
+				return 1;
+			tool_error(shown(path), "xattr '%s': %s", key,
+				   strerror(errno));
+			return -1;
+		}
+		if (*cap - *used < (size_t)want) {
+			size_t ncap = *cap ? *cap : 256;
+			uint8_t *n;
+
+			while (ncap - *used < (size_t)want)
+				ncap *= 2;
+			n = realloc(x->values, ncap);
+			if (n == NULL)
+				return oom();
+			x->values = n;
+			*cap = ncap;
+		}
+		got = do_get(t, key, x->values + *used, (size_t)want);
+		if (got < 0 && errno == ERANGE)
+			continue;
+		if (got < 0) {
+			if (errno == ENODATA)
+				return 1;
+			tool_error(shown(path), "xattr '%s': %s", key,
+				   strerror(errno));
+			return -1;
+		}
+		*off = *used;
+		*size = (size_t)got;
+		*used += (size_t)got;
+		return 0;
+	}
+}
+
+static int read_all(const target_t *t, const char *path, bool warn_skipped,
+		    fs_xattrs_t *x)
+{
+	size_t len, n = 0, used = 0, cap = 0, *offs;
 	const char *why;
-	size_t n = 0;
 	char *name;
+	int ret;
 
 	memset(x, 0, sizeof(*x));
-	if (path[0] == '\0')
-		snprintf(where, sizeof(where), "/proc/self/fd/%d/.", rootfd);
-	else if ((size_t)snprintf(where, sizeof(where), "/proc/self/fd/%d/%s",
-				  rootfd, path) >= sizeof(where)) {
-		tool_error(path, "path too long to read its xattrs");
+	if (read_names(t, path, x, &len) != 0)
 		return -1;
-	}
-
-	x->names = malloc(XATTR_LIST_MAX_BYTES);
-	if (x->names == NULL)
-		goto oom;
-	len = llistxattr(where, x->names, XATTR_LIST_MAX_BYTES);
-	if (len < 0) {
-		if (errno == ENOTSUP)
-			return 0;
-		tool_error(shown(path), "listing xattrs: %s", strerror(errno));
-		return -1;
-	}
 	for (name = x->names; name < x->names + len; name += strlen(name) + 1)
 		++n;
 	if (n == 0)
 		return 0;
 	x->list = calloc(n, sizeof(x->list[0]));
-	if (x->list == NULL)
-		goto oom;
-
+	/* values move as the buffer grows: offsets first, pointers last */
+	offs = calloc(n, sizeof(offs[0]));
+	if (x->list == NULL || offs == NULL) {
+		free(offs);
+		return oom();
+	}
 	for (name = x->names; name < x->names + len; name += strlen(name) + 1) {
-		uint8_t *value = malloc(XATTR_VALUE_MAX_BYTES);
+		sqfs_xattr_t *xa = &x->list[x->count];
 
-		if (value == NULL)
-			goto oom;
-		vlen = lgetxattr(where, name, value, XATTR_VALUE_MAX_BYTES);
-		if (vlen < 0) {
-			free(value);
-			/* removed since it was listed */
-			if (errno == ENODATA)
-				continue;
-			tool_error(shown(path), "xattr '%s': %s", name,
-				   strerror(errno));
+		ret = read_value(t, path, name, x, &used, &cap,
+				 &offs[x->count], &xa->size);
+		if (ret < 0) {
+			free(offs);
 			return -1;
 		}
-		/* keep only what the value takes */
-		x->list[x->count].value =
-		    vlen > 0 ? realloc(value, (size_t)vlen) : value;
-		if (x->list[x->count].value == NULL) {
-			free(value);
-			goto oom;
-		}
-		x->list[x->count].key = name;
-		x->list[x->count].size = (size_t)vlen;
+		if (ret > 0)
+			continue;
+		xa->key = name;
 		/* what the image cannot hold is left out */
-		if (sqfs_xattr_check(&x->list[x->count], &why) != 0) {
+		xa->value = "";
+		if (sqfs_xattr_check(xa, &why) != 0) {
 			if (warn_skipped)
 				tool_warning(shown(path),
 					     "xattr '%s': %s; skipped", name,
 					     why);
-			free((void *)x->list[x->count].value);
+			used = offs[x->count];
 			continue;
 		}
 		x->count += 1;
 	}
+	for (size_t i = 0; i < x->count; ++i)
+		x->list[i].value = x->values + offs[i];
+	free(offs);
 	return 0;
-oom:
-	tool_error(NULL, "out of memory");
+}
+
+int fs_xattrs_read_fd(int fd, const char *path, bool warn_skipped,
+		      fs_xattrs_t *x)
+{
+	target_t t = {fd, NULL};
+
+	return read_all(&t, path, warn_skipped, x);
+}
+
+int fs_xattrs_read_at(int dirfd, const char *name, const fs_id_t *id,
+		      const char *path, bool warn_skipped, fs_xattrs_t *x)
+{
+	char where[64 + 256 + 2];
+	struct stat st;
+	target_t t = {-1, where};
+	int err = 0;
+
+	memset(x, 0, sizeof(*x));
+	if (strchr(name, '/') != NULL || strlen(name) > 256) {
+		tool_error(shown(path), "xattrs: not a single name");
+		return -1;
+	}
+	snprintf(where, sizeof(where), "/proc/self/fd/%d/%s", dirfd, name);
+	if (fs_stat_checked(dirfd, name, id, &st, &err) != 0 ||
+	    read_all(&t, path, warn_skipped, x) != 0)
+		goto fail;
+	if (fs_stat_checked(dirfd, name, id, &st, &err) != 0)
+		goto fail;
+	return 0;
+fail:
+	if (err != 0)
+		tool_error(shown(path), "%s", fs_err_string(err));
 	return -1;
 }

@@ -6,33 +6,49 @@
  * gensquashfs packs them and sqfsdiff compares them with an image's, so
  * both must read the same set: keys in the namespaces SquashFS stores
  * (sqfs_xattr_check), the others (system.posix_acl_access, say) left
- * out. A symlink's own attributes are read, never its target's.
+ * out. They are read only from an object a walk saw and checked
+ * (fs_open.h): through its open descriptor, or, for what cannot be opened
+ * safely (a symlink, a device, a FIFO, a socket), by its one name in the
+ * checked directory holding it, with the calls that do not follow a
+ * symlink, the object checked before and after. A symlink's own
+ * attributes are read, never its target's.
  */
 #ifndef COMMON_FS_XATTRS_H
 #define COMMON_FS_XATTRS_H
 
+#include "common/fs_open.h"
 #include "sqfs/xattr.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
 typedef struct {
-	/* count attributes; keys point into names, values are malloc'd */
+	/* count attributes; keys point into names, values into values */
 	sqfs_xattr_t *list;
 	size_t count;
 	char *names;
+	uint8_t *values;
 } fs_xattrs_t;
 
 /*
- * Read the xattrs of path (relative to the directory at rootfd; "" is that
- * directory) into *x. A file system without xattr support gives none. With
- * warn_skipped, each key left out is named in a warning ("...; skipped").
- * Returns 0, or -1 after printing "tool: PATH: why"; free *x either way.
+ * The xattrs of the object open at fd into *x. A file system without
+ * xattr support gives none. path names the entry in messages; with
+ * warn_skipped, each key left out is named in a warning ("...;
+ * skipped"). Returns 0, or -1 after printing "tool: PATH: why"; free *x
+ * either way.
  */
-int fs_xattrs_read(int rootfd, const char *path, bool warn_skipped,
-		   fs_xattrs_t *x);
+int fs_xattrs_read_fd(int fd, const char *path, bool warn_skipped,
+		      fs_xattrs_t *x);
 
-/* Free what fs_xattrs_read gave and empty *x. */
+/*
+ * The same for name (one component) in the checked directory at dirfd,
+ * which must be the object id before and after the attributes are read
+ * ("was replaced since it was scanned" otherwise).
+ */
+int fs_xattrs_read_at(int dirfd, const char *name, const fs_id_t *id,
+		      const char *path, bool warn_skipped, fs_xattrs_t *x);
+
+/* Free what the readers gave and empty *x. */
 void fs_xattrs_free(fs_xattrs_t *x);
 
 #endif /* COMMON_FS_XATTRS_H */
