@@ -364,7 +364,7 @@ static int path_refused(sqfs_writer_t *wr, const char *path, int code,
 	size_t len;
 
 	if (path == NULL)
-		return sqfs_errtext_set(&wr->err, code, "no %s", what);
+		return sqfs_errtext_set(&wr->err, code, "%s is missing", what);
 	for (;;) {
 		int ret = wr_path_next(&path, &comp, &len);
 
@@ -479,7 +479,11 @@ static int check_room(sqfs_writer_t *wr, const sqfs_entry_t *e,
 		ids[count++] = e->uid;
 		ids[count++] = e->gid;
 	}
-	if (pl->missing > 0) {
+	/* Implicit parents take the default ids now; a root never added
+	 * takes them at finish, which must then not run out of room. */
+	if (pl->missing > 0 ||
+	    (pl->name != NULL &&
+	     (wr_node(&wr->tree, NODE_ROOT)->flags & NODE_DEFAULT_IDS))) {
 		ids[count++] = wr->opt.default_uid;
 		ids[count++] = wr->opt.default_gid;
 	}
