@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	char why[SQFS_ERROR_TEXT_SIZE];
 	sqfs_writer_options_t opt;
 	sqfs_writer_stats_t stats;
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t entry;
 	sqfs_writer_t *wr;
 	sqfs_file_t *file;
 	int ret;
@@ -57,35 +57,41 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	memset(&attr, 0, sizeof(attr));
-	attr.mtime = 1700000000;
+	/*
+	 * Every entry is an sqfs_entry_t, its file type in the mode; start
+	 * each from sqfs_entry_init, which zeroes the rest. Parents come
+	 * into being implicitly; this one gets attributes.
+	 */
+	sqfs_entry_init(&entry, "docs", S_IFDIR | 0755, 0, 0, 1700000000);
+	ret = sqfs_writer_add(wr, &entry, 0);
 
-	/* Parents come into being implicitly; this one gets attributes. */
-	attr.mode = S_IFDIR | 0755;
-	ret = sqfs_writer_add_dir(wr, "docs", &attr);
-
-	attr.mode = S_IFREG | 0644;
-	attr.xattrs = &xattr;
-	attr.xattr_count = 1;
+	/* A regular file stays open for its data until end_file. */
+	sqfs_entry_init(&entry, "docs/hello.txt", S_IFREG | 0644, 0, 0,
+			1700000000);
+	entry.xattrs = &xattr;
+	entry.xattr_count = 1;
+	entry.size = 1000 * (sizeof(text) - 1);
 	if (ret == 0)
-		ret = sqfs_writer_begin_file(wr, "docs/hello.txt", &attr);
+		ret = sqfs_writer_add(wr, &entry, 0);
 	for (int i = 0; ret == 0 && i < 1000; ++i)
 		ret = sqfs_writer_append(wr, text, sizeof(text) - 1);
 	if (ret == 0)
 		ret = sqfs_writer_end_file(wr);
-	attr.xattrs = NULL;
-	attr.xattr_count = 0;
 
-	attr.mode = S_IFLNK | 0777;
+	sqfs_entry_init(&entry, "hello", S_IFLNK | 0777, 0, 0, 1700000000);
+	entry.symlink_target = "docs/hello.txt";
 	if (ret == 0)
-		ret = sqfs_writer_add_symlink(wr, "hello", &attr,
-					      "docs/hello.txt");
+		ret = sqfs_writer_add(wr, &entry, 0);
+
+	/* A hard link has its target's attributes: only the paths count. */
+	sqfs_entry_init(&entry, "docs/same.txt", 0, 0, 0, 0);
+	entry.hard_link = "docs/hello.txt";
 	if (ret == 0)
-		ret = sqfs_writer_add_hard_link(wr, "docs/same.txt",
-						"docs/hello.txt");
-	attr.mode = S_IFIFO | 0600;
+		ret = sqfs_writer_add(wr, &entry, 0);
+
+	sqfs_entry_init(&entry, "run/fifo", S_IFIFO | 0600, 0, 0, 1700000000);
 	if (ret == 0)
-		ret = sqfs_writer_add_special(wr, "run/fifo", &attr);
+		ret = sqfs_writer_add(wr, &entry, 0);
 	if (ret == 0)
 		ret = sqfs_writer_finish(wr);
 	if (ret != 0) {

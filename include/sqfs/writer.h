@@ -192,10 +192,11 @@ typedef enum {
  * SQFS_ERROR_NOT_DIR (a parent in the path is not a directory),
  * SQFS_ERROR_OVERFLOW (a device number, an xattr value or a file size the
  * image cannot hold), SQFS_ERROR_UNSUPPORTED (an xattr namespace the
- * format lacks), SQFS_ERROR_LIMIT (a 65536th owner or group id, or more
- * entries than the format numbers), SQFS_ERROR_SEQUENCE (a file is open,
- * or the image is finished). Other failures (SQFS_ERROR_ALLOC, say) leave
- * the writer unusable.
+ * format lacks), SQFS_ERROR_LIMIT (a 65536th owner or group id, the
+ * default ids counted while the root has not been added, or more entries
+ * than the format numbers), SQFS_ERROR_SEQUENCE (a file is open, or the
+ * image is finished). Other failures (SQFS_ERROR_ALLOC, say) leave the
+ * writer unusable.
  */
 SQFS_API int sqfs_writer_add(sqfs_writer_t *wr, const sqfs_entry_t *entry,
 			     unsigned int file_flags);

@@ -29,7 +29,7 @@ typedef struct {
 SQFS_BEGIN_DECLS
 
 /*
- * Whether the image can store x: 0, or the error sqfs_writer_add_* gives
+ * Whether the image can store x: 0, or the error sqfs_writer_add gives
  * for it (SQFS_ERROR_UNSUPPORTED, SQFS_ERROR_ARG_INVALID or
  * SQFS_ERROR_OVERFLOW, as above). If why is not NULL, *why receives a
  * phrase saying what is wrong ("namespace not supported (only user.,

@@ -39,42 +39,39 @@ sqfs_writer_t *di_writer(sqfs_file_t **file)
 	return wr;
 }
 
-static void attr_init(sqfs_entry_attr_t *attr, uint32_t mode)
+/* Add an entry of the given mode, owned by root, at time 1000. */
+static void add_entry(sqfs_writer_t *wr, const char *path, uint32_t mode)
 {
-	memset(attr, 0, sizeof(*attr));
-	attr->mode = mode;
-	attr->mtime = 1000;
+	sqfs_entry_t e;
+
+	sqfs_entry_init(&e, path, mode, 0, 0, 1000);
+	assert_int_equal(sqfs_writer_add(wr, &e, 0), 0);
 }
 
 void di_add_dir(sqfs_writer_t *wr, const char *path)
 {
-	sqfs_entry_attr_t attr;
-
-	attr_init(&attr, S_IFDIR | 0755);
-	assert_int_equal(sqfs_writer_add_dir(wr, path, &attr), 0);
+	add_entry(wr, path, S_IFDIR | 0755);
 }
 
 void di_add_fifo(sqfs_writer_t *wr, const char *path)
 {
-	sqfs_entry_attr_t attr;
-
-	attr_init(&attr, S_IFIFO | 0644);
-	assert_int_equal(sqfs_writer_add_special(wr, path, &attr), 0);
+	add_entry(wr, path, S_IFIFO | 0644);
 }
 
 void di_add_file(sqfs_writer_t *wr, const char *path, const char *data)
 {
-	sqfs_entry_attr_t attr;
-
-	attr_init(&attr, S_IFREG | 0644);
-	assert_int_equal(sqfs_writer_begin_file(wr, path, &attr), 0);
+	add_entry(wr, path, S_IFREG | 0644);
 	assert_int_equal(sqfs_writer_append(wr, data, strlen(data)), 0);
 	assert_int_equal(sqfs_writer_end_file(wr), 0);
 }
 
 void di_add_link(sqfs_writer_t *wr, const char *path, const char *target)
 {
-	assert_int_equal(sqfs_writer_add_hard_link(wr, path, target), 0);
+	sqfs_entry_t e;
+
+	sqfs_entry_init(&e, path, 0, 0, 0, 0);
+	e.hard_link = target;
+	assert_int_equal(sqfs_writer_add(wr, &e, 0), 0);
 }
 
 sqfs_image_t *di_finish(sqfs_writer_t *wr, sqfs_file_t *file)

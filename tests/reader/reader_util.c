@@ -99,26 +99,22 @@ void ru_file_xattrs(const ru_tree_t *t, size_t i, ru_xattrs_t *out)
 		add_xattr(out, "security.s", "sec", 3);
 }
 
-static sqfs_entry_attr_t make_attr(uint32_t mode, uint32_t uid, uint32_t gid,
-				   const ru_xattrs_t *xa)
+static sqfs_entry_t make_entry(const char *path, uint32_t mode, uint32_t uid,
+			       uint32_t gid, const ru_xattrs_t *xa)
 {
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t e;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.mode = mode;
-	attr.uid = uid;
-	attr.gid = gid;
-	attr.mtime = MTIME;
-	attr.xattrs = xa->x;
-	attr.xattr_count = xa->count;
-	return attr;
+	sqfs_entry_init(&e, path, mode, uid, gid, MTIME);
+	e.xattrs = xa->x;
+	e.xattr_count = xa->count;
+	return e;
 }
 
 uint8_t *ru_build_writer(const ru_tree_t *t, sqfs_compressor_id_t id,
 			 uint32_t flags, size_t *size)
 {
 	sqfs_writer_options_t opt;
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t ent;
 	sqfs_writer_t *wr = NULL;
 	sqfs_file_t *file = NULL;
 	const uint8_t *mem;
@@ -144,33 +140,35 @@ uint8_t *ru_build_writer(const ru_tree_t *t, sqfs_compressor_id_t id,
 	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
 
 	ru_file_xattrs(t, SIZE_MAX, &xa);
-	attr = make_attr(S_IFDIR | 0755, 0, 0, &xa);
-	assert_int_equal(sqfs_writer_add_dir(wr, "sub", &attr), 0);
+	ent = make_entry("sub", S_IFDIR | 0755, 0, 0, &xa);
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 
 	memset(&xa, 0, sizeof(xa));
-	attr = make_attr(S_IFLNK | 0777, 0, 0, &xa);
-	assert_int_equal(
-	    sqfs_writer_add_symlink(wr, "sub/link", &attr, "../f0000"), 0);
+	ent = make_entry("sub/link", S_IFLNK | 0777, 0, 0, &xa);
+	ent.symlink_target = "../f0000";
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 
 	buf = malloc(2 * BLOCK_SIZE + 4096);
 	assert_non_null(buf);
 	for (i = 0; i < t->files; ++i) {
 		snprintf(path, sizeof(path), "f%04zu", i);
 		ru_file_xattrs(t, i, &xa);
-		attr = make_attr(S_IFREG | 0644, 1000 + (uint32_t)i,
+		ent = make_entry(path, S_IFREG | 0644, 1000 + (uint32_t)i,
 				 ru_file_gid(i), &xa);
 		fsize = ru_file_size(i);
 		ru_file_data(i, buf, (size_t)fsize);
 
-		assert_int_equal(sqfs_writer_begin_file(wr, path, &attr), 0);
+		ent.size = fsize;
+		assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 		assert_int_equal(sqfs_writer_append(wr, buf, (size_t)fsize), 0);
 		assert_int_equal(sqfs_writer_end_file(wr), 0);
 	}
 	free(buf);
 
 	if (t->files > 1 && !t->no_hard_link) {
-		assert_int_equal(
-		    sqfs_writer_add_hard_link(wr, "sub/hard", "f0001"), 0);
+		sqfs_entry_init(&ent, "sub/hard", 0, 0, 0, 0);
+		ent.hard_link = "f0001";
+		assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 	}
 
 	assert_int_equal(sqfs_writer_finish(wr), 0);

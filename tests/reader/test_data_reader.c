@@ -343,11 +343,11 @@ static void add_spec_file(sqfs_writer_t *wr, const spec_t *s,
 {
 	uint64_t size = spec_size(s, block_size), off, n;
 	uint8_t *data = spec_data(s, block_size);
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t ent;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.mode = S_IFREG | 0644;
-	assert_int_equal(sqfs_writer_begin_file(wr, s->name, &attr), 0);
+	sqfs_entry_init(&ent, s->name, S_IFREG | 0644, 0, 0, 0);
+	ent.size = size;
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 	for (off = 0; off < size; off += n) {
 		n = size - off < 5000 ? size - off : 5000;
 		if (s->kind == K_HOLEY && (off / block_size) % 2 == 1) {
@@ -1350,7 +1350,7 @@ static void test_sequential_once(void **state)
 	const uint64_t size = 64u << 20;
 	sqfs_writer_options_t opt;
 	sqfs_data_reader_t *dr;
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t ent;
 	sqfs_inode_t *inode;
 	sqfs_writer_t *wr;
 	sqfs_image_t *img;
@@ -1369,9 +1369,9 @@ static void test_sequential_once(void **state)
 	writer_options(&opt, SQFS_DEFAULT_BLOCK_SIZE, comp, 0);
 	file = test_memory_file(NULL, 0);
 	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
-	memset(&attr, 0, sizeof(attr));
-	attr.mode = S_IFREG | 0644;
-	assert_int_equal(sqfs_writer_begin_file(wr, "big", &attr), 0);
+	sqfs_entry_init(&ent, "big", S_IFREG | 0644, 0, 0, 0);
+	ent.size = size;
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 
 	/* each 4 KiB: its own number, then a pattern; never all zeros */
 	chunk = malloc(1 << 20);

@@ -104,7 +104,7 @@ static uint8_t *make_image(int comp, size_t count, uint32_t flags,
 {
 	sqfs_file_t *file = test_memory_file(NULL, 0);
 	sqfs_writer_options_t opt;
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t ent;
 	sqfs_writer_t *wr;
 	const uint8_t *bytes;
 	uint8_t *copy;
@@ -124,13 +124,12 @@ static uint8_t *make_image(int comp, size_t count, uint32_t flags,
 		opt.compressor.opt.gzip.level = 1;
 	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.mode = S_IFREG | 0644;
+	sqfs_entry_init(&ent, name, S_IFREG | 0644, 0, 0, 0);
 	for (size_t i = 0; i < count; ++i) {
 		file_spec(i, &size, &kind);
 		data = file_data(i, size, kind);
 		snprintf(name, sizeof(name), "f%05zu", i);
-		assert_int_equal(sqfs_writer_begin_file(wr, name, &attr), 0);
+		assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 		for (off = 0; off < size; off += n) {
 			n = BS - off % BS;
 			if (n > size - off)

@@ -69,7 +69,7 @@ static void make_image(image_t *im)
 {
 	sqfs_file_t *file = test_memory_file(NULL, 0);
 	sqfs_writer_options_t opt;
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t ent;
 	sqfs_writer_t *wr;
 	const uint8_t *bytes;
 	char name[32];
@@ -80,14 +80,13 @@ static void make_image(image_t *im)
 			     &opt.compressor, sqfs_compressor_default(), BS, 0),
 			 0);
 	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
-	memset(&attr, 0, sizeof(attr));
 	for (size_t i = 0; i < FILES; ++i) {
 		uint8_t *data = file_bytes(i);
 		uint64_t size = file_size(i);
 
 		snprintf(name, sizeof(name), "d/f%02zu", i);
-		attr.mode = S_IFREG | 0644;
-		assert_int_equal(sqfs_writer_begin_file(wr, name, &attr), 0);
+		sqfs_entry_init(&ent, name, S_IFREG | 0644, 0, 0, 0);
+		assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 		if (i % 3 == 2 && size > BS) {
 			assert_int_equal(sqfs_writer_append(wr, data, BS), 0);
 			assert_int_equal(
@@ -107,9 +106,9 @@ static void make_image(image_t *im)
 		free(data);
 		if (i % 7 == 0) {
 			snprintf(name, sizeof(name), "d/f%02zu_s", i);
-			attr.mode = S_IFLNK | 0777;
-			assert_int_equal(
-			    sqfs_writer_add_symlink(wr, name, &attr, "x"), 0);
+			sqfs_entry_init(&ent, name, S_IFLNK | 0777, 0, 0, 0);
+			ent.symlink_target = "x";
+			assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 		}
 	}
 	assert_int_equal(sqfs_writer_finish(wr), 0);

@@ -46,14 +46,14 @@ static void add_dir(sqfs_writer_t *wr, wt_model_t *m, const char *path,
 		    uint32_t mode, uint32_t uid, uint32_t gid, uint32_t mtime,
 		    const char *const *xattrs)
 {
-	sqfs_entry_attr_t attr = wt_attr(S_IFDIR | mode, uid, gid, mtime);
+	sqfs_entry_t ent = wt_make_entry(path, S_IFDIR | mode, uid, gid, mtime);
 	wt_xattr_set_t set;
 	wt_entry_t *e;
 
 	wt_xattr_set(&set, xattrs);
-	attr.xattrs = set.x;
-	attr.xattr_count = set.count;
-	assert_int_equal(sqfs_writer_add_dir(wr, path, &attr), 0);
+	ent.xattrs = set.x;
+	ent.xattr_count = set.count;
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 
 	{
 		char canon[4096];
@@ -92,11 +92,12 @@ static void add_file(sqfs_writer_t *wr, wt_model_t *m, const char *path,
 static void add_symlink(sqfs_writer_t *wr, wt_model_t *m, const char *path,
 			const char *target)
 {
-	sqfs_entry_attr_t attr = wt_attr(S_IFLNK | 0777, 7, 8, T0);
+	sqfs_entry_t ent = wt_make_entry(path, S_IFLNK | 0777, 7, 8, T0);
 	wt_entry_t *e;
 
 	model_parents(m, path);
-	assert_int_equal(sqfs_writer_add_symlink(wr, path, &attr, target), 0);
+	ent.symlink_target = target;
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 	e = wt_model_set(m, path, S_IFLNK | 0777, 7, 8, T0);
 	e->target = strdup(target);
 }
@@ -104,13 +105,13 @@ static void add_symlink(sqfs_writer_t *wr, wt_model_t *m, const char *path,
 static void add_special(sqfs_writer_t *wr, wt_model_t *m, const char *path,
 			uint32_t mode, uint32_t major, uint32_t minor)
 {
-	sqfs_entry_attr_t attr = wt_attr(mode, 3, 4, T0 - 1);
+	sqfs_entry_t ent = wt_make_entry(path, mode, 3, 4, T0 - 1);
 	wt_entry_t *e;
 
 	model_parents(m, path);
-	attr.rdev_major = major;
-	attr.rdev_minor = minor;
-	assert_int_equal(sqfs_writer_add_special(wr, path, &attr), 0);
+	ent.rdev_major = major;
+	ent.rdev_minor = minor;
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 	e = wt_model_set(m, path, mode, 3, 4, T0 - 1);
 	e->major = major;
 	e->minor = minor;
@@ -122,7 +123,7 @@ static void add_link(sqfs_writer_t *wr, wt_model_t *m, const char *path,
 	wt_entry_t *e;
 
 	model_parents(m, path);
-	assert_int_equal(sqfs_writer_add_hard_link(wr, path, target), 0);
+	assert_int_equal(wt_add_link(wr, path, target), 0);
 	e = wt_model_set(m, path, 0, 0, 0, 0);
 	e->link_of = strdup(final);
 }
@@ -131,7 +132,7 @@ static void add_link(sqfs_writer_t *wr, wt_model_t *m, const char *path,
  * references, replacement and late attributes. */
 static void build_tree(sqfs_writer_t *wr, wt_model_t *m)
 {
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t ent;
 	char name[300];
 	wt_entry_t *e;
 
@@ -213,13 +214,14 @@ static void build_tree(sqfs_writer_t *wr, wt_model_t *m)
 	add_file(wr, m, name, 0644, 3, TEST_DATA_TEXT, 23, NULL);
 
 	/* Times outside the image's range are clamped. */
-	attr = wt_attr(S_IFREG | 0644, 0, 0, -5);
-	assert_int_equal(sqfs_writer_begin_file(wr, "time/before", &attr), 0);
+	ent = wt_make_entry("time/before", S_IFREG | 0644, 0, 0, -5);
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 	assert_int_equal(sqfs_writer_end_file(wr), 0);
 	model_parents(m, "time/before");
 	wt_model_set(m, "time/before", S_IFREG | 0644, 0, 0, 0);
-	attr.mtime = (int64_t)1 << 40;
-	assert_int_equal(sqfs_writer_begin_file(wr, "time/after", &attr), 0);
+	ent.path = "time/after";
+	ent.mtime = (int64_t)1 << 40;
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 	assert_int_equal(sqfs_writer_end_file(wr), 0);
 	wt_model_set(m, "time/after", S_IFREG | 0644, 0, 0, UINT32_MAX);
 
@@ -229,9 +231,9 @@ static void build_tree(sqfs_writer_t *wr, wt_model_t *m)
 		if (i % 3 == 0) {
 			add_symlink(wr, m, name, "target");
 		} else {
-			attr = wt_attr(S_IFREG | 0644, (uint32_t)i % 7, 0, T0);
-			assert_int_equal(
-			    sqfs_writer_begin_file(wr, name, &attr), 0);
+			ent = wt_make_entry(name, S_IFREG | 0644,
+					    (uint32_t)i % 7, 0, T0);
+			assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 			assert_int_equal(sqfs_writer_end_file(wr), 0);
 			model_parents(m, name);
 			wt_model_set(m, name, S_IFREG | 0644, (uint32_t)i % 7,
@@ -434,7 +436,7 @@ static char *superblock_info(const char *image)
 static void test_flags(void **state)
 {
 	sqfs_writer_options_t opt;
-	sqfs_entry_attr_t attr = wt_attr(S_IFREG | 0644, 0, 0, 0);
+	sqfs_entry_t ent = wt_make_entry("", S_IFDIR | 0755, 0, 0, 0);
 	sqfs_xattr_t x = {"user.k", "v", 1};
 	sqfs_super_t super;
 	sqfs_writer_t *wr;
@@ -471,10 +473,9 @@ static void test_flags(void **state)
 		e->seed = (uint32_t)i + 1;
 		wt_write_file(wr, e, &x, 1);
 	}
-	attr.xattrs = &x;
-	attr.xattr_count = 1;
-	attr.mode = S_IFDIR | 0755;
-	assert_int_equal(sqfs_writer_add_dir(wr, "", &attr), 0);
+	ent.xattrs = &x;
+	ent.xattr_count = 1;
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 	assert_int_equal(sqfs_writer_finish(wr), 0);
 	sqfs_writer_destroy(wr);
 
@@ -508,10 +509,10 @@ static void test_flags(void **state)
 	wt_options(&opt);
 	opt.compressor.opt.gzip.level = 9;
 	wr = wt_create(tmp.image, &opt, &file);
-	attr.mode = S_IFREG | 0644;
-	attr.xattrs = &x;
-	attr.xattr_count = 1;
-	assert_int_equal(sqfs_writer_begin_file(wr, "a", &attr), 0);
+	ent = wt_make_entry("a", S_IFREG | 0644, 0, 0, 0);
+	ent.xattrs = &x;
+	ent.xattr_count = 1;
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 	assert_int_equal(sqfs_writer_append(wr, "hello", 5), 0);
 	assert_int_equal(sqfs_writer_end_file(wr), 0);
 	assert_int_equal(sqfs_writer_finish(wr), 0);
@@ -589,7 +590,7 @@ static void test_file_flags(void **state)
 	    {"nosparse", SQFS_FILE_NO_SPARSE, TEST_DATA_TEXT, 3 * 4096 + 1,
 	     2 * 4096},
 	};
-	sqfs_entry_attr_t attr = wt_attr(S_IFREG | 0644, 0, 0, 0);
+	sqfs_entry_t ent = wt_make_entry("x", S_IFREG | 0644, 0, 0, 0);
 	sqfs_writer_options_t opt;
 	sqfs_writer_t *wr;
 	sqfs_file_t *file;
@@ -609,7 +610,11 @@ static void test_file_flags(void **state)
 	wr = wt_create(tmp.image, &opt, &file);
 
 	/* unknown bits are refused before anything changes */
-	assert_int_equal(sqfs_writer_begin_file_flags(wr, "x", &attr, 0x20),
+	assert_int_equal(sqfs_writer_add(wr, &ent, 0x20),
+			 SQFS_ERROR_ARG_INVALID);
+	/* and flags are for regular files only */
+	ent.mode = S_IFIFO | 0644;
+	assert_int_equal(sqfs_writer_add(wr, &ent, SQFS_FILE_DONT_COMPRESS),
 			 SQFS_ERROR_ARG_INVALID);
 
 	wt_model_init(&model);
@@ -683,7 +688,7 @@ static void test_file_flags(void **state)
 static void test_data_start(void **state)
 {
 	sqfs_writer_options_t opt;
-	sqfs_entry_attr_t attr = wt_attr(S_IFREG | 0644, 0, 0, 0);
+	sqfs_entry_t ent = wt_make_entry("r", S_IFREG | 0644, 0, 0, 0);
 	uint8_t *data = test_make_data(131072, TEST_DATA_RANDOM, 5);
 	const uint8_t *img;
 	sqfs_writer_t *wr;
@@ -696,7 +701,7 @@ static void test_data_start(void **state)
 		opt.compressor.opt.gzip.level = with_options ? 4 : 9;
 		file = test_memory_file(NULL, 0);
 		assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
-		assert_int_equal(sqfs_writer_begin_file(wr, "r", &attr), 0);
+		assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 		assert_int_equal(sqfs_writer_append(wr, data, 131072), 0);
 		assert_int_equal(sqfs_writer_end_file(wr), 0);
 		assert_int_equal(sqfs_writer_finish(wr), 0);

@@ -37,7 +37,7 @@ static void finish(sqfs_writer_t *wr, sqfs_file_t *file)
 
 static void test_huge_directory(void **state)
 {
-	sqfs_entry_attr_t attr = wt_attr(S_IFREG | 0644, 0, 0, 1000);
+	sqfs_entry_t ent = wt_make_entry(NULL, S_IFREG | 0644, 0, 0, 1000);
 	sqfs_writer_t *wr;
 	sqfs_file_t *file;
 	wt_model_t model;
@@ -59,29 +59,29 @@ static void test_huge_directory(void **state)
 
 		snprintf(name, sizeof(name), "big/%s-%05u",
 			 (k % 3) ? "file" : "f", k);
-		attr.uid = k % 5;
-		assert_int_equal(sqfs_writer_begin_file(wr, name, &attr), 0);
+		ent.path = name;
+		ent.uid = k % 5;
+		assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 		assert_int_equal(sqfs_writer_end_file(wr), 0);
 		wt_model_add(&model, name, S_IFREG | 0644, k % 5, 0, 1000);
 	}
 
 	/* Replacing and linking inside the huge directory finds entries. */
 	for (uint32_t k = 0; k < HUGE_DIR; k += 997) {
-		sqfs_entry_attr_t sl = wt_attr(S_IFLNK | 0777, 0, 0, 5);
+		sqfs_entry_t sl = wt_make_entry(name, S_IFLNK | 0777, 0, 0, 5);
 		char target[64];
 
 		snprintf(name, sizeof(name), "big/%s-%05u",
 			 (k % 3) ? "file" : "f", k);
-		assert_int_equal(sqfs_writer_add_symlink(wr, name, &sl, "x"),
-				 0);
+		sl.symlink_target = "x";
+		assert_int_equal(sqfs_writer_add(wr, &sl, 0), 0);
 		e = wt_model_set(&model, name, S_IFLNK | 0777, 0, 0, 5);
 		e->target = strdup("x");
 
 		snprintf(name, sizeof(name), "big/link-%05u", k);
 		snprintf(target, sizeof(target), "big/%s-%05u",
 			 ((k + 1) % 3) ? "file" : "f", k + 1);
-		assert_int_equal(sqfs_writer_add_hard_link(wr, name, target),
-				 0);
+		assert_int_equal(wt_add_link(wr, name, target), 0);
 		e = wt_model_set(&model, name, 0, 0, 0, 0);
 		e->link_of = strdup(target + 0);
 	}
@@ -120,8 +120,8 @@ static void test_huge_directory(void **state)
 
 static void test_deep_nesting(void **state)
 {
-	sqfs_entry_attr_t attr = wt_attr(S_IFDIR | 0711, 1, 1, 77);
 	char path[2048] = "";
+	sqfs_entry_t ent = wt_make_entry(path, S_IFDIR | 0711, 1, 1, 77);
 	sqfs_writer_t *wr;
 	sqfs_file_t *file;
 	wt_model_t model;
@@ -158,7 +158,7 @@ static void test_deep_nesting(void **state)
 		char file_path[2100];
 
 		path[i * 2 + 1] = '\0';
-		assert_int_equal(sqfs_writer_add_dir(wr, path, &attr), 0);
+		assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 		snprintf(file_path, sizeof(file_path), "%s/f%d", path, i);
 		e = wt_model_set(&model, file_path, S_IFREG | 0600, 0, 0, 1);
 		e->size = (uint64_t)i;

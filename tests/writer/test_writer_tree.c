@@ -161,7 +161,7 @@ static void test_hash_map(void **state)
 static void test_memory_per_entry(void **state)
 {
 	enum { COUNT = 100000 };
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t ent;
 	sqfs_writer_options_t opt;
 	struct mallinfo2 before, after;
 	size_t names_before, names;
@@ -182,15 +182,14 @@ static void test_memory_per_entry(void **state)
 	file = test_memory_file(NULL, 0);
 	assert_int_equal(sqfs_writer_create(file, &opt, &wr, NULL), 0);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.mode = S_IFREG | 0644;
+	sqfs_entry_init(&ent, name, S_IFREG | 0644, 0, 0, 0);
 
 	names_before = wr->tree.arena.allocated;
 	before = mallinfo2();
 	for (uint32_t i = 0; i < COUNT; ++i) {
 		snprintf(name, sizeof(name), "d%u/f%u", i % 100, i);
-		attr.mtime = i;
-		assert_int_equal(sqfs_writer_begin_file(wr, name, &attr), 0);
+		ent.mtime = i;
+		assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
 		assert_int_equal(sqfs_writer_end_file(wr), 0);
 	}
 	after = mallinfo2();

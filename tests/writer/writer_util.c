@@ -80,17 +80,23 @@ sqfs_writer_t *wt_create(const char *path, const sqfs_writer_options_t *opt,
 	return wr;
 }
 
-sqfs_entry_attr_t wt_attr(uint32_t mode, uint32_t uid, uint32_t gid,
-			  int64_t mtime)
+sqfs_entry_t wt_make_entry(const char *path, uint32_t mode, uint32_t uid,
+			   uint32_t gid, int64_t mtime)
 {
-	sqfs_entry_attr_t attr;
+	sqfs_entry_t e;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.mode = mode;
-	attr.uid = uid;
-	attr.gid = gid;
-	attr.mtime = mtime;
-	return attr;
+	sqfs_entry_init(&e, path, mode, uid, gid, mtime);
+	return e;
+}
+
+int wt_add_link(sqfs_writer_t *wr, const char *path, const char *target)
+{
+	sqfs_entry_t e;
+
+	/* the attributes are the target's: only the two paths count */
+	sqfs_entry_init(&e, path, 0, 0, 0, 0);
+	e.hard_link = target;
+	return sqfs_writer_add(wr, &e, 0);
 }
 
 char *wt_run(const char *cmd, int *status)
@@ -240,15 +246,17 @@ void wt_xattr_set(wt_xattr_set_t *set, const char *const *kv)
 void wt_write_file(sqfs_writer_t *wr, const wt_entry_t *e,
 		   const sqfs_xattr_t *xattrs, size_t xattr_count)
 {
-	sqfs_entry_attr_t attr = wt_attr(e->mode, e->uid, e->gid, e->mtime);
+	sqfs_entry_t entry =
+	    wt_make_entry(e->path, e->mode, e->uid, e->gid, e->mtime);
 	uint64_t data_size = e->size - e->hole_size;
 	uint8_t *data = NULL;
 	size_t pos = 0, step = 1;
 
-	attr.xattrs = xattrs;
-	attr.xattr_count = xattr_count;
-	assert_int_equal(
-	    sqfs_writer_begin_file_flags(wr, e->path, &attr, e->file_flags), 0);
+	entry.xattrs = xattrs;
+	entry.xattr_count = xattr_count;
+	/* the size up front, as tar2sqfs gives it: checked, never stored */
+	entry.size = e->size;
+	assert_int_equal(sqfs_writer_add(wr, &entry, e->file_flags), 0);
 
 	if (e->hole_size > 0)
 		assert_int_equal(sqfs_writer_append_hole(wr, e->hole_size), 0);

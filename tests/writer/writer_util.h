@@ -39,9 +39,13 @@ void wt_options(sqfs_writer_options_t *opt);
 sqfs_writer_t *wt_create(const char *path, const sqfs_writer_options_t *opt,
 			 sqfs_file_t **file);
 
-/* Attributes with no xattrs and no device number. */
-sqfs_entry_attr_t wt_attr(uint32_t mode, uint32_t uid, uint32_t gid,
-			  int64_t mtime);
+/* An entry with no xattrs, device number, symlink target or size
+ * (sqfs_entry_init): callers fill in what their entry needs. */
+sqfs_entry_t wt_make_entry(const char *path, uint32_t mode, uint32_t uid,
+			   uint32_t gid, int64_t mtime);
+
+/* sqfs_writer_add of a hard link at path to target. */
+int wt_add_link(sqfs_writer_t *wr, const char *path, const char *target);
 
 /* Run a shell command; returns its malloc'd stdout, *status its exit
  * status (or -1). */
@@ -108,8 +112,8 @@ typedef struct {
 void wt_xattr_set(wt_xattr_set_t *set, const char *const *kv);
 
 /*
- * Write a file of the model's data for e into wr (begin, append in
- * pieces, end) and check every call succeeds.
+ * Write a file of the model's data for e into wr (add with its size and
+ * file flags, append in pieces, end) and check every call succeeds.
  */
 void wt_write_file(sqfs_writer_t *wr, const wt_entry_t *e,
 		   const sqfs_xattr_t *xattrs, size_t xattr_count);

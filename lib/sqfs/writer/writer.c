@@ -222,7 +222,8 @@ fail:
 	return create_failed(why, ret, stage);
 }
 
-/* ---- checking an entry ---------------------------------------------------- */
+/* ---- checking an entry ----------------------------------------------------
+ */
 
 /*
  * Everything about an entry is checked before anything is changed, so that
@@ -337,7 +338,8 @@ static int check_object(sqfs_writer_t *wr, const sqfs_entry_t *e,
 
 static bool all_reserved_zero(const sqfs_entry_t *e)
 {
-	return all_zero(e->reserved, sizeof(e->reserved) / sizeof(e->reserved[0]));
+	return all_zero(e->reserved,
+			sizeof(e->reserved) / sizeof(e->reserved[0]));
 }
 
 /* ---- paths --------------------------------------------------------------- */
@@ -362,7 +364,7 @@ static int path_refused(sqfs_writer_t *wr, const char *path, int code,
 	size_t len;
 
 	if (path == NULL)
-		return sqfs_errtext_set(&wr->err, code, "no %s", what);
+		return sqfs_errtext_set(&wr->err, code, "%s is missing", what);
 	for (;;) {
 		int ret = wr_path_next(&path, &comp, &len);
 
@@ -477,13 +479,16 @@ static int check_room(sqfs_writer_t *wr, const sqfs_entry_t *e,
 		ids[count++] = e->uid;
 		ids[count++] = e->gid;
 	}
-	if (pl->missing > 0) {
+	/* Implicit parents take the default ids now; a root never added
+	 * takes them at finish, which must then not run out of room. */
+	if (pl->missing > 0 ||
+	    (pl->name != NULL &&
+	     (wr_node(&wr->tree, NODE_ROOT)->flags & NODE_DEFAULT_IDS))) {
 		ids[count++] = wr->opt.default_uid;
 		ids[count++] = wr->opt.default_gid;
 	}
 	more = new_ids(wr, ids, count);
-	if (more > 0 &&
-	    sqfs_id_table_count(wr->idtbl) + more > SQFS_MAX_IDS)
+	if (more > 0 && sqfs_id_table_count(wr->idtbl) + more > SQFS_MAX_IDS)
 		return sqfs_errtext_set(&wr->err, SQFS_ERROR_LIMIT,
 					"owner %u, group %u: the image holds "
 					"at most %u different ids",
@@ -496,7 +501,8 @@ static int check_room(sqfs_writer_t *wr, const sqfs_entry_t *e,
 	return 0;
 }
 
-/* ---- changing the tree (after every check) --------------------------------- */
+/* ---- changing the tree (after every check) ---------------------------------
+ */
 
 /* An entry's attributes in the form the tree stores them. */
 static int commit_attr(sqfs_writer_t *wr, const sqfs_entry_t *e,
@@ -519,8 +525,8 @@ static int commit_attr(sqfs_writer_t *wr, const sqfs_entry_t *e,
 
 	ret = sqfs_id_table_id_to_index(wr->idtbl, e->uid, &out->uid_idx);
 	if (ret == 0)
-		ret = sqfs_id_table_id_to_index(wr->idtbl, e->gid,
-						&out->gid_idx);
+		ret =
+		    sqfs_id_table_id_to_index(wr->idtbl, e->gid, &out->gid_idx);
 	if (ret != 0)
 		return ret;
 
@@ -781,10 +787,10 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 					"the reserved room of the entry is "
 					"not zero");
 	if ((e->flags & ~known_entry_flags) != 0)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"unknown entry flags 0x%x",
-					(unsigned int)(e->flags &
-						       ~known_entry_flags));
+		return sqfs_errtext_set(
+		    &wr->err, SQFS_ERROR_ARG_INVALID,
+		    "unknown entry flags 0x%x",
+		    (unsigned int)(e->flags & ~known_entry_flags));
 	link = e->hard_link != NULL;
 	if (e->flags & SQFS_ENTRY_POST) {
 		/* a reader's second report of a directory: nothing new */
@@ -1175,9 +1181,9 @@ int sqfs_writer_finish(sqfs_writer_t *wr)
 	ret = finish(wr);
 	/* a refusal before anything is written (a file still open, a
 	 * broken link) can be mended; anything else cannot */
-	return call_end(wr, ret,
-			ret != SQFS_ERROR_SEQUENCE && ret != SQFS_ERROR_NO_ENTRY,
-			"finishing the image");
+	return call_end(
+	    wr, ret, ret != SQFS_ERROR_SEQUENCE && ret != SQFS_ERROR_NO_ENTRY,
+	    "finishing the image");
 }
 
 const char *sqfs_writer_error(const sqfs_writer_t *wr)
