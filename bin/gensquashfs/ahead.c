@@ -22,15 +22,18 @@
  *   past that since the scan is left to the packer as well;
  * - the readers print nothing: what went wrong stays with the file and is
  *   said by the packer when it gets there, so messages come in order;
- * - the safety rules of pack.c hold: every input is opened by
- *   gs_input_open, relative to the input folder's descriptor.
+ * - the safety rules of input.c hold: every input is opened by
+ *   gs_input_open, below its root without following a symlink and
+ *   checked; each reader has an opener of its own (its worker state).
  */
 #include "config.h"
 
 #include "gensquashfs.h"
+#include "sqfs/error.h"
 #include "util/workers.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,14 +58,16 @@ typedef struct {
 	util_job_t job;
 	gs_ahead_file_t file;
 	const gs_entry_t *entry;
-	int dirfd;
 	/* bytes reserved in the budget: what the scan said, most read */
 	uint64_t reserved;
 	bool done;
 } slot_t;
 
 struct gs_ahead {
-	int dirfd;
+	int input_dir;
+	const gs_entries_t *entries;
+	/* for the files the packer reads itself, with no reader free */
+	gs_opener_t own;
 	gs_entry_t *const *files;
 	size_t count;
 	/* the next file to schedule, and the next to hand out */
@@ -79,13 +84,13 @@ static slot_t *slot_of(util_job_t *job)
 }
 
 /* Read the slot's file whole, or say why not. Runs on a reader. */
-static void read_file(int dirfd, slot_t *s)
+static void read_file(gs_opener_t *o, slot_t *s)
 {
 	gs_ahead_file_t *f = &s->file;
 	struct stat st;
 	int fd;
 
-	fd = gs_input_open(dirfd, s->entry, &st, &f->err);
+	fd = gs_input_open(o, s->entry, O_RDONLY, &st, &f->err);
 	if (fd < 0) {
 		f->state = GS_AHEAD_FAILED;
 		return;
@@ -122,10 +127,25 @@ static void read_file(int dirfd, slot_t *s)
 
 static void run_job(void *state, util_job_t *job)
 {
-	slot_t *s = slot_of(job);
+	read_file(state, slot_of(job));
+}
 
-	(void)state;
-	read_file(s->dirfd, s);
+static int make_opener(void *user, void **state)
+{
+	gs_ahead_t *a = user;
+	gs_opener_t *o = malloc(sizeof(*o));
+
+	if (o == NULL)
+		return SQFS_ERROR_ALLOC;
+	gs_opener_init(o, a->input_dir, a->entries);
+	*state = o;
+	return 0;
+}
+
+static void free_opener(void *state)
+{
+	gs_opener_cleanup(state);
+	free(state);
 }
 
 static bool job_done(void *user, util_job_t *job)
@@ -154,7 +174,6 @@ static void schedule(gs_ahead_t *a)
 			break;
 		memset(s, 0, sizeof(*s));
 		s->entry = e;
-		s->dirfd = a->dirfd;
 		a->scheduled += 1;
 		if (!is_small(e)) {
 			s->file.state = GS_AHEAD_SELF;
@@ -191,7 +210,7 @@ static void wait_done(gs_ahead_t *a, slot_t *s)
 		job = util_workers_pop(a->workers);
 		if (job != NULL) {
 			util_workers_unlock(a->workers);
-			run_job(NULL, job);
+			run_job(&a->own, job);
 			util_workers_lock(a->workers);
 			slot_of(job)->done = true;
 			continue;
@@ -208,8 +227,8 @@ static void wait_done(gs_ahead_t *a, slot_t *s)
 	util_workers_unlock(a->workers);
 }
 
-int gs_ahead_create(int dirfd, gs_entry_t *const *files, size_t count,
-		    gs_ahead_t **out)
+int gs_ahead_create(int input_dir, const gs_entries_t *entries,
+		    gs_entry_t *const *files, size_t count, gs_ahead_t **out)
 {
 	util_workers_desc_t desc = {0};
 	gs_ahead_t *a = calloc(1, sizeof(*a));
@@ -217,15 +236,20 @@ int gs_ahead_create(int dirfd, gs_entry_t *const *files, size_t count,
 	*out = NULL;
 	if (a == NULL)
 		return -1;
-	a->dirfd = dirfd;
+	a->input_dir = input_dir;
+	a->entries = entries;
+	gs_opener_init(&a->own, input_dir, entries);
 	a->files = files;
 	a->count = count;
 	desc.run = run_job;
 	desc.done = job_done;
+	desc.make_state = make_opener;
+	desc.free_state = free_opener;
 	desc.user = a;
 	/* fewer readers than asked (or none) still works: the packer then
 	 * reads the queued files itself */
 	if (util_workers_create(&desc, AHEAD_READERS, &a->workers, NULL) != 0) {
+		gs_opener_cleanup(&a->own);
 		free(a);
 		return -1;
 	}
@@ -263,6 +287,7 @@ void gs_ahead_destroy(gs_ahead_t *a)
 		return;
 	/* stop the readers first: none may still write to a slot */
 	util_workers_destroy(a->workers);
+	gs_opener_cleanup(&a->own);
 	for (size_t i = a->next > 0 ? a->next - 1 : 0; i < a->scheduled; ++i)
 		free(a->slots[i % AHEAD_SLOTS].file.data);
 	free(a);

@@ -51,6 +51,7 @@ gs_entry_t *gs_entries_push(gs_entries_t *e, char *path)
 	}
 	memset(&e->list[e->count], 0, sizeof(e->list[0]));
 	e->list[e->count].path = path;
+	e->list[e->count].root = GS_ROOT_NONE;
 	return &e->list[e->count++];
 }
 
@@ -121,40 +122,39 @@ void gs_entries_free(gs_entries_t *e)
 		gs_entry_release(&e->list[i]);
 	if (e->list != NULL)
 		munmap(e->list, list_bytes(e->capacity));
+	for (size_t i = 0; i < e->root_count; ++i)
+		free(e->roots[i].location);
+	free(e->roots);
 	memset(e, 0, sizeof(*e));
 }
 
 int gs_entry_set_xattr(gs_entry_t *e, char *key, uint8_t *value, size_t size)
 {
-	sqfs_xattr_t *list;
-	size_t i;
+	uint32_t n = e->xattr_count;
 
-	for (i = 0; i < e->xattr_count; ++i) {
-		if (strcmp(e->xattrs[i].key, key) == 0)
-			break;
-	}
-	if (i == e->xattr_count) {
-		if (i == UINT32_MAX) {
-			free(key);
-			free(value);
-			return -1;
-		}
-		list = realloc(e->xattrs, (i + 1) * sizeof(list[0]));
-		if (list == NULL) {
-			free(key);
-			free(value);
-			return -1;
-		}
+	/* appended, never searched: the writer keeps the last value of a
+	 * key. The list doubles when its count reaches a power of two, so
+	 * that a file of many keys for one entry costs no more than linear
+	 * time, and an entry keeps no capacity field. */
+	if (n == UINT32_MAX)
+		goto fail;
+	if ((n & (n - 1)) == 0) {
+		size_t cap = n == 0 ? 1 : 2 * (size_t)n;
+		sqfs_xattr_t *list = realloc(e->xattrs, cap * sizeof(list[0]));
+
+		if (list == NULL)
+			goto fail;
 		e->xattrs = list;
-		e->xattr_count += 1;
-	} else {
-		free((void *)e->xattrs[i].key);
-		free((void *)e->xattrs[i].value);
 	}
-	e->xattrs[i].key = key;
-	e->xattrs[i].value = value;
-	e->xattrs[i].size = size;
+	e->xattrs[n].key = key;
+	e->xattrs[n].value = value;
+	e->xattrs[n].size = size;
+	e->xattr_count = n + 1;
 	return 0;
+fail:
+	free(key);
+	free(value);
+	return -1;
 }
 
 char *gs_path_join(const char *dir, const char *rel)

@@ -143,8 +143,10 @@ typedef struct {
 } gs_entries_t;
 
 /*
- * Scan the directory location (relative to input_dir; "." for --pack-dir)
- * with the walk of common/fs_source.h, appending to out every entry below
+ * Scan the directory open at fd (taken over), found at location (relative
+ * to the input folder, which the user trusts: symlinks in it were
+ * followed; "." for --pack-dir), with the walk of common/fs_source.h,
+ * appending to out every entry below
  * it, depth first, each directory's entries sorted by name, the
  * directory itself first (path ""). Each entry's path is relative to the
  * location, and its root is the new gs_root_t added for the location.
@@ -152,12 +154,13 @@ typedef struct {
  * With one_file_system, directories on another device are listed but not
  * entered. Returns 0, or -1 after printing why.
  */
-int gs_scan(int input_dir, const char *location, bool one_file_system,
+int gs_scan(int fd, const char *location, bool one_file_system,
 	    gs_entries_t *out);
 
-/* Give e the xattr key = value (size bytes), replacing a value of the
- * same key; key and value are taken over (freed on failure). Returns 0 or
- * -1 if out of memory. */
+/* Give e the xattr key = value (size bytes), which replaces an earlier
+ * value of the same key (given or read) when the entry is packed; key and
+ * value are taken over (freed on failure). Returns 0 or -1 if out of
+ * memory. */
 int gs_entry_set_xattr(gs_entry_t *e, char *key, uint8_t *value, size_t size);
 
 /* "dir/rel" (just one of them if the other is empty), malloc'd; NULL if

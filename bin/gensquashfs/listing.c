@@ -243,9 +243,18 @@ static bool glob_wants(const glob_opts_t *g, const gs_entry_t *e)
 	return true;
 }
 
-/* One scanned entry e (of the location at fd) as an entry at PATH/e. */
-static int glob_entry(listing_t *l, const char *path, const char *location,
-		      int fd, const gs_entries_t *sub, const bool *taken,
+/* What a glob line brings: the scan of its location, the root its
+ * entries are read under, and which of them it takes. */
+typedef struct {
+	gs_entries_t sub;
+	uint32_t root;
+	bool *taken;
+	/* the scan's entries by path, for hard links */
+	gs_path_index_t index;
+} glob_scan_t;
+
+/* One scanned entry e as an entry at PATH/e. */
+static int glob_entry(listing_t *l, const char *path, glob_scan_t *gs,
 		      const gs_entry_t *e, const uint64_t ids[3],
 		      const glob_opts_t *g)
 {
@@ -260,6 +269,7 @@ static int glob_entry(listing_t *l, const char *path, const char *location,
 	ent->line = (uint32_t)l->line;
 	ent->from_listing = true;
 	ent->keep_time = g->keep_time;
+	ent->root = gs->root;
 	ent->st = e->st;
 	if (ids[0] != UINT64_MAX)
 		ent->st.mode = (e->st.mode & S_IFMT) | (mode_t)ids[0];
@@ -269,37 +279,75 @@ static int glob_entry(listing_t *l, const char *path, const char *location,
 		ent->st.gid = (gid_t)ids[2];
 
 	if (e->hard_link) {
-		size_t first;
+		size_t *slot = gs_path_index_slot(&gs->index, &gs->sub,
+						  e->target);
 
 		/* a link whose first name is packed stays a link to it */
-		for (first = 0; first < sub->count; ++first) {
-			if (strcmp(sub->list[first].path, e->target) == 0)
-				break;
-		}
-		if (first < sub->count && taken[first]) {
+		if (*slot != SIZE_MAX && gs->taken[*slot]) {
 			ent->hard_link = true;
 			ent->target = gs_path_join(path, e->target);
 			return ent->target != NULL ? claim_path(l) : oom();
 		}
 	}
 	if (S_ISLNK(e->st.mode)) {
-		char buf[4097];
-		ssize_t n = readlinkat(fd, e->path, buf, sizeof(buf) - 1);
-
-		if (n < 0)
-			return bad(l, "glob: '%s/%s': %s", location, e->path,
-				   strerror(errno));
-		buf[n] = '\0';
-		ent->target = strdup(buf);
+		/* as the scan read it: never again through a path */
+		ent->target = strdup(e->target);
 		if (ent->target == NULL)
 			return oom();
 	} else if (S_ISREG(e->st.mode)) {
-		ent->source = gs_path_join(location, e->path);
+		/* its data, below the location */
+		ent->source = strdup(e->path);
 		if (ent->source == NULL)
 			return oom();
 		l->out->total_bytes += (uint64_t)e->st.size;
 	}
 	return claim_path(l);
+}
+
+/* The location's scan, its root moved into the listing's roots, and an
+ * index of its paths. */
+static int glob_scan(listing_t *l, const char *location, bool xdev,
+		     glob_scan_t *gs)
+{
+	gs_entries_t *out = l->out;
+	gs_root_t *roots;
+	int fd;
+
+	/* the location is the listing's: symlinks in it are followed */
+	fd = openat(l->input_dir, location, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return bad(l, "glob location '%s': %s", location,
+			   strerror(errno));
+	if (gs_scan(fd, location, xdev, &gs->sub) != 0)
+		return -1;
+	roots = realloc(out->roots, (out->root_count + 1) * sizeof(roots[0]));
+	if (roots == NULL)
+		return oom();
+	out->roots = roots;
+	roots[out->root_count] = gs->sub.roots[0];
+	gs->sub.roots[0].location = NULL;
+	gs->root = (uint32_t)out->root_count++;
+
+	gs->taken = calloc(gs->sub.count + 1, sizeof(gs->taken[0]));
+	if (gs->taken == NULL)
+		return oom();
+	for (size_t i = 0; i < gs->sub.count; ++i) {
+		size_t *slot;
+
+		if (gs_path_index_reserve(&gs->index, &gs->sub) != 0)
+			return oom();
+		slot = gs_path_index_slot(&gs->index, &gs->sub,
+					  gs->sub.list[i].path);
+		*slot = i;
+	}
+	return 0;
+}
+
+static void glob_scan_free(glob_scan_t *gs)
+{
+	free(gs->taken);
+	gs_path_index_free(&gs->index);
+	gs_entries_free(&gs->sub);
 }
 
 /* glob PATH MODE UID GID [OPTIONS] LOCATION: the tree at LOCATION (below
@@ -309,10 +357,10 @@ static int parse_glob(listing_t *l, char *path, char *p)
 	glob_opts_t g = {0};
 	uint64_t ids[3];
 	char *f, *location = NULL;
-	gs_entries_t sub = {0};
+	glob_scan_t gs = {0};
 	gs_entry_t *dir;
-	bool *taken = NULL, options = true;
-	int fd, ret = -1;
+	bool options = true;
+	int ret = -1;
 
 	if (glob_number(l, &p, "mode", true, 07777, &ids[0]) != 0 ||
 	    glob_number(l, &p, "uid", false, UINT32_MAX, &ids[1]) != 0 ||
@@ -357,11 +405,7 @@ static int parse_glob(listing_t *l, char *path, char *p)
 	if (location == NULL)
 		return bad(l, "a glob needs a location");
 
-	fd = openat(l->input_dir, location, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return bad(l, "glob location '%s': %s", location,
-			   strerror(errno));
-	if (gs_scan(fd, location, g.xdev, &sub) != 0)
+	if (glob_scan(l, location, g.xdev, &gs) != 0)
 		goto out;
 
 	/* PATH itself, a directory: the location's attributes where '*' */
@@ -371,10 +415,10 @@ static int parse_glob(listing_t *l, char *path, char *p)
 		goto out;
 	}
 	dir->keep_time = g.keep_time;
-	dir->st = sub.list[0].st;
+	dir->st = gs.sub.list[0].st;
 	dir->st.mode =
 	    S_IFDIR | (ids[0] != UINT64_MAX ? (mode_t)ids[0]
-					    : (sub.list[0].st.mode & 07777));
+					    : (gs.sub.list[0].st.mode & 07777));
 	if (ids[1] != UINT64_MAX)
 		dir->st.uid = (uid_t)ids[1];
 	if (ids[2] != UINT64_MAX)
@@ -382,23 +426,15 @@ static int parse_glob(listing_t *l, char *path, char *p)
 	if (claim_path(l) != 0)
 		goto out;
 
-	taken = calloc(sub.count + 1, sizeof(taken[0]));
-	if (taken == NULL) {
-		oom();
-		goto out;
-	}
 	ret = 0;
-	for (size_t i = 1; ret == 0 && i < sub.count; ++i) {
-		if (!glob_wants(&g, &sub.list[i]))
+	for (size_t i = 1; ret == 0 && i < gs.sub.count; ++i) {
+		if (!glob_wants(&g, &gs.sub.list[i]))
 			continue;
-		taken[i] = true;
-		ret = glob_entry(l, path, location, fd, &sub, taken,
-				 &sub.list[i], ids, &g);
+		gs.taken[i] = true;
+		ret = glob_entry(l, path, &gs, &gs.sub.list[i], ids, &g);
 	}
 out:
-	free(taken);
-	gs_entries_free(&sub);
-	close(fd);
+	glob_scan_free(&gs);
 	return ret;
 }
 

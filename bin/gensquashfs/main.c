@@ -50,8 +50,10 @@ static int open_cb(void *user)
 	if (pk->opt->pack_file != NULL)
 		ret = gs_read_listing(pk->opt->pack_file, pk->dirfd,
 				      &pk->entries);
+	else if ((ret = dup(pk->dirfd)) < 0)
+		tool_error(dir, "%s", strerror(errno));
 	else
-		ret = gs_scan(pk->dirfd, dir, pk->opt->one_file_system,
+		ret = gs_scan(ret, ".", pk->opt->one_file_system,
 			      &pk->entries);
 	free(dir);
 	if (ret == 0 && pk->opt->sort_file != NULL)
@@ -71,7 +73,9 @@ static int pack_cb(void *user, sqfs_writer_t *wr, progress_t *progress)
 
 	pk->wr = wr;
 	pk->progress = progress;
+	gs_opener_init(&pk->opener, pk->dirfd, &pk->entries);
 	ret = gs_pack_entries(pk, &pk->entries);
+	gs_opener_cleanup(&pk->opener);
 	/* the writer holds the tree now: the list goes before it builds
 	 * the directory tables, which is when memory peaks */
 	gs_entries_free(&pk->entries);

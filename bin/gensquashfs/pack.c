@@ -3,10 +3,11 @@
  * pack.c - handing the scanned entries to the writer, reading each
  * regular file as it comes.
  *
- * Inputs are opened relative to the scanned directory's descriptor with
- * O_NOFOLLOW, and a file is packed only if the one opened is the one the
- * scan saw (device and inode): a tree changed in between cannot slip a
- * symlink's target into the image.
+ * Inputs are opened again by input.c: below the root they were scanned
+ * under, without following a symlink, and only if the object opened is
+ * the one the scan saw (device and inode), so that a tree changed in
+ * between cannot slip a symlink's target into the image. A file's xattrs
+ * (--keep-xattr) are read from the descriptor its data is read from.
  *
  * Sparse files are read with SEEK_DATA/SEEK_HOLE: holes become sparse
  * blocks without reading a byte of them. A file that changes size while
@@ -59,43 +60,55 @@ static int entry_failed(gs_packer_t *pk, const gs_entry_t *e, int ret)
 
 /* ---- xattrs -------------------------------------------------------------- */
 
-/* The xattr file's xattrs of e on top of those read: a key given there
- * replaces the value read. The copies are x's. */
-static int add_given_xattrs(fs_xattrs_t *x, const gs_entry_t *e)
-{
+/* What an entry carries: the xattrs read from its input (--keep-xattr),
+ * then those given by the xattr file and --selinux, which replace read
+ * ones of the same key (the writer keeps the last value of a key). */
+typedef struct {
+	fs_xattrs_t read;
 	sqfs_xattr_t *list;
+	size_t count;
+} entry_xattrs_t;
 
-	if (e->xattr_count == 0)
+static void entry_xattrs_free(entry_xattrs_t *x)
+{
+	fs_xattrs_free(&x->read);
+	free(x->list);
+	memset(x, 0, sizeof(*x));
+}
+
+/* x->list: the read xattrs and then e's given ones. */
+static int merge_xattrs(entry_xattrs_t *x, const gs_entry_t *e)
+{
+	size_t n = x->read.count + e->xattr_count;
+
+	x->list = NULL;
+	x->count = 0;
+	if (n == 0)
 		return 0;
-	list = realloc(x->list, (x->count + e->xattr_count) * sizeof(list[0]));
-	if (list == NULL)
-		goto oom;
-	x->list = list;
-	for (size_t i = 0; i < e->xattr_count; ++i) {
-		const sqfs_xattr_t *g = &e->xattrs[i];
-		size_t j;
-		void *value = malloc(g->size + 1);
-
-		if (value == NULL)
-			goto oom;
-		memcpy(value, g->value, g->size);
-		for (j = 0; j < x->count; ++j) {
-			if (strcmp(x->list[j].key, g->key) == 0)
-				break;
-		}
-		if (j < x->count)
-			free((void *)x->list[j].value);
-		else
-			x->count += 1;
-		/* the key stays e's: it lives as long as the entries */
-		x->list[j].key = g->key;
-		x->list[j].value = value;
-		x->list[j].size = g->size;
+	x->list = malloc(n * sizeof(x->list[0]));
+	if (x->list == NULL) {
+		tool_error(NULL, "out of memory");
+		return -1;
 	}
+	if (x->read.count > 0)
+		memcpy(x->list, x->read.list,
+		       x->read.count * sizeof(x->list[0]));
+	if (e->xattr_count > 0)
+		memcpy(x->list + x->read.count, e->xattrs,
+		       e->xattr_count * sizeof(x->list[0]));
+	x->count = n;
 	return 0;
-oom:
-	tool_error(NULL, "out of memory");
-	return -1;
+}
+
+/* The xattrs of e (fd: its input, open, or -1). */
+static int gather_xattrs(gs_packer_t *pk, const gs_entry_t *e, int fd,
+			 entry_xattrs_t *x)
+{
+	memset(x, 0, sizeof(*x));
+	if (pk->opt->keep_xattr && !e->from_listing &&
+	    gs_input_xattrs(&pk->opener, e, fd, &x->read) != 0)
+		return -1;
+	return merge_xattrs(x, e);
 }
 
 /* ---- attributes ---------------------------------------------------------- */
@@ -213,44 +226,6 @@ static int pack_data(gs_packer_t *pk, int fd, const char *path, uint64_t size,
 	return ret;
 }
 
-const char *gs_input_name(const gs_entry_t *e)
-{
-	return e->from_listing ? e->source : e->path;
-}
-
-int gs_input_open(int dirfd, const gs_entry_t *e, struct stat *st, int *err)
-{
-	int fd =
-	    openat(dirfd, gs_input_name(e),
-		   O_RDONLY | O_CLOEXEC | (e->from_listing ? 0 : O_NOFOLLOW));
-
-	if (fd < 0) {
-		*err = errno;
-		return -1;
-	}
-	if (fstat(fd, st) != 0) {
-		*err = errno;
-		close(fd);
-		return -1;
-	}
-	if (!e->from_listing && ((uint64_t)st->st_dev != e->st.dev ||
-				 (uint64_t)st->st_ino != e->st.ino)) {
-		*err = GS_ERR_REPLACED;
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-int gs_input_error(const gs_entry_t *e, int err)
-{
-	if (err == GS_ERR_REPLACED)
-		tool_error(gs_input_name(e), "was replaced since the scan");
-	else
-		tool_error(gs_input_name(e), "%s", strerror(err));
-	return -1;
-}
-
 /* The warnings for a file whose size changed while it was read. */
 static void size_warnings(const char *name, uint64_t size, uint64_t packed,
 			  uint64_t size_after)
@@ -272,30 +247,44 @@ static void size_warnings(const char *name, uint64_t size, uint64_t packed,
  * A file: read whole by a reader (ahead.c), or read here, in chunks with
  * its holes skipped (ahead is NULL, or left it to the packer). Either
  * way the bytes packed, the size when opened and the size after reading
- * make the same warnings.
+ * make the same warnings. Its xattrs are read from its input, opened and
+ * checked here, before the entry is added.
  */
 static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
-		     const sqfs_entry_t *entry, const gs_ahead_file_t *ahead)
+		     sqfs_entry_t *entry, const gs_ahead_file_t *ahead)
 {
-	const char *name = gs_input_name(e);
+	const char *name = gs_input_name(&pk->entries, e);
 	uint64_t size, packed = 0, size_after;
+	entry_xattrs_t x;
 	struct stat st;
 	int fd = -1, ret, err;
 
 	if (ahead != NULL && ahead->state == GS_AHEAD_FAILED)
-		return gs_input_error(e, ahead->err);
-	if (ahead == NULL || ahead->state == GS_AHEAD_SELF) {
-		fd = gs_input_open(pk->dirfd, e, &st, &err);
+		return gs_input_error(&pk->entries, e, ahead->err);
+	if (ahead == NULL || ahead->state == GS_AHEAD_SELF ||
+	    (pk->opt->keep_xattr && !e->from_listing)) {
+		fd = gs_input_open(&pk->opener, e, O_RDONLY, &st, &err);
 		if (fd < 0)
-			return gs_input_error(e, err);
+			return gs_input_error(&pk->entries, e, err);
 	}
+	if (gather_xattrs(pk, e, fd, &x) != 0) {
+		if (fd >= 0)
+			close(fd);
+		entry_xattrs_free(&x);
+		return -1;
+	}
+	entry->xattrs = x.list;
+	entry->xattr_count = x.count;
 	ret = sqfs_writer_add(pk->wr, entry, e->file_flags);
+	entry_xattrs_free(&x);
 	if (ret != 0) {
 		if (fd >= 0)
 			close(fd);
 		return entry_failed(pk, e, ret);
 	}
-	if (fd < 0) {
+	if (ahead != NULL && ahead->state == GS_AHEAD_READ) {
+		if (fd >= 0)
+			close(fd);
 		size = ahead->size;
 		packed = ahead->got;
 		size_after = ahead->size_after;
@@ -326,7 +315,7 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e,
 		      const gs_ahead_file_t *ahead)
 {
 	sqfs_entry_t entry;
-	fs_xattrs_t x = {0};
+	entry_xattrs_t x;
 	int ret;
 
 	if (e->hard_link) {
@@ -337,28 +326,18 @@ static int pack_entry(gs_packer_t *pk, const gs_entry_t *e,
 	}
 
 	make_entry(pk, e, &entry);
-	if (pk->opt->keep_xattr && !e->from_listing) {
-		if (fs_xattrs_read(pk->dirfd, e->path, true, &x) != 0) {
-			fs_xattrs_free(&x);
-			return -1;
-		}
-	}
-	if (add_given_xattrs(&x, e) != 0) {
-		fs_xattrs_free(&x);
+	if (S_ISREG(e->st.mode))
+		return pack_file(pk, e, &entry, ahead);
+
+	if (gather_xattrs(pk, e, -1, &x) != 0) {
+		entry_xattrs_free(&x);
 		return -1;
 	}
 	entry.xattrs = x.list;
 	entry.xattr_count = x.count;
-
-	if (S_ISREG(e->st.mode)) {
-		ret = pack_file(pk, e, &entry, ahead);
-	} else {
-		ret = sqfs_writer_add(pk->wr, &entry, 0);
-		if (ret != 0)
-			ret = entry_failed(pk, e, ret);
-	}
-	fs_xattrs_free(&x);
-	return ret;
+	ret = sqfs_writer_add(pk->wr, &entry, 0);
+	entry_xattrs_free(&x);
+	return ret == 0 ? 0 : entry_failed(pk, e, ret);
 }
 
 static bool is_file(const gs_entry_t *e)
@@ -439,7 +418,7 @@ int gs_pack_entries(gs_packer_t *pk, gs_entries_t *entries)
 		qsort(files, count, sizeof(files[0]), by_priority);
 	for (size_t i = 0; in_order && i < count; ++i)
 		in_order = files[i] == &entries->list[i];
-	if (gs_ahead_create(pk->dirfd, files, count, &ahead) != 0) {
+	if (gs_ahead_create(pk->dirfd, entries, files, count, &ahead) != 0) {
 		tool_error(NULL, "out of memory");
 		ret = -1;
 	}

@@ -1,48 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * scan.c - listing a directory tree for packing (--pack-dir).
+ * scan.c - listing a directory tree for packing (--pack-dir, and the
+ * location of a glob line).
  *
- * Safety rules, so that a tree that changes while it is scanned, or holds
- * symlinks anywhere, never leads the scan outside it:
- * - every system call is relative to the descriptor of the directory the
- *   entry is in (openat, fstatat, readlinkat), never a path from the top;
- * - symlinks are listed, never followed: fstatat with AT_SYMLINK_NOFOLLOW,
- *   directories opened with O_DIRECTORY | O_NOFOLLOW;
- * - a directory is entered only if the one opened is the one lstat saw
- *   (device and inode compared), else the scan fails naming it;
- * - names are taken as readdir gives them; "." and ".." are skipped.
- *
- * The output is deterministic: each directory's entries are sorted by
- * name (byte order), whatever order readdir returns them in, so the same
- * tree gives the same list and the same image.
- *
- * Hard links: a non-directory with more than one link is looked up by
- * (device, inode); the first one met is packed, the later ones become
- * hard links to its path, so the image keeps the group (a scan that split
- * them into copies would lose what the tree says).
+ * The walk is common/fs_source.h's, which sqfsdiff uses too: every call
+ * relative to a checked directory descriptor, symlinks listed and never
+ * followed, each directory's names in byte order so that the same tree
+ * gives the same list and the same image, hard-link groups kept. The scan
+ * keeps what lstat said of each entry (gs_stat_t, the device and inode
+ * included), so that its input, opened again when it is packed (input.c),
+ * is packed only if it is still the object the scan saw.
  */
 #include "config.h"
 
 #include "gensquashfs.h"
-#include "common/fs_dir.h"
-#include "common/fs_links.h"
+#include "common/fs_source.h"
 #include "common/print.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-typedef struct {
-	gs_entries_t *out;
-	bool one_file_system;
-	dev_t root_dev;
-	/* where each multiply-linked inode was first met: its entry */
-	fs_links_t links;
-	/* the path of the directory being read, for messages */
-	char *path;
-} scan_t;
 
 static int oom(void)
 {
@@ -50,170 +27,74 @@ static int oom(void)
 	return -1;
 }
 
-static gs_entry_t *add_entry(scan_t *s, char *path, const struct stat *st)
+/* A new root for location, whose directory the walk saw as st. */
+static int add_root(gs_entries_t *out, const char *location,
+		    const struct stat *st, uint32_t *index)
 {
-	gs_entry_t *ent = gs_entries_push(s->out, path);
+	gs_root_t *roots;
 
-	if (ent != NULL)
-		gs_stat_set(&ent->st, st);
-	return ent;
-}
-
-/* The names in the directory at fd (which is taken over), sorted. */
-static int read_names(scan_t *s, int fd, char ***out, size_t *count)
-{
-	if (fs_dir_names(fd, out, count) == 0)
-		return 0;
-	if (errno == ENOMEM)
+	if (out->root_count >= GS_ROOT_NONE - 1)
 		return oom();
-	tool_error(s->path[0] ? s->path : ".", "%s", strerror(errno));
-	return -1;
+	roots = realloc(out->roots, (out->root_count + 1) * sizeof(roots[0]));
+	if (roots == NULL)
+		return oom();
+	out->roots = roots;
+	roots[out->root_count].location = strdup(location);
+	if (roots[out->root_count].location == NULL)
+		return oom();
+	roots[out->root_count].id = fs_id_of(st);
+	*index = (uint32_t)out->root_count++;
+	return 0;
 }
 
-static int scan_dir(scan_t *s, int fd, const char *path);
-
-/* One entry named name in the directory at dfd, whose image path is
- * path (taken over). */
-static int scan_entry(scan_t *s, int dfd, const char *name, char *path)
+/* One entry of the walk into out. */
+static int add_entry(gs_entries_t *out, const sqfs_entry_t *e,
+		     const struct stat *st, uint32_t root)
 {
-	struct stat st, opened;
+	char *path = strdup(e->path);
 	gs_entry_t *ent;
-	size_t index = s->out->count;
-	uint64_t first;
-	int fd;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-		tool_error(path, "%s", strerror(errno));
-		free(path);
-		return -1;
-	}
-	ent = add_entry(s, path, &st);
+	if (path == NULL)
+		return oom();
+	ent = gs_entries_push(out, path);
 	if (ent == NULL)
 		return oom();
-
-	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-		int found = fs_links_find(&s->links, &st, index, &first);
-
-		if (found < 0)
-			return oom();
-		if (found > 0) {
-			ent->hard_link = true;
-			ent->target = strdup(s->out->list[first].path);
-			return ent->target != NULL ? 0 : oom();
-		}
+	gs_stat_set(&ent->st, st);
+	ent->root = root;
+	if (e->hard_link != NULL) {
+		ent->hard_link = true;
+		ent->target = strdup(e->hard_link);
+		return ent->target != NULL ? 0 : oom();
 	}
-	if (S_ISREG(st.st_mode))
-		s->out->total_bytes += (uint64_t)st.st_size;
-	if (S_ISLNK(st.st_mode)) {
-		if (fs_read_link(dfd, name, (size_t)st.st_size, &ent->target) !=
-		    0) {
-			if (errno == ENOMEM)
-				return oom();
-			tool_error(path, "%s", strerror(errno));
-			return -1;
-		}
-		return 0;
+	if (S_ISLNK(st->st_mode)) {
+		ent->target = strdup(e->symlink_target);
+		return ent->target != NULL ? 0 : oom();
 	}
-
-	if (!S_ISDIR(st.st_mode))
-		return 0;
-
-	/* a mount point is kept, but not entered */
-	if (s->one_file_system && st.st_dev != s->root_dev)
-		return 0;
-
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		tool_error(path, "%s", strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &opened) != 0 || opened.st_dev != st.st_dev ||
-	    opened.st_ino != st.st_ino) {
-		tool_error(path, "was replaced while it was scanned");
-		close(fd);
-		return -1;
-	}
-	/* path stays valid: the list owns it, and only grows after this */
-	return scan_dir(s, fd, s->out->list[index].path);
+	if (S_ISREG(st->st_mode))
+		out->total_bytes += (uint64_t)st->st_size;
+	return 0;
 }
 
-/* The directory at fd (taken over), whose image path is path. */
-static int scan_dir(scan_t *s, int fd, const char *path)
-{
-	char **names, *saved = s->path, *copy;
-	size_t count, i;
-	int dfd, ret = 0;
-
-	/* read_names takes fd over for the listing; entries are looked up
-	 * through a second descriptor of the same directory */
-	dfd = dup(fd);
-	if (dfd < 0) {
-		tool_error(path[0] ? path : ".", "%s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	copy = strdup(path);
-	if (copy == NULL) {
-		close(fd);
-		close(dfd);
-		return oom();
-	}
-	s->path = copy;
-	if (read_names(s, fd, &names, &count) != 0) {
-		ret = -1;
-		goto out;
-	}
-	for (i = 0; i < count; ++i) {
-		char *child;
-
-		if (ret != 0) {
-			free(names[i]);
-			continue;
-		}
-		child = gs_path_join(copy, names[i]);
-		if (child == NULL)
-			ret = oom();
-		else
-			ret = scan_entry(s, dfd, names[i], child);
-		free(names[i]);
-	}
-	free(names);
-out:
-	close(dfd);
-	s->path = saved;
-	free(copy);
-	return ret;
-}
-
-int gs_scan(int dirfd, const char *name, bool one_file_system,
+int gs_scan(int fd, const char *location, bool one_file_system,
 	    gs_entries_t *out)
 {
-	struct stat st;
-	scan_t s;
-	char *root;
-	int fd, ret;
+	const sqfs_entry_t *e;
+	fs_source_t *src;
+	uint32_t root = 0;
+	int ret;
 
-	memset(out, 0, sizeof(*out));
-	memset(&s, 0, sizeof(s));
-	s.out = out;
-	s.one_file_system = one_file_system;
-	fs_links_init(&s.links);
+	if (fs_source_open(fd, NULL,
+			   one_file_system ? FS_SOURCE_ONE_FILE_SYSTEM : 0,
+			   &src) != 0)
+		return -1;
+	while ((ret = fs_source_next(src, &e)) == 0) {
+		const struct stat *st = fs_source_stat(src);
 
-	if (fstat(dirfd, &st) != 0) {
-		tool_error(name, "%s", strerror(errno));
-		return -1;
+		if (e->path[0] == '\0' && add_root(out, location, st, &root))
+			break;
+		if (add_entry(out, e, st, root) != 0)
+			break;
 	}
-	s.root_dev = st.st_dev;
-	root = strdup("");
-	if (root == NULL || add_entry(&s, root, &st) == NULL)
-		return oom();
-	fd = dup(dirfd);
-	if (fd < 0) {
-		tool_error(name, "%s", strerror(errno));
-		return -1;
-	}
-	s.path = (char *)"";
-	ret = scan_dir(&s, fd, "");
-	fs_links_cleanup(&s.links);
-	return ret;
+	fs_source_close(src);
+	return ret == 1 ? 0 : -1;
 }
