@@ -18,6 +18,31 @@
 #include "sqfs/predef.h"
 #include "sqfs/image.h"
 
+/* Flags of sqfs_file_block_t.flags. */
+typedef enum {
+	/* A sparse block: data points at size zeros. */
+	SQFS_FILE_BLOCK_SPARSE = 0x01,
+	/* The last block of its file (an empty file has one, of size 0, in
+	 * a file stream). */
+	SQFS_FILE_BLOCK_LAST = 0x02,
+} sqfs_file_block_flags_t;
+
+/* One piece of a regular file's data, as the data reader and the file
+ * stream (file_stream.h) hand it out. */
+typedef struct {
+	/* The pointer the file was queued with (file stream only). */
+	void *user;
+	/* size bytes of the file at offset; valid until the next call on
+	 * the reader or stream. */
+	const uint8_t *data;
+	size_t size;
+	uint64_t offset;
+	/* The listed blocks, then the tail from the fragment block. */
+	size_t index;
+	/* sqfs_file_block_flags_t bits. */
+	uint32_t flags;
+} sqfs_file_block_t;
+
 typedef struct sqfs_data_reader sqfs_data_reader_t;
 
 SQFS_BEGIN_DECLS
@@ -42,14 +67,18 @@ SQFS_API ptrdiff_t sqfs_data_reader_read(sqfs_data_reader_t *dr,
 					 size_t size);
 
 /*
- * Block index of file, unpacked: index 0 .. (block count - 1) are the
- * listed blocks; index == block count is the tail from the fragment block
- * (if the file has one). *data points at *size bytes, valid until the next
- * call on the reader; a sparse block gives zeros.
+ * Block index of file, unpacked, into *out: index 0 .. (block count - 1)
+ * are the listed blocks; index == block count is the tail from the
+ * fragment block (if the file has one). out->data points at out->size
+ * bytes, valid until the next call on the reader; out->offset is where
+ * they lie in the file; out->flags has SQFS_FILE_BLOCK_SPARSE for a sparse
+ * block (out->data then points at zeros) and SQFS_FILE_BLOCK_LAST for the
+ * file's last piece; out->index is index and out->user NULL. An index
+ * past the last piece gives SQFS_ERROR_OUT_OF_BOUNDS.
  */
 SQFS_API int sqfs_data_reader_get_block(sqfs_data_reader_t *dr,
 					const sqfs_inode_t *file, size_t index,
-					const uint8_t **data, size_t *size);
+					sqfs_file_block_t *out);
 
 SQFS_END_DECLS
 

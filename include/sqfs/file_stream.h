@@ -23,7 +23,7 @@
  * nothing after it is handed back.
  *
  * A program that walks entries and wants each with its data, in order,
- * is better served by read_ahead.h, which pairs the stream with a queue
+ * is better served by image_source.h, which pairs the stream with the walk
  * of the entries.
  *
  * A stream is used by one thread: the one that created it, or one at a
@@ -34,6 +34,7 @@
 #define SQFS_FILE_STREAM_H
 
 #include "sqfs/predef.h"
+#include "sqfs/data_reader.h"
 #include "sqfs/image.h"
 #include "sqfs/inode.h"
 
@@ -44,29 +45,6 @@ typedef struct sqfs_file_stream sqfs_file_stream_t;
 
 /* Blocks held at most for num_jobs (after capping; 0 counts as 1). */
 #define SQFS_FILE_STREAM_BUFFERS(num_jobs) (4u * (num_jobs) + 4u)
-
-/* Flags of sqfs_file_block_t.flags. */
-typedef enum {
-	/* A sparse block: data points at size zeros. */
-	SQFS_FILE_BLOCK_SPARSE = 0x01,
-	/* The last block of its file (an empty file has one, of size 0). */
-	SQFS_FILE_BLOCK_LAST = 0x02,
-} sqfs_file_block_flags_t;
-
-typedef struct {
-	/* The pointer the file was queued with. */
-	void *user;
-	/* size bytes of the file at offset; valid until the next call of
-	 * sqfs_file_stream_next or sqfs_file_stream_destroy. */
-	const uint8_t *data;
-	size_t size;
-	uint64_t offset;
-	/* As sqfs_data_reader_get_block counts: the listed blocks, then the
-	 * tail from the fragment block. */
-	size_t index;
-	/* sqfs_file_block_flags_t bits. */
-	uint32_t flags;
-} sqfs_file_block_t;
 
 SQFS_BEGIN_DECLS
 

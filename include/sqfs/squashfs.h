@@ -23,7 +23,6 @@
 #include "sqfs/data_reader.h"
 #include "sqfs/walker.h"
 #include "sqfs/file_stream.h"
-#include "sqfs/read_ahead.h"
 #include "sqfs/image_source.h"
 
 SQFS_BEGIN_DECLS

@@ -328,23 +328,32 @@ static int load(sqfs_data_reader_t *dr, const file_info_t *fi, size_t index,
 }
 
 int sqfs_data_reader_get_block(sqfs_data_reader_t *dr, const sqfs_inode_t *file,
-			       size_t index, const uint8_t **data, size_t *size)
+			       size_t index, sqfs_file_block_t *out)
 {
 	file_info_t fi;
 	int ret;
 
-	if (dr == NULL || file == NULL || data == NULL || size == NULL)
+	if (dr == NULL || file == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 
 	ret = get_file_info(dr, file, &fi);
 	if (ret != 0)
 		return ret;
-	ret = load(dr, &fi, index, data, size);
+	memset(out, 0, sizeof(*out));
+	ret = load(dr, &fi, index, &out->data, &out->size);
 	if (ret == SQFS_ERROR_OUT_OF_BOUNDS)
 		return sqfs_errtext_set(sqfs_image_errtext(dr->src.img), ret,
 					"inode %u has no block %zu",
 					file->inode_number, index);
-	return ret == 0 ? 0 : block_failed(dr, &fi, index, ret);
+	if (ret != 0)
+		return block_failed(dr, &fi, index, ret);
+	out->index = index;
+	out->offset = (uint64_t)index * dr->src.block_size;
+	if (index < fi.count && fi.words[index] == 0)
+		out->flags |= SQFS_FILE_BLOCK_SPARSE;
+	if (index == fi.count || (index + 1 == fi.count && fi.tail == 0))
+		out->flags |= SQFS_FILE_BLOCK_LAST;
+	return 0;
 }
 
 ptrdiff_t sqfs_data_reader_read(sqfs_data_reader_t *dr,

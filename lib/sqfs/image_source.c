@@ -28,7 +28,7 @@
 #include "sqfs/error.h"
 #include "sqfs/image_source.h"
 #include "sqfs/inode.h"
-#include "sqfs/read_ahead.h"
+#include "sqfs/read_ahead_internal.h"
 #include "sqfs/walker.h"
 
 #include "data_internal.h"
@@ -430,8 +430,8 @@ static uint64_t hole_from(const sqfs_image_source_t *src, size_t index,
 /* The next run through the data reader. */
 static int read_by_reader(sqfs_image_source_t *src, sqfs_data_run_t *out)
 {
-	size_t index = src->next_index, end, len;
-	const uint8_t *data;
+	size_t index = src->next_index, end;
+	sqfs_file_block_t blk;
 	int ret;
 
 	if (src->offset >= src->inode->data.file.file_size ||
@@ -453,20 +453,19 @@ static int read_by_reader(sqfs_image_source_t *src, sqfs_data_run_t *out)
 		src->offset += out->size;
 		return 0;
 	}
-	ret = sqfs_data_reader_get_block(src->dr, src->inode, index, &data,
-					 &len);
+	ret = sqfs_data_reader_get_block(src->dr, src->inode, index, &blk);
 	if (ret != 0)
 		return ret;
-	if (len != block_length(src, index))
+	if (blk.size != block_length(src, index) || blk.offset != src->offset)
 		return sqfs_errtext_set(ERR(src), SQFS_ERROR_CORRUPTED,
 					"inode %u: block %zu: %s",
 					src->inode->inode_number, index,
 					SQFS_DATA_WRONG_SIZE);
-	out->offset = src->offset;
-	out->size = len;
-	out->data = data;
+	out->offset = blk.offset;
+	out->size = blk.size;
+	out->data = blk.data;
 	src->next_index = index + 1;
-	src->offset += len;
+	src->offset += blk.size;
 	return 0;
 }
 

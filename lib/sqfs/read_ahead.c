@@ -14,7 +14,7 @@
 #include "sqfs/error.h"
 #include "sqfs/file_stream.h"
 #include "sqfs/inode.h"
-#include "sqfs/read_ahead.h"
+#include "sqfs/read_ahead_internal.h"
 
 #include "image_internal.h"
 

@@ -20,6 +20,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* sqfs_data_reader_get_block with the block's bytes in *data and *len. */
+static inline int get_block_bytes(sqfs_data_reader_t *dr,
+				  const sqfs_inode_t *inode, size_t index,
+				  const uint8_t **data, size_t *len)
+{
+	sqfs_file_block_t blk;
+	int ret = sqfs_data_reader_get_block(dr, inode, index, &blk);
+
+	if (ret == 0) {
+		*data = blk.data;
+		*len = blk.size;
+	}
+	return ret;
+}
+
 #define CHUNK (64u * 1024u)
 /* Files up to this size are also read block by block and compared. */
 #define COMPARE_MAX (1u << 20)
@@ -99,7 +114,7 @@ static int check_blocks(ctx_t *c, const sqfs_inode_t *inode, uint64_t size)
 	int ret;
 
 	for (i = 0; i < count + (tail ? 1 : 0); ++i) {
-		ret = sqfs_data_reader_get_block(c->data, inode, (size_t)i,
+		ret = get_block_bytes(c->data, inode, (size_t)i,
 						 &data, &n);
 		if (ret != 0)
 			return inconsistent(c,
@@ -119,7 +134,7 @@ static int check_blocks(ctx_t *c, const sqfs_inode_t *inode, uint64_t size)
 		return inconsistent(c, "blocks hold %llu bytes, file %llu",
 				    (unsigned long long)pos,
 				    (unsigned long long)size);
-	ret = sqfs_data_reader_get_block(c->data, inode, (size_t)i, &data, &n);
+	ret = get_block_bytes(c->data, inode, (size_t)i, &data, &n);
 	if (ret == 0)
 		return inconsistent(c, "get_block past the last block works");
 	return 0;
@@ -427,6 +442,85 @@ static int walk(ctx_t *c)
 	return ret;
 }
 
+/*
+ * The image source over the whole image, as the tools read it: entries
+ * (their data runs with data, within the byte cap) until the end or a
+ * failure. Where the walk above read everything without a failure, the
+ * source must hand out as many entries and no failure: it reads the same
+ * structures.
+ */
+static int exercise_source(ctx_t *c, uint32_t flags, bool walk_ok)
+{
+	sqfs_image_source_options_t opt;
+	sqfs_image_source_t *src;
+	const sqfs_entry_t *e;
+	sqfs_data_run_t run;
+	unsigned long entries = 0;
+	uint64_t bytes = 0;
+	int ret;
+
+	sqfs_image_source_options_init(&opt);
+	opt.flags = flags | SQFS_SOURCE_POST_DIRS;
+	opt.num_jobs = 2;
+	ret = sqfs_image_source_create(c->img, "", &opt, &src);
+	if (ret != 0)
+		return walk_ok ? inconsistent(c, "source create fails (%d) on "
+						 "an image walked fine",
+					      ret)
+			       : 0;
+	while ((ret = sqfs_image_source_next(src, &e)) == 0) {
+		uint64_t pos = 0;
+
+		if (e->path == NULL || e->reserved[0] != 0) {
+			ret = inconsistent(c, "source entry without a path");
+			break;
+		}
+		if (e->flags & SQFS_ENTRY_POST)
+			continue;
+		entries += 1;
+		if ((e->mode & S_IFMT) != S_IFREG || e->hard_link != NULL)
+			continue;
+		while (bytes < c->lim->byte_cap &&
+		       (ret = sqfs_image_source_read(src, &run)) == 0) {
+			if (run.offset != pos || run.size == 0 ||
+			    run.size > e->size - pos) {
+				ret = inconsistent(c, "source run %llu+%llu "
+						      "at %llu of %llu",
+						   (unsigned long long)run.offset,
+						   (unsigned long long)run.size,
+						   (unsigned long long)pos,
+						   (unsigned long long)e->size);
+				goto out;
+			}
+			pos += run.size;
+			if (run.data != NULL)
+				bytes += run.size;
+		}
+		if (ret < 0)
+			break;
+		if (ret == 1 && pos != e->size) {
+			ret = inconsistent(c, "source runs end at %llu of %llu",
+					   (unsigned long long)pos,
+					   (unsigned long long)e->size);
+			goto out;
+		}
+		ret = 0;
+	}
+	if (ret < 0 && walk_ok)
+		ret = inconsistent(c, "source fails (%d: %s) on an image "
+				      "walked fine",
+				   ret, sqfs_image_error(c->img));
+	else if (ret == 1 && walk_ok && entries != c->res->entries)
+		ret = inconsistent(c, "source hands out %lu entries, the walk "
+				      "%lu",
+				   entries, c->res->entries);
+	else if (ret != -1)
+		ret = 0;
+out:
+	sqfs_image_source_destroy(src);
+	return ret < 0 ? -1 : 0;
+}
+
 /* The lookups whose answer the header fixes whatever the image holds. */
 static int check_tables(ctx_t *c)
 {
@@ -517,6 +611,17 @@ int hostile_exercise(sqfs_file_t *file, const hostile_limits_t *lim,
 	ret = check_tables(&c);
 	if (ret == 0)
 		ret = walk(&c);
+	/* the source as the tools use it: without data ahead always, with
+	 * it where the walk read every byte within the cap */
+	if (res->inconsistency[0] == '\0') {
+		bool walk_ok = ret == 0 && res->error == 0 &&
+			       res->bytes < lim->byte_cap &&
+			       res->lookups < lim->lookup_cap;
+
+		exercise_source(&c, SQFS_SOURCE_NO_DATA, walk_ok);
+		if (res->inconsistency[0] == '\0' && walk_ok)
+			exercise_source(&c, 0, walk_ok);
+	}
 out:
 	free(root);
 	sqfs_data_reader_destroy(c.data);

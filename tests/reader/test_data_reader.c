@@ -28,6 +28,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* sqfs_data_reader_get_block with the block's bytes in *data and *len. */
+static inline int get_block_bytes(sqfs_data_reader_t *dr,
+				  const sqfs_inode_t *inode, size_t index,
+				  const uint8_t **data, size_t *len)
+{
+	sqfs_file_block_t blk;
+	int ret = sqfs_data_reader_get_block(dr, inode, index, &blk);
+
+	if (ret == 0) {
+		*data = blk.data;
+		*len = blk.size;
+	}
+	return ret;
+}
+
 #define MKSQUASHFS "/usr/bin/mksquashfs"
 #define RAW_BIT 0x01000000u
 #define LEN_MASK 0x00FFFFFFu
@@ -184,26 +199,34 @@ static void check_blocks(sqfs_data_reader_t *dr, const sqfs_inode_t *inode,
 {
 	uint64_t count = sqfs_inode_block_count(inode, block_size);
 	bool frag = inode->data.file.fragment_index != SQFS_NO_FRAGMENT;
-	uint64_t pos = 0, i;
-	const uint8_t *data;
-	size_t len;
+	const uint32_t *words = sqfs_inode_block_sizes(inode);
+	uint64_t pos = 0, i, pieces = count + (frag ? 1 : 0);
+	sqfs_file_block_t blk;
+	uint32_t flags;
 
-	for (i = 0; i < count + (frag ? 1 : 0); ++i) {
-		assert_int_equal(sqfs_data_reader_get_block(
-				     dr, inode, (size_t)i, &data, &len),
-				 0);
-		if (i + 1 < count + (frag ? 1 : 0))
-			assert_int_equal(len, block_size);
-		assert_true(len > 0 && pos + len <= size);
-		assert_memory_equal(data, expect + pos, len);
-		pos += len;
+	for (i = 0; i < pieces; ++i) {
+		assert_int_equal(
+		    sqfs_data_reader_get_block(dr, inode, (size_t)i, &blk), 0);
+		if (i + 1 < pieces)
+			assert_int_equal(blk.size, block_size);
+		assert_true(blk.size > 0 && pos + blk.size <= size);
+		assert_memory_equal(blk.data, expect + pos, blk.size);
+		/* where it lies, and what it is: the reader says it */
+		assert_int_equal(blk.offset, pos);
+		assert_int_equal(blk.index, i);
+		assert_null(blk.user);
+		flags = (i < count && words[i] == 0) ? SQFS_FILE_BLOCK_SPARSE
+						     : 0;
+		if (i + 1 == pieces)
+			flags |= SQFS_FILE_BLOCK_LAST;
+		assert_int_equal(blk.flags, flags);
+		pos += blk.size;
 	}
 	assert_true(pos == size);
+	assert_int_equal(sqfs_data_reader_get_block(dr, inode, (size_t)i, &blk),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
 	assert_int_equal(
-	    sqfs_data_reader_get_block(dr, inode, (size_t)i, &data, &len),
-	    SQFS_ERROR_OUT_OF_BOUNDS);
-	assert_int_equal(
-	    sqfs_data_reader_get_block(dr, inode, (size_t)i + 7, &data, &len),
+	    sqfs_data_reader_get_block(dr, inode, (size_t)i + 7, &blk),
 	    SQFS_ERROR_OUT_OF_BOUNDS);
 }
 
@@ -286,7 +309,7 @@ static void check_image(sqfs_file_t *file, image_stats_t *st)
 			    sqfs_data_reader_read(dr, inode, 0, buf, 16),
 			    SQFS_ERROR_NOT_FILE);
 			assert_int_equal(
-			    sqfs_data_reader_get_block(dr, inode, 0,
+			    get_block_bytes(dr, inode, 0,
 						       &(const uint8_t *){NULL},
 						       &(size_t){0}),
 			    SQFS_ERROR_NOT_FILE);
@@ -763,7 +786,7 @@ static void expect_fail(fixture_t *fx, const sqfs_inode_t *inode, int err)
 
 	count = sqfs_inode_block_count(inode, fx->block_size) + 1;
 	for (i = 0; i < count && i < 64; ++i) {
-		ret = sqfs_data_reader_get_block(fx->dr, inode, i, &data, &len);
+		ret = get_block_bytes(fx->dr, inode, i, &data, &len);
 		if (ret < 0)
 			failed = true;
 		else
@@ -1193,7 +1216,7 @@ static bool patched_fragment(const uint8_t *image, size_t size, size_t pos,
 		assert_true(
 		    sqfs_data_reader_read(dr, small, 0, buf, sizeof(buf)) < 0);
 		assert_true(
-		    sqfs_data_reader_get_block(dr, small, 0, &data, &len) < 0);
+		    get_block_bytes(dr, small, 0, &data, &len) < 0);
 		free(small);
 		sqfs_data_reader_destroy(dr);
 		sqfs_image_destroy(img);
@@ -1428,9 +1451,8 @@ static void test_args(void **state)
 {
 	size_t size;
 	uint8_t *image = fixture_image(&size), buf[16];
-	const uint8_t *data;
+	sqfs_file_block_t blk;
 	fixture_t fx;
-	size_t len;
 
 	(void)state;
 	open_fixture(&fx, image, size);
@@ -1440,12 +1462,12 @@ static void test_args(void **state)
 			 SQFS_ERROR_ARG_INVALID);
 	assert_int_equal(sqfs_data_reader_read(fx.dr, fx.multi, 0, NULL, 16),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(
-	    sqfs_data_reader_get_block(fx.dr, fx.multi, 0, NULL, &len),
-	    SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(
-	    sqfs_data_reader_get_block(fx.dr, fx.multi, 0, &data, NULL),
-	    SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_data_reader_get_block(fx.dr, fx.multi, 0, NULL),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_data_reader_get_block(NULL, fx.multi, 0, &blk),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_data_reader_get_block(fx.dr, NULL, 0, &blk),
+			 SQFS_ERROR_ARG_INVALID);
 	sqfs_data_reader_destroy(NULL);
 	close_fixture(&fx);
 	free(image);

@@ -27,6 +27,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* sqfs_data_reader_get_block with the block's bytes in *data and *len. */
+static inline int get_block_bytes(sqfs_data_reader_t *dr,
+				  const sqfs_inode_t *inode, size_t index,
+				  const uint8_t **data, size_t *len)
+{
+	sqfs_file_block_t blk;
+	int ret = sqfs_data_reader_get_block(dr, inode, index, &blk);
+
+	if (ret == 0) {
+		*data = blk.data;
+		*len = blk.size;
+	}
+	return ret;
+}
+
 #define BS 4096u
 #define RAW_BIT 0x01000000u
 #define LEN_MASK 0x00FFFFFFu
@@ -284,9 +299,8 @@ static void check_stream(image_t *im, unsigned int jobs, size_t ahead)
 {
 	sqfs_data_reader_t *dr;
 	sqfs_file_stream_t *fs;
-	sqfs_file_block_t blk;
-	const uint8_t *data;
-	size_t queued = 0, len;
+	sqfs_file_block_t blk, rb;
+	size_t queued = 0;
 
 	assert_int_equal(sqfs_data_reader_create(im->img, &dr), 0);
 	assert_int_equal(sqfs_file_stream_create(im->img, jobs, &fs), 0);
@@ -317,16 +331,20 @@ static void check_stream(image_t *im, unsigned int jobs, size_t ahead)
 				assert_non_null(blk.data);
 				continue;
 			}
-			assert_int_equal(sqfs_data_reader_get_block(
-					     dr, inode, k, &data, &len),
-					 0);
-			assert_int_equal(blk.size, len);
-			assert_memory_equal(blk.data, data, len);
+			/* the same piece, the same words, as the data
+			 * reader gives it */
+			assert_int_equal(
+			    sqfs_data_reader_get_block(dr, inode, k, &rb), 0);
+			assert_int_equal(blk.size, rb.size);
+			assert_memory_equal(blk.data, rb.data, rb.size);
+			assert_true(blk.offset == rb.offset);
+			assert_int_equal(blk.index, rb.index);
+			assert_int_equal(blk.flags, rb.flags);
 			assert_int_equal((blk.flags & SQFS_FILE_BLOCK_SPARSE) !=
 					     0,
 					 k < inode->payload_size / 4 &&
 					     word_of(inode, k) == 0);
-			offset += len;
+			offset += rb.size;
 		}
 		assert_true(offset == inode->data.file.file_size);
 	}
@@ -575,7 +593,7 @@ static void check_error_at(image_t *im, unsigned int jobs, size_t bad,
 			assert_ptr_equal(blk.user, im->inodes[i]);
 			if (im->inodes[i]->data.file.file_size == 0)
 				continue;
-			assert_int_equal(sqfs_data_reader_get_block(
+			assert_int_equal(get_block_bytes(
 					     dr, im->inodes[i], k, &data, &len),
 					 0);
 			assert_int_equal(blk.size, len);
@@ -617,7 +635,7 @@ static void test_corrupt_block(void **state)
 	memset(bytes + pos + 4, 0x5A, 40);
 	open_image(&im, bytes, size);
 	assert_int_equal(sqfs_data_reader_create(im.img, &dr), 0);
-	expect = sqfs_data_reader_get_block(dr, im.inodes[bad], bad_block,
+	expect = get_block_bytes(dr, im.inodes[bad], bad_block,
 					    &data, &len);
 	sqfs_data_reader_destroy(dr);
 	assert_true(expect < 0);
@@ -667,7 +685,7 @@ static void test_corrupt_fragment(void **state)
 	memset(bytes + frag.start + 2, 0xA5, 30);
 	open_image(&im, bytes, size);
 	assert_int_equal(sqfs_data_reader_create(im.img, &dr), 0);
-	expect = sqfs_data_reader_get_block(
+	expect = get_block_bytes(
 	    dr, im.inodes[bad], im.inodes[bad]->payload_size / 4, &data, &len);
 	sqfs_data_reader_destroy(dr);
 	assert_true(expect < 0);
@@ -688,7 +706,7 @@ static int reader_says(image_t *im, const sqfs_inode_t *inode, size_t index)
 	int ret;
 
 	assert_int_equal(sqfs_data_reader_create(im->img, &dr), 0);
-	ret = sqfs_data_reader_get_block(dr, inode, index, &data, &len);
+	ret = get_block_bytes(dr, inode, index, &data, &len);
 	sqfs_data_reader_destroy(dr);
 	return ret;
 }

@@ -21,7 +21,7 @@
 #include "sqfs/image_internal.h"
 #include "sqfs/inode.h"
 #include "sqfs/io.h"
-#include "sqfs/read_ahead.h"
+#include "sqfs/read_ahead_internal.h"
 #include "sqfs/walker.h"
 #include "sqfs/writer.h"
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * read_ahead.h - entries of an image in an order of the caller's, each
- * with its file data, unpacked ahead.
+ * read_ahead_internal.h - entries of an image in an order of the caller's,
+ * each with its file data, unpacked ahead (internal: the image source,
+ * sqfs/image_source.h, is built on it and is what programs use).
  *
  * A program that handles entries one after the other (an archiver, an
  * unpacker, a comparer) queues them here as it finds them (from a walker,
@@ -24,8 +25,8 @@
  * the image: the workers only decompress. Without thread support, or with
  * one job, the work is done on the calling thread, with the same results.
  */
-#ifndef SQFS_READ_AHEAD_H
-#define SQFS_READ_AHEAD_H
+#ifndef SQFS_READ_AHEAD_INTERNAL_H
+#define SQFS_READ_AHEAD_INTERNAL_H
 
 #include "sqfs/predef.h"
 #include "sqfs/file_stream.h"
@@ -49,8 +50,6 @@ typedef struct {
 	bool with_data;
 } sqfs_ahead_entry_t;
 
-SQFS_BEGIN_DECLS
-
 /*
  * Create a queue reading from img (used, not owned: it must outlive the
  * queue) with num_jobs decompressing (0 or 1: on the calling thread only).
@@ -58,19 +57,19 @@ SQFS_BEGIN_DECLS
  * NULL, is called with the pointer of every entry still queued when the
  * queue is destroyed. Fails with SQFS_ERROR_ALLOC.
  */
-SQFS_API int sqfs_read_ahead_create(sqfs_image_t *img, unsigned int num_jobs,
+int sqfs_read_ahead_create(sqfs_image_t *img, unsigned int num_jobs,
 				    size_t max_entries, size_t max_bytes,
 				    void (*drop)(void *user),
 				    sqfs_read_ahead_t **out);
 
 /* Stop the workers and free everything; NULL is allowed. */
-SQFS_API void sqfs_read_ahead_destroy(sqfs_read_ahead_t *ra);
+void sqfs_read_ahead_destroy(sqfs_read_ahead_t *ra);
 
 /* Whether the oldest entry must be popped before another is pushed. */
-SQFS_API bool sqfs_read_ahead_full(const sqfs_read_ahead_t *ra);
+bool sqfs_read_ahead_full(const sqfs_read_ahead_t *ra);
 
 /* How many entries are queued. */
-SQFS_API size_t sqfs_read_ahead_count(const sqfs_read_ahead_t *ra);
+size_t sqfs_read_ahead_count(const sqfs_read_ahead_t *ra);
 
 /*
  * Queue an entry: the inode is copied, user is kept as given and counted
@@ -78,12 +77,12 @@ SQFS_API size_t sqfs_read_ahead_count(const sqfs_read_ahead_t *ra);
  * SQFS_ERROR_NOT_FILE otherwise) its blocks are unpacked ahead. Fails with
  * SQFS_ERROR_SEQUENCE when full, SQFS_ERROR_ALLOC; nothing is queued then.
  */
-SQFS_API int sqfs_read_ahead_push(sqfs_read_ahead_t *ra,
+int sqfs_read_ahead_push(sqfs_read_ahead_t *ra,
 				  const sqfs_inode_t *inode, bool with_data,
 				  void *user, size_t user_bytes);
 
 /* The oldest entry, or NULL when the queue is empty. */
-SQFS_API const sqfs_ahead_entry_t *
+const sqfs_ahead_entry_t *
 sqfs_read_ahead_oldest(const sqfs_read_ahead_t *ra);
 
 /*
@@ -95,7 +94,7 @@ sqfs_read_ahead_oldest(const sqfs_read_ahead_t *ra);
  * image. The blocks' offsets and sizes are checked to add up to the file
  * size. After an error every later call fails.
  */
-SQFS_API int sqfs_read_ahead_read(sqfs_read_ahead_t *ra,
+int sqfs_read_ahead_read(sqfs_read_ahead_t *ra,
 				  sqfs_file_block_t *out);
 
 /*
@@ -104,8 +103,7 @@ SQFS_API int sqfs_read_ahead_read(sqfs_read_ahead_t *ra,
  * among them (or one met before) is returned, and the entry goes all the
  * same. Returns 0 also for an empty queue.
  */
-SQFS_API int sqfs_read_ahead_pop(sqfs_read_ahead_t *ra);
+int sqfs_read_ahead_pop(sqfs_read_ahead_t *ra);
 
-SQFS_END_DECLS
 
-#endif /* SQFS_READ_AHEAD_H */
+#endif /* SQFS_READ_AHEAD_INTERNAL_H */
