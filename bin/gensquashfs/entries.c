@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "gensquashfs.h"
+#include "sqfs/path.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -175,29 +176,8 @@ char *gs_path_join(const char *dir, const char *rel)
 
 const char *gs_path_canonical(char *path)
 {
-	char *in = path, *out = path;
-
-	while (*in != '\0') {
-		char *start;
-		size_t n;
-
-		while (*in == '/')
-			++in;
-		start = in;
-		while (*in != '\0' && *in != '/')
-			++in;
-		n = (size_t)(in - start);
-		if (n == 0 || (n == 1 && start[0] == '.'))
-			continue;
-		if (n == 2 && start[0] == '.' && start[1] == '.')
-			return NULL;
-		if (out != path)
-			*out++ = '/';
-		memmove(out, start, n);
-		out += n;
-	}
-	*out = '\0';
-	return path;
+	/* the library's one canonical form; a ".." is refused here */
+	return sqfs_path_canonical(path) == 0 ? path : NULL;
 }
 
 /* FNV-1a: paths share long prefixes, and every byte counts. */

@@ -94,13 +94,3 @@ void rd_path_basename(const char *path, char *buf, size_t size)
 	buf[len] = '\0';
 }
 
-bool rd_name_is_safe(const char *name)
-{
-	/* too long for this system is the system's to refuse: this is
-	 * about where the name leads */
-	if (name[0] == '\0')
-		return false;
-	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return false;
-	return strchr(name, '/') == NULL;
-}

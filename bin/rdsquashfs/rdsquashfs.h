@@ -109,8 +109,5 @@ void rd_image_error(const rd_ctx_t *ctx, const char *what);
  */
 void rd_path_basename(const char *path, char *buf, size_t size);
 
-/* Whether name stays inside the directory it is created in: not empty,
- * no '/', not "." or "..". */
-bool rd_name_is_safe(const char *name);
 
 #endif /* RDSQUASHFS_H */

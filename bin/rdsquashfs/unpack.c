@@ -32,6 +32,7 @@
 #include "finish.h"
 #include "common/print.h"
 #include "sqfs/error.h"
+#include "sqfs/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -124,40 +125,41 @@ static const char *base_name(const char *path)
 	return slash != NULL ? slash + 1 : path;
 }
 
-/* Split a user path into its components; ".." is refused, empty and "."
- * components are dropped, as the directory reader does. */
+/* Split a user path into its components, in the library's one canonical
+ * form (sqfs/path.h): ".." is refused, empty and "." components dropped,
+ * as the image source resolves it. */
 static int split_path(unpacker_t *u, const char *path)
 {
-	const char *p = path;
+	char *canon = strdup(path), *p, *slash;
 
-	while (*p != '\0') {
-		const char *start;
-		size_t n;
+	if (canon == NULL)
+		goto fail_alloc;
+	if (sqfs_path_canonical(canon) != 0) {
+		free(canon);
+		tool_error(path, "'..' is not allowed in a path");
+		return -1;
+	}
+	for (p = canon; p != NULL; p = slash != NULL ? slash + 1 : NULL) {
 		char **list;
 
-		while (*p == '/')
-			++p;
-		start = p;
-		while (*p != '\0' && *p != '/')
-			++p;
-		n = (size_t)(p - start);
-		if (n == 0 || (n == 1 && start[0] == '.'))
-			continue;
-		if (n == 2 && start[0] == '.' && start[1] == '.') {
-			tool_error(path, "'..' is not allowed in a path");
-			return -1;
-		}
+		if (*p == '\0')
+			break;
+		slash = strchr(p, '/');
+		if (slash != NULL)
+			*slash = '\0';
 		list = realloc(u->comp, (u->comp_count + 1) * sizeof(list[0]));
 		if (list == NULL)
 			goto fail_alloc;
 		u->comp = list;
-		u->comp[u->comp_count] = strndup(start, n);
+		u->comp[u->comp_count] = strdup(p);
 		if (u->comp[u->comp_count] == NULL)
 			goto fail_alloc;
 		u->comp_count++;
 	}
+	free(canon);
 	return 0;
 fail_alloc:
+	free(canon);
 	tool_error(NULL, "out of memory");
 	return -1;
 }
@@ -509,7 +511,7 @@ static int make_link(unpacker_t *u, int dirfd, const char *name,
 			goto fail_name;
 		memcpy(part, start, n);
 		part[n] = '\0';
-		if (!rd_name_is_safe(part))
+		if (!sqfs_name_is_valid(part, n))
 			goto fail_name;
 		if (*p == '\0')
 			break;
@@ -643,7 +645,7 @@ static int unpack_entry(unpacker_t *u, const sqfs_entry_t *e)
 		return 0;
 
 	name = depth == 0 ? u->comp[u->comp_count - 1] : base_name(e->path);
-	if (!rd_name_is_safe(name)) {
+	if (!sqfs_name_is_valid(name, strlen(name))) {
 		tool_error(e->path, "unsafe name in the image");
 		return -1;
 	}

@@ -17,6 +17,7 @@
 #include "sqfs/inode.h"
 #include "sqfs/xattr.h"
 #include "sqfs/entry.h"
+#include "sqfs/path.h"
 #include "sqfs/writer.h"
 #include "sqfs/image.h"
 #include "sqfs/dir_reader.h"

@@ -21,6 +21,7 @@
 #include "sqfs/super.h"
 
 #include "dir_reader_internal.h"
+#include "path_internal.h"
 #include "image_internal.h"
 #include "util/le.h"
 #include "sqfs/format_internal.h"
@@ -45,7 +46,7 @@ typedef struct {
 	uint16_t offset;
 	/* The run's first name. */
 	uint16_t name_len;
-	char name[SQFS_MAX_NAME_SIZE];
+	char name[SQFS_NAME_MAX];
 } checkpoint_t;
 
 struct sqfs_dir_reader {
@@ -65,7 +66,7 @@ struct sqfs_dir_reader {
 
 	uint64_t ent_block;
 	size_t ent_offset;
-	char name[SQFS_MAX_NAME_SIZE + 1];
+	char name[SQFS_NAME_MAX + 1];
 
 	/* Checkpoints of the listing named by cp_block, cp_offset and
 	 * cp_size (as in sqfs_dir_state_t), in listing order and at least
@@ -88,16 +89,6 @@ static int name_cmp(const char *a, size_t alen, const char *b, size_t blen)
 	return alen < blen ? -1 : (alen > blen ? 1 : 0);
 }
 
-static bool name_valid(const char *name, size_t len)
-{
-	if (len == 0 || len > SQFS_MAX_NAME_SIZE)
-		return false;
-	if (memchr(name, '/', len) != NULL || memchr(name, '\0', len) != NULL)
-		return false;
-	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
-		return false;
-	return true;
-}
 
 int sqfs_dir_reader_create(sqfs_image_t *img, sqfs_dir_reader_t **out)
 {
@@ -351,7 +342,7 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 	if (type < SQFS_INODE_DIR || type > SQFS_INODE_SOCKET)
 		return listing_damaged(dr, "an entry of unknown type %u",
 				       (unsigned int)type);
-	if (len > SQFS_MAX_NAME_SIZE || len > st->remaining)
+	if (len > SQFS_NAME_MAX || len > st->remaining)
 		return listing_damaged(dr, "a name of %zu bytes", len);
 
 	ret = sqfs_meta_reader_read(dr->mr, dr->name, len);
@@ -360,7 +351,7 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 	st->remaining -= len;
 	dr->name[len] = '\0';
 
-	if (!name_valid(dr->name, len))
+	if (!sqfs_name_is_valid(dr->name, len))
 		return listing_damaged(dr, "an invalid name (empty, '.', "
 					   "'..', or with '/' or NUL)");
 	if (st->prev_len > 0 &&
@@ -432,7 +423,7 @@ static bool seek_index(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 			return false;
 		p = dir->payload + pos;
 		size = (size_t)get_le32(p + 8) + 1;
-		if (size == 0 || size > SQFS_MAX_NAME_SIZE ||
+		if (size == 0 || size > SQFS_NAME_MAX ||
 		    size > dir->payload_size - pos - SQFS_DIR_INDEX_HEADER_SIZE)
 			return false;
 		if (prev != NULL &&
@@ -552,7 +543,7 @@ static int find_name(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 
 	if (!is_dir(dir))
 		return SQFS_ERROR_NOT_DIR;
-	if (!name_valid(name, len))
+	if (!sqfs_name_is_valid(name, len))
 		return SQFS_ERROR_NO_ENTRY;
 
 	if (seek_index(dr, dir, name, len, &iname, &ilen))
@@ -609,31 +600,12 @@ int sqfs_dir_reader_find(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 	return sqfs_errtext_end(ERR(dr), ret, "looking up '%s'", name);
 }
 
-/* The next path component at *path, skipping separators and "."; length 0
- * at the end. */
-static size_t next_component(const char **path)
-{
-	const char *p = *path;
-	size_t len;
-
-	for (;;) {
-		while (*p == '/')
-			++p;
-		len = strcspn(p, "/");
-		if (len != 1 || p[0] != '.')
-			break;
-		p += len;
-	}
-	*path = p;
-	return len;
-}
-
 int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 			    sqfs_inode_t **out)
 {
 	sqfs_inode_t *cur, *next;
 	sqfs_dir_entry_t ent;
-	const char *p;
+	const char *rest, *p;
 	size_t len;
 	int ret;
 
@@ -643,7 +615,7 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 
 	/* refuse ".." before any lookup, so the answer never depends on
 	 * what happens to exist */
-	for (p = path; (len = next_component(&p)) > 0; p += len) {
+	for (rest = path; (len = path_next(&rest, &p)) > 0;) {
 		if (len == 2 && p[0] == '.' && p[1] == '.')
 			return sqfs_errtext_set(ERR(dr), SQFS_ERROR_ARG_INVALID,
 						"'..' in path '%s'", path);
@@ -653,7 +625,7 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 	if (ret != 0)
 		return ret;
 
-	for (p = path; (len = next_component(&p)) > 0; p += len) {
+	for (rest = path; (len = path_next(&rest, &p)) > 0;) {
 		ret = find_name(dr, cur, p, len, &ent);
 		if (ret == SQFS_ERROR_NO_ENTRY || ret == SQFS_ERROR_NOT_DIR) {
 			/* the words name the part of the path that fails */
@@ -738,13 +710,13 @@ int sqfs_dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block,
 	if (ret != 0)
 		return ret;
 	size = (size_t)get_le16(raw + 6) + 1;
-	if (size > SQFS_MAX_NAME_SIZE)
+	if (size > SQFS_NAME_MAX)
 		return SQFS_ERROR_CORRUPTED;
 	ret = sqfs_meta_reader_read(dr->mr, name, size);
 	if (ret != 0)
 		return ret;
 	name[size] = '\0';
-	if (!name_valid(name, size))
+	if (!sqfs_name_is_valid(name, size))
 		return SQFS_ERROR_CORRUPTED;
 	*len = size;
 	return 0;

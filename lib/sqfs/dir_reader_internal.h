@@ -35,7 +35,7 @@ typedef struct {
 	bool open;
 	/* The previous name (prev_len 0: none yet), for the order check. */
 	uint16_t prev_len;
-	char prev[SQFS_MAX_NAME_SIZE];
+	char prev[SQFS_NAME_MAX];
 } sqfs_dir_state_t;
 
 /* Copy the state of the open listing (or of none) into st. */
@@ -50,7 +50,7 @@ void sqfs_dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
 
 /*
  * Read again the name of the entry at a position from
- * sqfs_dir_reader_entry_pos into name (SQFS_MAX_NAME_SIZE + 1 bytes, NUL
+ * sqfs_dir_reader_entry_pos into name (SQFS_NAME_MAX + 1 bytes, NUL
  * terminated), checking it as a listing's names are checked. Closes the
  * open listing: restore a saved state to go on.
  */

@@ -13,6 +13,7 @@
 
 #include "sqfs/dir_writer_internal.h"
 #include "sqfs/error.h"
+#include "sqfs/path.h"
 #include "sqfs/inode.h"
 #include "sqfs/meta_writer.h"
 #include "sqfs/super.h"
@@ -106,13 +107,7 @@ int sqfs_dir_writer_begin(sqfs_dir_writer_t *dw)
 
 static int check_name(const char *name, size_t len)
 {
-	if (len == 0 || len > SQFS_MAX_NAME_SIZE)
-		return SQFS_ERROR_ARG_INVALID;
-	if (memchr(name, '/', len) != NULL)
-		return SQFS_ERROR_ARG_INVALID;
-	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return SQFS_ERROR_ARG_INVALID;
-	return 0;
+	return sqfs_name_is_valid(name, len) ? 0 : SQFS_ERROR_ARG_INVALID;
 }
 
 /* Whether name sorts strictly after the last entry (unsigned bytes, a
@@ -150,7 +145,7 @@ int sqfs_dir_writer_add_entry(sqfs_dir_writer_t *dw, const char *name,
 		return SQFS_ERROR_SEQUENCE;
 
 	/* stop at 257 bytes: a longer name is refused whatever its end */
-	for (len = 0; len <= SQFS_MAX_NAME_SIZE && name[len] != '\0'; ++len)
+	for (len = 0; len <= SQFS_NAME_MAX && name[len] != '\0'; ++len)
 		;
 	ret = check_name(name, len);
 	if (ret != 0)

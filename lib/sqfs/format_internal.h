@@ -14,6 +14,8 @@
 #ifndef SQFS_FORMAT_INTERNAL_H
 #define SQFS_FORMAT_INTERNAL_H
 
+#include "sqfs/path.h"
+
 #include "sqfs/super.h"
 
 #include <string.h>
@@ -79,10 +81,10 @@
 /* Directory index entry: index (u32), start block (u32), name size - 1
  * (u32), then the name. */
 #define SQFS_DIR_INDEX_HEADER_SIZE 12u
-/* Entries in one run, and the longest name (the size field stores the
- * length minus one in 8 bits as the kernel reads it). */
+/* Entries in one run. The longest name is SQFS_NAME_MAX (sqfs/path.h):
+ * the size field stores the length minus one in 8 bits as the kernel
+ * reads it. */
 #define SQFS_DIR_MAX_RUN_ENTRIES 256u
-#define SQFS_MAX_NAME_SIZE 256u
 
 /* ---- device numbers ---------------------------------------------------- */
 

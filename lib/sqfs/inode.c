@@ -126,7 +126,7 @@ static int check_dir_index(const sqfs_inode_t *inode)
 		index = get_le32(p);
 		start = get_le32(p + 4);
 		name_size = (size_t)get_le32(p + 8) + 1;
-		if (name_size > SQFS_MAX_NAME_SIZE ||
+		if (name_size > SQFS_NAME_MAX ||
 		    name_size >
 			inode->payload_size - pos - SQFS_DIR_INDEX_HEADER_SIZE)
 			return SQFS_ERROR_ARG_INVALID;
@@ -504,7 +504,7 @@ static int read_dir_index(sqfs_meta_reader_t *mr, sqfs_inode_t **inode,
 		index = get_le32(entry);
 		start = get_le32(entry + 4);
 		name_size = (size_t)get_le32(entry + 8) + 1;
-		if (name_size == 0 || name_size > SQFS_MAX_NAME_SIZE ||
+		if (name_size == 0 || name_size > SQFS_NAME_MAX ||
 		    index >= listing)
 			return SQFS_ERROR_CORRUPTED;
 		if (i > 0 && (index <= prev_index || start < prev_start))

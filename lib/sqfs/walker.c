@@ -81,7 +81,7 @@ struct sqfs_walker {
 	/* node -> offset in pool of the node's path, once spelled out */
 	hash_table_t link_paths;
 	array_t pool; /* char */
-	char name[SQFS_MAX_NAME_SIZE + 1];
+	char name[SQFS_NAME_MAX + 1];
 };
 
 static bool is_dir(const sqfs_inode_t *inode)

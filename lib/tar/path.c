@@ -6,43 +6,22 @@
 
 #include "tar/path.h"
 #include "sqfs/error.h"
+#include "sqfs/path.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 int tar_path_canonical(const char *path, char **out, bool *unsafe)
 {
-	size_t len = strlen(path);
-	bool bad = false;
-	char *dst, *wr;
+	char *dst = strdup(path);
+	int ret;
 
-	/* the result is never longer than the input */
-	dst = malloc(len + 1);
 	if (dst == NULL)
 		return SQFS_ERROR_ALLOC;
-	wr = dst;
-
-	while (*path != '\0') {
-		size_t n = strcspn(path, "/");
-
-		if (n == 0 || (n == 1 && path[0] == '.')) {
-			path += n;
-		} else {
-			if (n == 2 && path[0] == '.' && path[1] == '.')
-				bad = true;
-			if (wr != dst)
-				*(wr++) = '/';
-			memcpy(wr, path, n);
-			wr += n;
-			path += n;
-		}
-		if (*path == '/')
-			++path;
-	}
-	*wr = '\0';
-
+	/* the library's one canonical form; ".." is kept and flagged */
+	ret = sqfs_path_canonical(dst);
 	if (unsafe != NULL)
-		*unsafe = bad;
+		*unsafe = ret != 0;
 	*out = dst;
 	return 0;
 }

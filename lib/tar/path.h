@@ -4,10 +4,11 @@
  *
  * Archives name the same file "./a//b/", "/a/b" or "a/b". Everything the
  * tools compare (exclusion patterns, the --root-becomes prefix, hard-link
- * targets) works on one canonical form: no leading "/" or "./", no "."
- * components, no empty components, no trailing "/". The root is "".
- * A ".." component is kept, so messages show it, and flagged as unsafe:
- * such a name could climb out of the image root.
+ * targets) works on the library's one canonical form (sqfs/path.h): no
+ * leading "/" or "./", no "." components, no empty components, no
+ * trailing "/". The root is "". A ".." component is kept, so messages
+ * show it, and flagged as unsafe: such a name could climb out of the
+ * image root.
  */
 #ifndef TAR_PATH_H
 #define TAR_PATH_H

@@ -31,8 +31,6 @@
  * and for the link resolution markers. */
 #define NODE_MAX_COUNT (UINT32_MAX - 16u)
 
-/* Longest path component the format allows. */
-#define WR_NAME_MAX 256u
 
 enum {
 	/* Taken out of the tree (replaced or dropped); not in the hash map. */
@@ -166,9 +164,11 @@ void wr_tree_remove(wr_tree_t *t, uint32_t id);
 void wr_tree_mark_dead(wr_tree_t *t);
 
 /*
- * Split the next component off *path, skipping '/' and "." components.
- * Returns 1 with the component in *comp and *len, 0 at the end, or
- * SQFS_ERROR_ARG_INVALID for ".." or a component over 256 bytes.
+ * Split the next component off *path (path_next of path_internal.h: the
+ * library's one reading of a path). Returns 1 with the component in *comp
+ * and *len, 0 at the end, or SQFS_ERROR_ARG_INVALID with *comp and *len
+ * on the component if it is not a valid name (sqfs_name_is_valid: "..",
+ * more than 256 bytes).
  */
 int wr_path_next(const char **path, const char **comp, size_t *len);
 

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "sqfs/writer/internal.h"
+#include "path_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -273,36 +274,11 @@ void wr_tree_mark_dead(wr_tree_t *t)
 
 int wr_path_next(const char **path, const char **comp, size_t *len)
 {
-	const char *p = *path;
-
-	for (;;) {
-		const char *start;
-		size_t n;
-
-		while (*p == '/')
-			++p;
-		if (*p == '\0') {
-			*path = p;
-			return 0;
-		}
-
-		start = p;
-		while (*p != '/' && *p != '\0')
-			++p;
-		n = (size_t)(p - start);
-
-		if (n == 1 && start[0] == '.')
-			continue;
-		if (n == 2 && start[0] == '.' && start[1] == '.')
-			return SQFS_ERROR_ARG_INVALID;
-		if (n > WR_NAME_MAX)
-			return SQFS_ERROR_ARG_INVALID;
-
-		*path = p;
-		*comp = start;
-		*len = n;
-		return 1;
-	}
+	*len = path_next(path, comp);
+	if (*len == 0)
+		return 0;
+	/* ".." and names longer than the format's are refused */
+	return sqfs_name_is_valid(*comp, *len) ? 1 : SQFS_ERROR_ARG_INVALID;
 }
 
 int wr_path_check(const char *path, size_t *depth)

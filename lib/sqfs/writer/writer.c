@@ -10,6 +10,7 @@
 #include "sqfs/id_table.h"
 #include "sqfs/inode.h"
 #include "sqfs/io.h"
+#include "sqfs/path.h"
 #include "sqfs/format_internal.h"
 #include "sqfs/table_internal.h"
 
@@ -372,17 +373,14 @@ static int path_refused(sqfs_writer_t *wr, const char *path, int code,
 			break;
 		if (ret > 0)
 			continue;
-		/* path stops at the component refused */
-		while (*path == '/')
-			++path;
-		len = strcspn(path, "/");
-		if (len == 2 && path[0] == '.' && path[1] == '.')
+		/* comp is the component refused */
+		if (len == 2 && comp[0] == '.' && comp[1] == '.')
 			return sqfs_errtext_set(&wr->err, code, "'..' in %s",
 						what);
 		return sqfs_errtext_set(&wr->err, code,
 					"a name in %s is %zu bytes long, "
 					"more than %u",
-					what, len, (unsigned int)WR_NAME_MAX);
+					what, len, (unsigned int)SQFS_NAME_MAX);
 	}
 	return code;
 }

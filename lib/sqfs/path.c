@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * path.c - the canonical form of paths, and valid names (sqfs/path.h).
+ */
+#include "config.h"
+
+#include "sqfs/error.h"
+#include "sqfs/path.h"
+
+#include "path_internal.h"
+
+#include <string.h>
+
+size_t path_next(const char **path, const char **comp)
+{
+	const char *p = *path;
+	size_t len;
+
+	for (;;) {
+		while (*p == '/')
+			++p;
+		len = strcspn(p, "/");
+		if (len != 1 || p[0] != '.')
+			break;
+		p += len;
+	}
+	*comp = p;
+	*path = p + len;
+	return len;
+}
+
+int sqfs_path_canonical(char *path)
+{
+	const char *in = path, *comp;
+	char *out = path;
+	bool dotdot = false;
+	size_t len;
+
+	/* out never overtakes in: each component moves down or stays */
+	while ((len = path_next(&in, &comp)) > 0) {
+		if (len == 2 && comp[0] == '.' && comp[1] == '.')
+			dotdot = true;
+		if (out != path)
+			*out++ = '/';
+		memmove(out, comp, len);
+		out += len;
+	}
+	*out = '\0';
+	return dotdot ? SQFS_ERROR_ARG_INVALID : 0;
+}
+
+bool sqfs_name_is_valid(const char *name, size_t len)
+{
+	if (name == NULL || len == 0 || len > SQFS_NAME_MAX)
+		return false;
+	if (memchr(name, '/', len) != NULL || memchr(name, '\0', len) != NULL)
+		return false;
+	return !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')));
+}
