@@ -101,16 +101,14 @@ SQFS_API int sqfs_image_inode_ref(const sqfs_image_t *img,
 /*
  * The extended attributes of inode: *list receives an array of *count
  * entries (keys with their namespace prefix, NUL-terminated; values of
- * size bytes) in on-disk order, to free with sqfs_xattr_list_free. An
+ * size bytes) in on-disk order, to free with sqfs_xattr_list_free
+ * (xattr.h). An
  * inode without xattrs gives count 0 and a NULL list. Keys of unknown
  * namespaces are skipped, as Linux does.
  */
 SQFS_API int sqfs_image_read_xattrs(sqfs_image_t *img,
 				    const sqfs_inode_t *inode,
 				    sqfs_xattr_t **list, size_t *count);
-
-/* Free a list from sqfs_image_read_xattrs; NULL is allowed. */
-SQFS_API void sqfs_xattr_list_free(sqfs_xattr_t *list, size_t count);
 
 /* The uid and gid of an inode, looked up in the id table. */
 SQFS_API int sqfs_image_inode_owner(const sqfs_image_t *img,

@@ -39,6 +39,12 @@ SQFS_BEGIN_DECLS
  */
 SQFS_API int sqfs_xattr_check(const sqfs_xattr_t *x, const char **why);
 
+/*
+ * Free a list of count xattrs whose keys and values were each allocated
+ * with malloc, as sqfs_image_read_xattrs hands them out; NULL is allowed.
+ */
+SQFS_API void sqfs_xattr_list_free(sqfs_xattr_t *list, size_t count);
+
 SQFS_END_DECLS
 
 #endif /* SQFS_XATTR_H */

@@ -12,6 +12,7 @@
 #include "sqfs/xattr.h"
 #include "sqfs/xattr_writer_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int sqfs_xattr_check(const sqfs_xattr_t *x, const char **why)
@@ -57,4 +58,17 @@ out:
 	if (ns != NULL)
 		*ns = ret == 0 ? id : -1;
 	return ret;
+}
+
+void sqfs_xattr_list_free(sqfs_xattr_t *list, size_t count)
+{
+	size_t i;
+
+	if (list == NULL)
+		return;
+	for (i = 0; i < count; ++i) {
+		free((void *)list[i].key);
+		free((void *)list[i].value);
+	}
+	free(list);
 }

@@ -298,16 +298,3 @@ int sqfs_image_read_xattrs(sqfs_image_t *img, const sqfs_inode_t *inode,
 	*count = st.used;
 	return 0;
 }
-
-void sqfs_xattr_list_free(sqfs_xattr_t *list, size_t count)
-{
-	size_t i;
-
-	if (list == NULL)
-		return;
-	for (i = 0; i < count; ++i) {
-		free((void *)list[i].key);
-		free((void *)list[i].value);
-	}
-	free(list);
-}

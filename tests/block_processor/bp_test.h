@@ -10,7 +10,7 @@
 #ifndef BP_TEST_H
 #define BP_TEST_H
 
-#include "sqfs/block_processor/internal.h"
+#include "sqfs/block_processor/parts.h"
 #include "sqfs/compressor.h"
 #include "sqfs/io.h"
 #include "sqfs/super.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * block_writer.c - writes processed blocks in I/O order and deduplicates
+ * block_writer.c - writes processed blocks in submission order and deduplicates
  * whole files.
  *
  * Every stored data block gets an index entry (position, size word, hash).
@@ -16,7 +16,7 @@
  */
 #include "config.h"
 
-#include "sqfs/block_processor/internal.h"
+#include "sqfs/block_processor/parts.h"
 #include "sqfs/error.h"
 #include "sqfs/io.h"
 
@@ -55,7 +55,7 @@ void bp_writer_cleanup(bp_writer_t *wr)
 }
 
 /* Note which file the writer is on; a block of another file before the
- * current one's end marker means a back end broke the I/O order. */
+ * current one's end marker means a back end broke the order of writing. */
 static int writer_file(bp_writer_t *wr, const bp_block_t *blk)
 {
 	if (blk->fd == NULL)

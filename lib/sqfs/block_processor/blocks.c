@@ -15,7 +15,7 @@
  */
 #include "config.h"
 
-#include "sqfs/block_processor/internal.h"
+#include "sqfs/block_processor/parts.h"
 #include "sqfs/error.h"
 
 #include <stdlib.h>
@@ -30,7 +30,6 @@ static void block_reset(bp_block_t *blk)
 	blk->index = 0;
 	blk->size = 0;
 	blk->proc_seq = 0;
-	blk->io_seq = 0;
 	blk->error = 0;
 	blk->size_word = 0;
 	blk->stored = NULL;

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "sqfs/block_processor/internal.h"
+#include "sqfs/block_processor/parts.h"
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
 #include "sqfs/inode.h"

@@ -2,18 +2,20 @@
 /*
  * pool.c - the thread-pool back end.
  *
- * Three queues (doc/parallelism.md has the whole design):
+ * Two queues (doc/parallelism.md has the whole design):
  *   work queue  FIFO of submitted blocks, each holding its processing
  *               number (proc_seq); workers take from the front. FILE_END
  *               markers have nothing to process and skip it.
  *   done queue  processed blocks and markers, sorted by proc_seq (markers
- *               go straight to its tail). The main thread takes
- *               them strictly in proc_seq order and completes them: each
- *               gets the next I/O number. Fragment blocks come from the
- *               front end like data blocks (it packs tails itself), so
- *               nothing is fed back into the pipeline from here.
- *   I/O queue   blocks with an I/O number, sorted by it (main thread only);
- *               given to the block writer strictly in io_seq order.
+ *               go straight to its tail). The main thread takes them
+ *               strictly in proc_seq order and hands each to the block
+ *               writer at once: submission order is the order of writing.
+ *               Fragment blocks come from the front end like data blocks
+ *               (it packs tails itself), so nothing is fed back into the
+ *               pipeline from here.
+ * (An earlier design numbered blocks again for I/O and sorted them in a
+ * third queue; as nothing ever reorders blocks after the done queue, that
+ * queue only ever held the block just taken, and it went.)
  *
  * Workers only compress and hash; every write, every read-back and all
  * state outside the block happen on the main thread, so the output is the
@@ -29,7 +31,7 @@
  */
 #include "config.h"
 
-#include "sqfs/block_processor/internal.h"
+#include "sqfs/block_processor/parts.h"
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
 
@@ -66,8 +68,6 @@ struct pool {
 	uint64_t next_done_seq;
 
 	/* Main thread only from here on. */
-	bp_block_t *io_queue;
-	uint64_t next_write_seq;
 	/* Buffers of the blocks submitted and not yet written (one per data
 	 * block, two per fragment block), and the most there may be (the
 	 * backlog). Blocks the front end holds (the one it fills, the open
@@ -79,15 +79,12 @@ struct pool {
 	const sqfs_block_processor_t *bp;
 };
 
-/* Insert blk into a list sorted by proc_seq (by_io: by io_seq). Workers
- * finish roughly in order, so most blocks go near the end; the lists are
- * no longer than the backlog. */
-static void insert_sorted(bp_block_t **list, bp_block_t *blk, bool by_io)
+/* Insert blk into a list sorted by proc_seq. Workers finish roughly in
+ * order, so most blocks go near the end; the list is no longer than the
+ * backlog. */
+static void insert_sorted(bp_block_t **list, bp_block_t *blk)
 {
-	uint64_t key = by_io ? blk->io_seq : blk->proc_seq;
-
-	while (*list != NULL &&
-	       (by_io ? (*list)->io_seq : (*list)->proc_seq) < key)
+	while (*list != NULL && (*list)->proc_seq < blk->proc_seq)
 		list = &(*list)->next;
 	blk->next = *list;
 	*list = blk;
@@ -105,7 +102,7 @@ static void done_insert(pool_t *pool, bp_block_t *blk)
 		pool->done_tail = blk;
 		return;
 	}
-	insert_sorted(&pool->done, blk, false);
+	insert_sorted(&pool->done, blk);
 	if (blk->next == NULL)
 		pool->done_tail = blk;
 }
@@ -209,40 +206,17 @@ static void release(sqfs_block_processor_t *bp, pool_t *pool, bp_block_t *blk)
 	bp_block_release(&bp->blocks, blk);
 }
 
-/* Write what the I/O queue holds in unbroken io_seq order. */
-static int drain_io(sqfs_block_processor_t *bp, pool_t *pool)
-{
-	bp_block_t *blk;
-	int ret;
-
-	while (pool->io_queue != NULL &&
-	       pool->io_queue->io_seq == pool->next_write_seq) {
-		blk = pool->io_queue;
-		pool->io_queue = blk->next;
-		pool->next_write_seq += 1;
-		ret = bp_writer_write(&bp->writer, blk);
-		release(bp, pool, blk);
-		if (ret != 0)
-			return ret;
-	}
-	return 0;
-}
-
-/* Complete one block taken off the done queue, in submission order: give
- * it the next I/O number and write what can be written. Takes ownership. */
+/* Complete one block taken off the done queue, in submission order: it
+ * goes to the block writer at once. Takes ownership. */
 static int complete(sqfs_block_processor_t *bp, bp_block_t *blk)
 {
 	pool_t *pool = bp->backend;
-	int ret;
+	int ret = blk->error;
 
-	if (blk->error != 0) {
-		ret = blk->error;
-		release(bp, pool, blk);
-		return ret;
-	}
-	blk->io_seq = bp->next_io_seq++;
-	insert_sorted(&pool->io_queue, blk, true);
-	return drain_io(bp, pool);
+	if (ret == 0)
+		ret = bp_writer_write(&bp->writer, blk);
+	release(bp, pool, blk);
+	return ret;
 }
 
 /* Blocks submitted and not yet taken off the done queue. */
@@ -336,11 +310,7 @@ static int pool_sync(sqfs_block_processor_t *bp)
 		if (ret != 0)
 			return ret;
 	}
-	/* Everything is processed, so nothing can hold the queue back. */
-	ret = drain_io(bp, pool);
-	if (ret == 0 && pool->io_queue != NULL)
-		ret = SQFS_ERROR_INTERNAL;
-	return ret;
+	return 0;
 }
 
 static void pool_destroy(sqfs_block_processor_t *bp)

@@ -2,11 +2,11 @@
 /*
  * serial.c - the reference back end: every block is processed and written
  * before submit returns, with the processor's own compressor.
- * Processing order and I/O order are simply the order of the calls.
+ * Processing order and the order of writing are the order of the calls.
  */
 #include "config.h"
 
-#include "sqfs/block_processor/internal.h"
+#include "sqfs/block_processor/parts.h"
 #include "sqfs/error.h"
 
 #include <stdlib.h>
@@ -34,10 +34,8 @@ static int serial_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 
 	blk->proc_seq = bp->next_proc_seq++;
 	ret = bp_process_block(&bp->proc, bp->desc.cmp, scratch(bp), blk);
-	if (ret == 0) {
-		blk->io_seq = bp->next_io_seq++;
+	if (ret == 0)
 		ret = bp_writer_write(&bp->writer, blk);
-	}
 	bp_block_release(&bp->blocks, blk);
 	return ret;
 }

@@ -21,7 +21,7 @@
 #include "sqfs/error.h"
 #include "sqfs/super.h"
 #include "sqfs/writer.h"
-#include "sqfs/block_processor/block_processor_internal.h"
+#include "sqfs/block_processor/block_processor.h"
 
 #include <sys/stat.h>
 

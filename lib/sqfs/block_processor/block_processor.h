@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * block_processor_internal.h - turns the data of files into blocks in the image
+ * block_processor.h - the block processor as the writer drives it: the
+ * data of files in, blocks in the image out
  * (internal to the library; the high-level writer drives it).
  *
  * Front end: begin / append / end per file. The data is cut into blocks of
@@ -21,8 +22,8 @@
  * Back ends: serial (the reference) and, with pthreads and num_workers > 0,
  * a thread pool (pool.c); both give byte-identical output.
  */
-#ifndef SQFS_BLOCK_PROCESSOR_BLOCK_PROCESSOR_INTERNAL_H
-#define SQFS_BLOCK_PROCESSOR_BLOCK_PROCESSOR_INTERNAL_H
+#ifndef SQFS_BLOCK_PROCESSOR_BLOCK_PROCESSOR_H
+#define SQFS_BLOCK_PROCESSOR_BLOCK_PROCESSOR_H
 
 #include "sqfs/predef.h"
 #include "sqfs/super.h"
@@ -151,4 +152,4 @@ int sqfs_block_processor_write_fragment_table(sqfs_block_processor_t *bp,
 void sqfs_block_processor_get_stats(const sqfs_block_processor_t *bp,
 				    sqfs_block_stats_t *stats);
 
-#endif /* SQFS_BLOCK_PROCESSOR_BLOCK_PROCESSOR_INTERNAL_H */
+#endif /* SQFS_BLOCK_PROCESSOR_BLOCK_PROCESSOR_H */

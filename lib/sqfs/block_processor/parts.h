@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * internal.h - the parts of the block processor and how they meet.
+ * parts.h - the parts of the block processor and how they meet.
  *
  * The processor is a front end that owns five small objects, each in a
  * file of its own, each reached only through the functions declared
@@ -14,7 +14,7 @@
  *                                    into fragment blocks
  *   fragment table  (frag_table.c)   one entry per fragment block: where
  *                                    it was written; encodes the table
- *   block writer    (block_writer.c) writes blocks in I/O order and
+ *   block writer    (block_writer.c) writes blocks in submission order and
  *                                    deduplicates whole files with its
  *                                    index of stored blocks
  *
@@ -35,21 +35,19 @@
  *   processing (bp_process_block, a worker or the main thread)
  *     No I/O, no state shared with other blocks.
  *
- *   writing (bp_writer_write, main thread, in I/O order)
- *     The back end numbers finished blocks in submission order (the I/O
- *     number) and gives them to the writer strictly in that order. The
- *     writer records where each fragment block went in the fragment
- *     table, which is how the packer learns that a block is on disk.
+ *   writing (bp_writer_write, main thread, in submission order)
+ *     The back end hands finished blocks to the writer strictly in the
+ *     order they were submitted (their processing sequence number,
+ *     proc_seq). The writer records where each fragment block went in the
+ *     fragment table, which is how the packer learns that a block is on
+ *     disk.
  *
- * Ordering rules a back end must keep:
- *   - blocks are numbered for I/O in the order they were submitted (the
- *     processing sequence number, proc_seq), so I/O order is submission
- *     order;
- *   - bp_writer_write sees blocks in I/O order (io_seq). A file's blocks
- *     and its FILE_END marker therefore reach the writer back to back, and
- *     the fragment block that a file's tail fills up is written after that
- *     file's FILE_END (its deduplication and truncation), because the front
- *     end submits the marker before it packs the tail.
+ * The ordering rule a back end must keep: bp_writer_write sees blocks in
+ * submission order. A file's blocks and its FILE_END marker therefore
+ * reach the writer back to back, and the fragment block that a file's
+ * tail fills up is written after that file's FILE_END (its deduplication
+ * and truncation), because the front end submits the marker before it
+ * packs the tail.
  *
  * Only blocks that carry data hold buffers: FILE_END markers are bare
  * structures, and tails never become blocks of their own, so small files
@@ -72,11 +70,11 @@
  * packer's cache, plus per stored block one bp_index_entry_t, per fragment
  * one bp_fragment_t and per fragment block one table entry.
  */
-#ifndef SQFS_BLOCK_PROCESSOR_INTERNAL_H
-#define SQFS_BLOCK_PROCESSOR_INTERNAL_H
+#ifndef SQFS_BLOCK_PROCESSOR_PARTS_H
+#define SQFS_BLOCK_PROCESSOR_PARTS_H
 
 #include "util/workers.h"
-#include "sqfs/block_processor/block_processor_internal.h"
+#include "sqfs/block_processor/block_processor.h"
 #include "util/array.h"
 #include "util/hash_table.h"
 #include "sqfs/compressor.h"
@@ -127,8 +125,9 @@ typedef struct bp_block {
 	/* Bytes of file data the block stands for (in data unless sparse). */
 	uint32_t size;
 
+	/* Its place in submission order, which is also the order of
+	 * writing. */
 	uint64_t proc_seq;
-	uint64_t io_seq;
 	/* What processing returned (thread pool: read on the main thread). */
 	int error;
 
@@ -324,7 +323,7 @@ void bp_writer_init(bp_writer_t *wr, sqfs_file_t *file, uint32_t block_size,
 
 void bp_writer_cleanup(bp_writer_t *wr);
 
-/* Write one processed block (or act on a FILE_END marker), in I/O order.
+/* Write one processed block (or act on a FILE_END marker), in submission order.
  * Does not take ownership. */
 int bp_writer_write(bp_writer_t *wr, const bp_block_t *blk);
 
@@ -452,7 +451,6 @@ struct sqfs_block_processor {
 
 	/* Sequence numbers given so far (for the back ends). */
 	uint64_t next_proc_seq;
-	uint64_t next_io_seq;
 
 	/* The open file. */
 	struct {
@@ -465,4 +463,4 @@ struct sqfs_block_processor {
 	} in;
 };
 
-#endif /* SQFS_BLOCK_PROCESSOR_INTERNAL_H */
+#endif /* SQFS_BLOCK_PROCESSOR_PARTS_H */
