@@ -2,13 +2,16 @@
 /*
  * finish.c - finishing unpacked entries (finish.h says why a thread).
  *
- * The finisher holds at most FINISH_MAX_FILES descriptors and
- * FINISH_MAX_BYTES bytes of file data; the main thread waits beyond
- * that. It is woken only once FINISH_BATCH files are waiting (or at the
- * end), so that a million small files cost thousands of wake-ups, not a
- * million. Jobs are finished in the order they were handed over; a
- * failure stops the finisher taking more, and the main thread learns of
- * it at its next hand-over.
+ * The thread is one worker of the project's one worker pool
+ * (util/workers.h), whose lock guards the counts below. The finisher
+ * holds at most FINISH_MAX_FILES descriptors and FINISH_MAX_BYTES bytes of
+ * file data; the main thread waits beyond that. The worker is woken only
+ * once FINISH_BATCH files are waiting (or at the end), so that a million
+ * small files cost thousands of wake-ups, not a million. Jobs are
+ * finished in the order they were handed over (one worker takes them
+ * from a FIFO); a failure stops the finisher taking more, and the main
+ * thread learns of it at its next hand-over. Without threads each job is
+ * finished as it is handed over.
  */
 #include "config.h"
 
@@ -25,9 +28,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#ifdef WITH_PTHREAD
-#include <pthread.h>
-#endif
+#include "util/workers.h"
 
 #define FINISH_MAX_FILES 256
 #define FINISH_MAX_BYTES (8u << 20)
@@ -266,69 +267,67 @@ static void release_job(rd_finish_job_t *job)
 
 /* ------------------------------------------------------------ finisher */
 
+/* A job in the ring: the pool's link first. */
+typedef struct {
+	util_job_t link;
+	rd_finish_job_t job;
+	bool failed;
+} slot_t;
+
 struct rd_finisher {
 	rd_attr_ctx_t *ac;
+	util_workers_t *pool;
+	/* under the pool's lock (with threads): a job failed; files and
+	 * bytes handed over and not finished yet */
 	bool failed;
-	/* a thread of its own; else each job is finished as it comes */
-	bool threaded;
-#ifdef WITH_PTHREAD
-	pthread_t thread;
-	pthread_mutex_t lock;
-	/* the finisher waits here for FINISH_BATCH jobs or the end */
-	pthread_cond_t have_work;
-	/* the main thread waits here for room */
-	pthread_cond_t have_room;
-	rd_finish_job_t ring[FINISH_MAX_FILES];
-	size_t first;
 	size_t count;
 	size_t bytes;
-	bool idle;
-	bool main_waits;
-	bool done;
-#endif
+	/* the ring: jobs are taken and finished in order */
+	slot_t ring[FINISH_MAX_FILES];
+	size_t next;
+	/* handed over since the worker was last woken */
+	size_t batch;
 };
 
-#ifdef WITH_PTHREAD
-static void *finisher_main(void *arg)
+static void run_job(void *state, util_job_t *job)
 {
-	rd_finisher_t *f = arg;
-	rd_finish_job_t job;
-	bool failed = false;
+	rd_finisher_t *f = state;
+	slot_t *s = (slot_t *)(void *)job;
+	bool failed;
 
-	pthread_mutex_lock(&f->lock);
-	for (;;) {
-		while (f->count == 0 && !f->done) {
-			f->idle = true;
-			pthread_cond_wait(&f->have_work, &f->lock);
-		}
-		f->idle = false;
-		if (f->count == 0)
-			break;
-		job = f->ring[f->first];
-		pthread_mutex_unlock(&f->lock);
-
-		/* after a failure the rest is only released: the main
-		 * thread stops at its next hand-over */
-		if (failed)
-			release_job(&job);
-		else if (finish_file(f->ac, &job) != 0)
-			failed = true;
-
-		pthread_mutex_lock(&f->lock);
-		f->first = (f->first + 1) % FINISH_MAX_FILES;
-		f->count--;
-		f->bytes -= job.size;
-		f->failed = failed;
-		if (f->main_waits)
-			pthread_cond_signal(&f->have_room);
-	}
-	pthread_mutex_unlock(&f->lock);
-	return NULL;
+	util_workers_lock(f->pool);
+	failed = f->failed;
+	util_workers_unlock(f->pool);
+	/* after a failure the rest is only released: the main thread stops
+	 * at its next hand-over */
+	s->failed = false;
+	if (failed)
+		release_job(&s->job);
+	else if (finish_file(f->ac, &s->job) != 0)
+		s->failed = true;
 }
-#endif
+
+static bool job_done(void *user, util_job_t *job)
+{
+	rd_finisher_t *f = user;
+	slot_t *s = (slot_t *)(void *)job;
+
+	if (s->failed)
+		f->failed = true;
+	f->count -= 1;
+	f->bytes -= s->job.size;
+	return true;
+}
+
+static int make_state(void *user, void **state)
+{
+	*state = user;
+	return 0;
+}
 
 int rd_finisher_create(rd_attr_ctx_t *ac, bool threaded, rd_finisher_t **out)
 {
+	util_workers_desc_t desc = {0};
 	rd_finisher_t *f = calloc(1, sizeof(*f));
 
 	*out = NULL;
@@ -337,77 +336,64 @@ int rd_finisher_create(rd_attr_ctx_t *ac, bool threaded, rd_finisher_t **out)
 		return -1;
 	}
 	f->ac = ac;
-#ifdef WITH_PTHREAD
-	if (!threaded)
-		goto out;
-	if (pthread_mutex_init(&f->lock, NULL) != 0)
-		goto fail_free;
-	if (pthread_cond_init(&f->have_work, NULL) != 0)
-		goto fail_lock;
-	if (pthread_cond_init(&f->have_room, NULL) != 0)
-		goto fail_work;
-	if (pthread_create(&f->thread, NULL, finisher_main, f) != 0)
-		goto fail_room;
-	f->threaded = true;
-out:
-#else
-	(void)threaded;
-#endif
+	desc.run = run_job;
+	desc.done = job_done;
+	desc.make_state = make_state;
+	desc.user = f;
+	/* no thread (or none to be had): each job is finished at once */
+	if (util_workers_create(&desc, threaded ? 1 : 0, &f->pool, NULL) !=
+	    0) {
+		free(f);
+		tool_error(NULL, "out of memory");
+		return -1;
+	}
 	*out = f;
 	return 0;
-#ifdef WITH_PTHREAD
-fail_room:
-	pthread_cond_destroy(&f->have_room);
-fail_work:
-	pthread_cond_destroy(&f->have_work);
-fail_lock:
-	pthread_mutex_destroy(&f->lock);
-fail_free:
-	free(f);
-	tool_error(NULL, "cannot start the finisher thread");
-	return -1;
-#endif
+}
+
+/* Without a thread: the job queued last, finished here. */
+static int finish_here(rd_finisher_t *f)
+{
+	util_job_t *job = util_workers_pop(f->pool);
+
+	if (job == NULL)
+		return 0;
+	run_job(f, job);
+	job_done(f, job);
+	return f->failed ? -1 : 0;
 }
 
 int rd_finisher_submit(rd_finisher_t *f, rd_finish_job_t *job)
 {
-	if (!f->threaded) {
-		if (f->failed) {
-			release_job(job);
-			return -1;
-		}
-		if (finish_file(f->ac, job) != 0) {
-			f->failed = true;
-			return -1;
-		}
-		return 0;
-	}
-#ifdef WITH_PTHREAD
-	pthread_mutex_lock(&f->lock);
+	bool threaded = util_workers_count(f->pool) > 0;
+	slot_t *s;
+
+	util_workers_lock(f->pool);
 	/* a job bigger than the budget on its own still gets in, alone */
-	while (!f->failed &&
+	while (threaded && !f->failed &&
 	       (f->count == FINISH_MAX_FILES ||
 		(f->count > 0 && f->bytes + job->size > FINISH_MAX_BYTES))) {
-		f->main_waits = true;
-		if (f->idle)
-			pthread_cond_signal(&f->have_work);
-		pthread_cond_wait(&f->have_room, &f->lock);
+		util_workers_kick(f->pool);
+		f->batch = 0;
+		util_workers_wait(f->pool);
 	}
-	f->main_waits = false;
 	if (f->failed) {
-		pthread_mutex_unlock(&f->lock);
+		util_workers_unlock(f->pool);
 		release_job(job);
 		return -1;
 	}
-	f->ring[(f->first + f->count) % FINISH_MAX_FILES] = *job;
-	f->count++;
+	s = &f->ring[f->next];
+	f->next = (f->next + 1) % FINISH_MAX_FILES;
+	s->job = *job;
+	f->count += 1;
 	f->bytes += job->size;
-	if (f->idle &&
-	    (f->count >= FINISH_BATCH || f->bytes >= FINISH_MAX_BYTES / 2))
-		pthread_cond_signal(&f->have_work);
-	pthread_mutex_unlock(&f->lock);
-#endif
-	return 0;
+	util_workers_push_locked(f->pool, &s->link);
+	if (++f->batch >= FINISH_BATCH || f->bytes >= FINISH_MAX_BYTES / 2) {
+		util_workers_kick(f->pool);
+		f->batch = 0;
+	}
+	util_workers_unlock(f->pool);
+	return threaded ? 0 : finish_here(f);
 }
 
 int rd_finisher_destroy(rd_finisher_t *f)
@@ -416,19 +402,15 @@ int rd_finisher_destroy(rd_finisher_t *f)
 
 	if (f == NULL)
 		return 0;
-#ifdef WITH_PTHREAD
-	if (!f->threaded)
-		goto out;
-	pthread_mutex_lock(&f->lock);
-	f->done = true;
-	pthread_cond_signal(&f->have_work);
-	pthread_mutex_unlock(&f->lock);
-	pthread_join(f->thread, NULL);
-	pthread_cond_destroy(&f->have_room);
-	pthread_cond_destroy(&f->have_work);
-	pthread_mutex_destroy(&f->lock);
-out:
-#endif
+	/* every job handed over is finished (or released) before the
+	 * pool goes: the pool drops what is still queued */
+	util_workers_lock(f->pool);
+	while (util_workers_count(f->pool) > 0 && f->count > 0) {
+		util_workers_kick(f->pool);
+		util_workers_wait(f->pool);
+	}
+	util_workers_unlock(f->pool);
+	util_workers_destroy(f->pool);
 	failed = f->failed;
 	free(f);
 	return failed ? -1 : 0;

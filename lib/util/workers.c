@@ -106,17 +106,27 @@ void util_workers_wait(util_workers_t *w)
 	w->owner_waiting = false;
 }
 
-void util_workers_push(util_workers_t *w, util_job_t *job)
+void util_workers_push_locked(util_workers_t *w, util_job_t *job)
 {
 	job->next = NULL;
-	util_workers_lock(w);
 	if (w->tail != NULL)
 		w->tail->next = job;
 	else
 		w->head = job;
 	w->tail = job;
-	if (w->count > 0 && w->idle > 0)
+}
+
+void util_workers_kick(util_workers_t *w)
+{
+	if (w->count > 0 && w->idle > 0 && w->head != NULL)
 		pthread_cond_signal(&w->work_cond);
+}
+
+void util_workers_push(util_workers_t *w, util_job_t *job)
+{
+	util_workers_lock(w);
+	util_workers_push_locked(w, job);
+	util_workers_kick(w);
 	util_workers_unlock(w);
 }
 
@@ -201,7 +211,7 @@ void util_workers_wait(util_workers_t *w)
 	(void)w;
 }
 
-void util_workers_push(util_workers_t *w, util_job_t *job)
+void util_workers_push_locked(util_workers_t *w, util_job_t *job)
 {
 	job->next = NULL;
 	if (w->tail != NULL)
@@ -209,6 +219,16 @@ void util_workers_push(util_workers_t *w, util_job_t *job)
 	else
 		w->head = job;
 	w->tail = job;
+}
+
+void util_workers_kick(util_workers_t *w)
+{
+	(void)w;
+}
+
+void util_workers_push(util_workers_t *w, util_job_t *job)
+{
+	util_workers_push_locked(w, job);
 }
 
 static int init_sync(util_workers_t *w)

@@ -60,8 +60,15 @@ void util_workers_destroy(util_workers_t *w);
 
 size_t util_workers_count(const util_workers_t *w);
 
-/* Queue a job (takes the lock). */
+/* Queue a job (takes the lock), waking an idle worker. */
 void util_workers_push(util_workers_t *w, util_job_t *job);
+
+/* With the lock held: queue a job without waking anyone, for an owner
+ * that hands jobs over in batches (one wake-up for many small jobs). */
+void util_workers_push_locked(util_workers_t *w, util_job_t *job);
+
+/* With the lock held: wake an idle worker if jobs are queued. */
+void util_workers_kick(util_workers_t *w);
 
 /* With the lock held: the oldest queued job, taken off the FIFO, or
  * NULL. For an owner that runs jobs itself rather than wait. */
