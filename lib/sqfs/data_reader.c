@@ -142,7 +142,7 @@ static int get_file_info(sqfs_data_reader_t *dr, const sqfs_inode_t *inode,
 	    inode->type != SQFS_INODE_EXT_FILE)
 		return sqfs_errtext_set(
 		    sqfs_image_errtext(dr->src.img), SQFS_ERROR_NOT_FILE,
-		    "inode %u is not a regular file", inode->inode_number);
+		    "inode %u: not a regular file", inode->inode_number);
 	why = sqfs_data_file_info(dr->src.block_size, inode, fi);
 	if (why != NULL)
 		return sqfs_errtext_set(sqfs_image_errtext(dr->src.img),
@@ -343,7 +343,7 @@ int sqfs_data_reader_get_block(sqfs_data_reader_t *dr, const sqfs_inode_t *file,
 	ret = load(dr, &fi, index, &out->data, &out->size);
 	if (ret == SQFS_ERROR_OUT_OF_BOUNDS)
 		return sqfs_errtext_set(sqfs_image_errtext(dr->src.img), ret,
-					"inode %u has no block %zu",
+					"inode %u: no block %zu",
 					file->inode_number, index);
 	if (ret != 0)
 		return block_failed(dr, &fi, index, ret);

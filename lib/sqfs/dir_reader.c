@@ -156,7 +156,7 @@ int sqfs_dir_reader_open(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir)
 	dr->dir_number = dir->inode_number;
 	if (!is_dir(dir))
 		return sqfs_errtext_set(ERR(dr), SQFS_ERROR_NOT_DIR,
-					"inode %u is not a directory",
+					"inode %u: not a directory",
 					dir->inode_number);
 
 	size = dir->data.dir.size;
@@ -590,11 +590,11 @@ int sqfs_dir_reader_find(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 	len = strlen(name);
 	if (len == 0 || memchr(name, '/', len) != NULL)
 		return sqfs_errtext_set(ERR(dr), SQFS_ERROR_ARG_INVALID,
-					"'%s' is not a name", name);
+					"'%s': not a name", name);
 	ret = find_name(dr, dir, name, len, ent);
 	if (ret == SQFS_ERROR_NO_ENTRY)
 		return sqfs_errtext_set(ERR(dr), ret,
-					"directory inode %u has no entry "
+					"directory inode %u: no entry "
 					"'%s'",
 					dir->inode_number, name);
 	return sqfs_errtext_end(ERR(dr), ret, "looking up '%s'", name);

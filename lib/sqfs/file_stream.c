@@ -528,7 +528,7 @@ int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
 	    inode->type != SQFS_INODE_EXT_FILE)
 		return sqfs_errtext_set(
 		    sqfs_image_errtext(fs->src.img), SQFS_ERROR_NOT_FILE,
-		    "inode %u is not a regular file", inode->inode_number);
+		    "inode %u: not a regular file", inode->inode_number);
 	if (inode->payload_size > SIZE_MAX - sizeof(*inode) - sizeof(*f))
 		return SQFS_ERROR_ALLOC;
 	inode_size = sizeof(*inode) + inode->payload_size;

@@ -147,7 +147,7 @@ int sqfs_read_ahead_push(sqfs_read_ahead_t *ra, const sqfs_inode_t *inode,
 	if (with_data && inode->type != SQFS_INODE_FILE &&
 	    inode->type != SQFS_INODE_EXT_FILE)
 		return sqfs_errtext_set(ERR(ra), SQFS_ERROR_NOT_FILE,
-					"inode %u is not a regular file",
+					"inode %u: not a regular file",
 					inode->inode_number);
 	if (inode->payload_size > SIZE_MAX - sizeof(*inode))
 		return SQFS_ERROR_ALLOC;

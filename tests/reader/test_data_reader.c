@@ -923,7 +923,7 @@ static void test_error_words(void **state)
 	h = clone_file(fx.multi, 4);
 	h->type = SQFS_INODE_DIR;
 	expect_words(&fx, h, SQFS_ERROR_NOT_FILE,
-		     "inode %u is not a regular file");
+		     "inode %u: not a regular file");
 	free(h);
 
 	/* a block that unpacks short: the raw bit on a compressed block */

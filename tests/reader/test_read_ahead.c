@@ -307,7 +307,7 @@ static void test_misuse_and_damage(void **state)
 	assert_int_equal(sqfs_read_ahead_read(ra, &blk), SQFS_ERROR_SEQUENCE);
 	assert_int_equal(sqfs_read_ahead_push(ra, dir, true, &dropped, 0),
 			 SQFS_ERROR_NOT_FILE);
-	snprintf(want, sizeof(want), "inode %u is not a regular file",
+	snprintf(want, sizeof(want), "inode %u: not a regular file",
 		 dir->inode_number);
 	assert_string_equal(sqfs_image_error(im.img), want);
 	assert_int_equal(sqfs_read_ahead_count(ra), 0);

@@ -488,14 +488,14 @@ static void test_error_words(void **state)
 	assert_int_equal(sqfs_writer_end_file(wr), 0);
 	assert_int_equal(add_mode(wr, "f/g/h", S_IFDIR | 0755),
 			 SQFS_ERROR_NOT_DIR);
-	assert_string_equal(sqfs_writer_error(wr), "'f' is not a directory");
+	assert_string_equal(sqfs_writer_error(wr), "'f': not a directory");
 	assert_int_equal(add_mode(wr, "d/e", S_IFDIR | 0755), 0);
 	assert_int_equal(add_mode(wr, "d/e/f", S_IFREG | 0644), 0);
 	assert_int_equal(sqfs_writer_end_file(wr), 0);
 	assert_int_equal(add_mode(wr, "//d/./e/f/x", S_IFDIR | 0755),
 			 SQFS_ERROR_NOT_DIR);
 	assert_string_equal(sqfs_writer_error(wr),
-			    "'d/./e/f' is not a directory");
+			    "'d/./e/f': not a directory");
 
 	ent = wt_make_entry("d", S_IFDIR | 0755, 0, 0, 0);
 	x.key = "foo.x";

@@ -436,7 +436,7 @@ static int plan_place(sqfs_writer_t *wr, const char *path, place_t *pl)
 			} else if (!wr_node_is_dir(wr_node(&wr->tree, id))) {
 				return sqfs_errtext_set(
 				    &wr->err, SQFS_ERROR_NOT_DIR,
-				    "'%.*s' is not a directory",
+				    "'%.*s': not a directory",
 				    (int)((size_t)(comp - start) + clen),
 				    start);
 			} else {
