@@ -175,7 +175,8 @@ int fs_chain_open(fs_chain_t *c, const char *path, int flags, const fs_id_t *id,
 	fd = openat(dirfd, name != NULL ? name : ".",
 		    flags | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		*err = errno;
+		/* a symlink where the walk saw something else */
+		*err = errno == ELOOP && id != NULL ? FS_ERR_REPLACED : errno;
 		return -1;
 	}
 	if (fstat(fd, st) != 0) {

@@ -105,6 +105,15 @@ static int oom(void)
 	return -1;
 }
 
+/* Why an object lstat saw as a file or a directory does not open as one:
+ * a symlink (ELOOP) or something else (ENOTDIR) took its name. */
+static const char *open_error(int err)
+{
+	if (err == ELOOP || err == ENOTDIR)
+		return fs_err_string(FS_ERR_REPLACED);
+	return strerror(err);
+}
+
 /* ---- the stack ----------------------------------------------------------- */
 
 static void frame_free(frame_t *f)
@@ -324,7 +333,7 @@ static int enter_current(fs_source_t *s)
 	fd = openat(s->dfd, s->name,
 		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return fail_at(s, s->path, strerror(errno));
+		return fail_at(s, s->path, open_error(errno));
 	{
 		struct stat opened;
 
@@ -333,7 +342,7 @@ static int enter_current(fs_source_t *s)
 		    opened.st_ino != s->st.st_ino) {
 			close(fd);
 			return fail_at(s, s->path,
-				       "was replaced while it was read");
+				       fs_err_string(FS_ERR_REPLACED));
 		}
 	}
 	return push_dir(s, fd, s->path, fs_id_of(&s->st));
@@ -411,7 +420,7 @@ int fs_source_xattrs(fs_source_t *s, bool warn_skipped,
 				    O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
 					O_NONBLOCK);
 			if (fd < 0)
-				return fail_at(s, s->path, strerror(errno));
+				return fail_at(s, s->path, open_error(errno));
 			if (fstat(fd, &s->st) != 0 ||
 			    !fs_id_matches(&id, &s->st)) {
 				close(fd);
@@ -444,7 +453,7 @@ int fs_source_open_file(fs_source_t *s, struct stat *st)
 
 	fd = openat(s->dfd, s->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return fail_at(s, s->path, strerror(errno));
+		return fail_at(s, s->path, open_error(errno));
 	if (fstat(fd, st) != 0) {
 		close(fd);
 		return fail_at(s, s->path, strerror(errno));
