@@ -79,52 +79,44 @@ static bool is_below(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
-/* path into out (size bytes, at least 8) with bytes that would break a
- * line as \ooo. */
-static void quote_into(char *out, size_t size, const char *path)
-{
-	size_t n = 0;
-
-	for (const unsigned char *p = (const unsigned char *)path;
-	     *p != '\0' && n + 5 < size; ++p) {
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
-			n += (size_t)snprintf(out + n, 5, "\\%03o", *p);
-		else
-			out[n++] = (char)*p;
-	}
-	out[n] = '\0';
-}
-
-/* Room for a quoted path of PATH_MAX bytes and a leading '/'. */
-#define QUOTED_SIZE (4 * 4096 + 8)
-
-/* Two slots, so that two values can be printed in one line. */
-static const char *sd_quote(const char *path, int slot)
-{
-	static char buf[2][QUOTED_SIZE];
-
-	quote_into(buf[slot & 1], sizeof(buf[0]), path);
-	return buf[slot & 1];
-}
-
 /*
- * The path as printed: from the root, "/" for the root itself, quoted.
- * Three slots: 0 and 1 for values in a line, 2 for the line's own path,
- * so that a line's arguments survive the printing of its path.
+ * Paths, link targets and xattr keys are printed straight to stdout, byte
+ * by byte, with bytes that would break a line as \ooo: no buffer, so
+ * nothing is cut, however long (a directory side's paths have no bound,
+ * an image's hardly any).
  */
-static const char *shown(const char *path, int slot)
+static void put_quoted(const char *s)
 {
-	static char buf[3][QUOTED_SIZE + 1];
+	for (const unsigned char *p = (const unsigned char *)s; *p != '\0';
+	     ++p) {
+		if (*p < 0x20 || *p == 0x7f || *p == '\\')
+			printf("\\%03o", *p);
+		else
+			putchar(*p);
+	}
+}
 
-	buf[slot][0] = '/';
-	quote_into(buf[slot] + 1, QUOTED_SIZE, path);
-	return buf[slot];
+/* The path as printed: from the root, "/" for the root itself, quoted. */
+static void put_shown(const char *path)
+{
+	putchar('/');
+	put_quoted(path);
+}
+
+/* A hard link's group as printed: the first member's path, or "none". */
+static void put_link(const char *first)
+{
+	if (first != NULL)
+		put_shown(first);
+	else
+		fputs("none", stdout);
 }
 
 /* Start a difference's line with its path, and count it. */
 static void differ_begin(cmp_t *c, const char *path)
 {
-	printf("%s: ", shown(path, 2));
+	put_shown(path);
+	fputs(": ", stdout);
 	c->differences += 1;
 	if (!c->pair_differs) {
 		c->pair_differs = true;
@@ -295,19 +287,25 @@ static int compare_xattrs(cmp_t *c, const char *path)
 		else
 			o = strcmp(l[0][i].key, l[1][j].key);
 		if (o < 0) {
-			differ(c, path, "xattr %s: only in old",
-			       sd_quote(l[0][i].key, 1));
+			differ_begin(c, path);
+			fputs("xattr ", stdout);
+			put_quoted(l[0][i].key);
+			fputs(": only in old\n", stdout);
 			++i;
 		} else if (o > 0) {
-			differ(c, path, "xattr %s: only in new",
-			       sd_quote(l[1][j].key, 1));
+			differ_begin(c, path);
+			fputs("xattr ", stdout);
+			put_quoted(l[1][j].key);
+			fputs(": only in new\n", stdout);
 			++j;
 		} else {
 			if (l[0][i].size != l[1][j].size ||
 			    memcmp(l[0][i].value, l[1][j].value,
 				   l[0][i].size) != 0) {
 				differ_begin(c, path);
-				printf("xattr %s: ", sd_quote(l[0][i].key, 1));
+				fputs("xattr ", stdout);
+				put_quoted(l[0][i].key);
+				fputs(": ", stdout);
 				print_value(&l[0][i]);
 				printf(" -> ");
 				print_value(&l[1][j]);
@@ -366,18 +364,28 @@ static int compare_pair(cmp_t *c, const sqfs_entry_t *a, const sqfs_entry_t *b)
 	/* hard-link groups: each member names the group's first member,
 	 * and both sides meet the entries in one order, so two trees with
 	 * the same groups name the same first members */
-	same_link = (a->hard_link == NULL) == (b->hard_link == NULL) &&
-		    (a->hard_link == NULL || strcmp(a->hard_link, b->hard_link) == 0);
-	if (!same_link)
-		differ(c, path, "hard link to: %s -> %s",
-		       a->hard_link ? shown(a->hard_link, 0) : "none",
-		       b->hard_link ? shown(b->hard_link, 1) : "none");
+	same_link =
+	    (a->hard_link == NULL) == (b->hard_link == NULL) &&
+	    (a->hard_link == NULL || strcmp(a->hard_link, b->hard_link) == 0);
+	if (!same_link) {
+		differ_begin(c, path);
+		fputs("hard link to: ", stdout);
+		put_link(a->hard_link);
+		fputs(" -> ", stdout);
+		put_link(b->hard_link);
+		putchar('\n');
+	}
 
 	switch (type) {
 	case S_IFLNK:
-		if (strcmp(a->symlink_target, b->symlink_target) != 0)
-			differ(c, path, "link target: '%s' -> '%s'",
-			       sd_quote(a->symlink_target, 0), sd_quote(b->symlink_target, 1));
+		if (strcmp(a->symlink_target, b->symlink_target) != 0) {
+			differ_begin(c, path);
+			fputs("link target: '", stdout);
+			put_quoted(a->symlink_target);
+			fputs("' -> '", stdout);
+			put_quoted(b->symlink_target);
+			fputs("'\n", stdout);
+		}
 		break;
 	case S_IFBLK:
 	case S_IFCHR:

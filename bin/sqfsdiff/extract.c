@@ -9,6 +9,12 @@
  * O_NOFOLLOW, and files are created with O_EXCL. Names come from an image
  * listing or readdir, which never give "", "." or ".." or a '/', and are
  * checked again here all the same.
+ *
+ * What is left is complete or absent: each file is written under a
+ * temporary name beside its own and renamed to it (never replacing
+ * anything) only once all its data is written; on an error the
+ * temporary file is removed. A run that cannot make both DIR/old and
+ * DIR/new leaves neither (nor DIR, if it made DIR).
  */
 #include "config.h"
 
@@ -18,22 +24,31 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Tries at a unique temporary name before giving up. */
+#define TEMP_MAX_TRIES 100
+
 struct sd_extract {
 	const char *dir;
 	/* DIR/old and DIR/new */
 	int fd[2];
+	/* temporary names made so far, for the next one */
+	unsigned long temps;
 };
 
-static int make_dir(int at, const char *dir, const char *name, bool fresh)
+static const char *const label[2] = {"old", "new"};
+
+/* A directory on the way to a file: made, or taken as it is. */
+static int make_dir(int at, const char *dir, const char *name)
 {
 	int fd;
 
-	if (mkdirat(at, name, 0755) != 0 && (fresh || errno != EEXIST)) {
+	if (mkdirat(at, name, 0755) != 0 && errno != EEXIST) {
 		tool_error(dir, "%s: %s", name, strerror(errno));
 		return -1;
 	}
@@ -43,10 +58,29 @@ static int make_dir(int at, const char *dir, const char *name, bool fresh)
 	return fd;
 }
 
+/* Whether at/name is the object fd is open on (not a replacement). */
+static bool is_same(int at, const char *name, int fd)
+{
+	struct stat a, b;
+
+	return fstatat(at, name, &a, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* Undo a directory this run made: removed if it is still the one made
+ * (fd, when it was opened) and empty; anything else stays. */
+static void unmake_dir(int at, const char *name, int fd)
+{
+	if (fd < 0 || is_same(at, name, fd))
+		unlinkat(at, name, AT_REMOVEDIR);
+}
+
 sd_extract_t *sd_extract_open(const char *dir)
 {
 	sd_extract_t *ex = calloc(1, sizeof(*ex));
-	int top;
+	bool made_top = false, made[2] = {false, false};
+	int top = -1;
 
 	if (ex == NULL) {
 		tool_error(NULL, "out of memory");
@@ -54,26 +88,67 @@ sd_extract_t *sd_extract_open(const char *dir)
 	}
 	ex->dir = dir;
 	ex->fd[0] = ex->fd[1] = -1;
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+	if (mkdir(dir, 0755) == 0)
+		made_top = true;
+	else if (errno != EEXIST) {
 		tool_error(dir, "%s", strerror(errno));
-		free(ex);
-		return NULL;
+		goto fail;
 	}
 	top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (top < 0) {
 		tool_error(dir, "%s", strerror(errno));
-		free(ex);
-		return NULL;
+		goto fail;
 	}
-	ex->fd[0] = make_dir(top, dir, "old", true);
-	if (ex->fd[0] >= 0)
-		ex->fd[1] = make_dir(top, dir, "new", true);
+	/* both refused before either is made */
+	for (int i = 0; i < 2; ++i) {
+		struct stat st;
+
+		if (fstatat(top, label[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+			errno = EEXIST;
+		else if (errno == ENOENT)
+			continue;
+		tool_error(dir, "%s: %s", label[i], strerror(errno));
+		goto fail;
+	}
+	/* made fresh: one that appeared meanwhile is not taken over */
+	for (int i = 0; i < 2; ++i) {
+		if (mkdirat(top, label[i], 0755) != 0) {
+			tool_error(dir, "%s: %s", label[i], strerror(errno));
+			goto fail;
+		}
+		made[i] = true;
+		ex->fd[i] =
+		    openat(top, label[i],
+			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (ex->fd[i] < 0) {
+			tool_error(dir, "%s: %s", label[i], strerror(errno));
+			goto fail;
+		}
+	}
 	close(top);
-	if (ex->fd[1] < 0) {
-		sd_extract_close(ex);
-		return NULL;
-	}
 	return ex;
+fail:
+	/* a failed run leaves nothing it made: DIR/old goes again when
+	 * DIR/new cannot be made */
+	for (int i = 1; i >= 0; --i) {
+		if (made[i])
+			unmake_dir(top, label[i], ex->fd[i]);
+		if (ex->fd[i] >= 0)
+			close(ex->fd[i]);
+	}
+	if (made_top && top >= 0) {
+		/* DIR goes too if this run made it, it is still the one
+		 * made, and nothing else was put in it */
+		struct stat a, b;
+
+		if (stat(dir, &a) == 0 && fstat(top, &b) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			rmdir(dir);
+	}
+	if (top >= 0)
+		close(top);
+	free(ex);
+	return NULL;
 }
 
 void sd_extract_close(sd_extract_t *ex)
@@ -93,11 +168,51 @@ static bool name_is_safe(const char *name)
 	       strcmp(name, "..") != 0;
 }
 
+/*
+ * Create a temporary file in at, its name in name (size bytes): hidden,
+ * and named after this process so that two runs never pick one name.
+ * Returns the descriptor, or -1 with errno set and name "".
+ */
+static int open_temp(sd_extract_t *ex, int at, char *name, size_t size)
+{
+	for (int tries = 0; tries < TEMP_MAX_TRIES; ++tries) {
+		int fd;
+
+		snprintf(name, size, ".sqfsdiff-%ld-%lu.tmp", (long)getpid(),
+			 ex->temps++);
+		fd = openat(
+		    at, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			break;
+	}
+	/* errno: EEXIST after the last try, or what stopped them */
+	name[0] = '\0';
+	return -1;
+}
+
+/* Rename at/from to at/to, which must not exist. Returns 0, or -1 with
+ * errno set. */
+static int move_no_replace(int at, const char *from, const char *to)
+{
+	if (renameat2(at, from, at, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+		return -1;
+	/* the file system cannot do it: a hard link refuses an existing
+	 * target just as well */
+	if (linkat(at, from, at, to, 0) != 0)
+		return -1;
+	unlinkat(at, from, 0);
+	return 0;
+}
+
 int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 {
-	static const char *const label[2] = {"old", "new"};
 	const sqfs_entry_t *e;
-	char *path, *name, *slash;
+	char *path, *name, *slash, temp[64] = "";
 	sd_piece_t piece;
 	int at, fd = -1, ret = -1;
 
@@ -123,7 +238,7 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 			tool_error(e->path, "unsafe path; not extracted");
 			goto out;
 		}
-		next = make_dir(at, ex->dir, name, false);
+		next = make_dir(at, ex->dir, name);
 		close(at);
 		at = next;
 		if (at < 0)
@@ -133,8 +248,7 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 		tool_error(e->path, "unsafe path; not extracted");
 		goto out;
 	}
-	fd = openat(at, name,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = open_temp(ex, at, temp, sizeof(temp));
 	if (fd < 0) {
 		tool_error(ex->dir, "%s/%s: %s", label[which], e->path,
 			   strerror(errno));
@@ -161,17 +275,20 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 			   strerror(errno));
 		goto out;
 	}
-	if (close(fd) != 0) {
-		fd = -1;
+	ret = close(fd);
+	fd = -1;
+	/* complete: under its own name, which must not exist */
+	if (ret != 0 || move_no_replace(at, temp, name) != 0) {
+		ret = -1;
 		tool_error(ex->dir, "%s/%s: %s", label[which], e->path,
 			   strerror(errno));
-		goto out;
 	}
-	fd = -1;
-	ret = 0;
 out:
 	if (fd >= 0)
 		close(fd);
+	/* nothing half-written stays behind */
+	if (ret != 0 && temp[0] != '\0')
+		unlinkat(at, temp, 0);
 	if (at >= 0)
 		close(at);
 	free(path);

@@ -15,15 +15,35 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Only a directory, a regular file or a block device can be a side. */
+static bool refused(const char *path, const char *label, mode_t mode)
+{
+	if (S_ISDIR(mode) || S_ISREG(mode) || S_ISBLK(mode))
+		return false;
+	tool_error(path, "the %s side is neither an image nor a directory",
+		   label);
+	return true;
+}
+
 sd_side_t *sd_side_open(const char *path, const char *label, bool with_data,
 			unsigned int num_jobs)
 {
 	struct stat st;
 	int fd;
 
+	/* anything else (a FIFO, a socket, a character device) is refused
+	 * before it is opened: opening one may wait for a writer, fail
+	 * with a confusing ENXIO or do something to a device */
+	if (stat(path, &st) != 0) {
+		tool_error(path, "%s", strerror(errno));
+		return NULL;
+	}
+	if (refused(path, label, st.st_mode))
+		return NULL;
 	/* a directory is opened once and walked from that descriptor, so
 	 * that what was checked is what is read; O_NONBLOCK, so that a FIFO
-	 * given by mistake is refused rather than waited on for a writer */
+	 * put in its place meanwhile is refused rather than waited on for
+	 * a writer */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		tool_error(path, "%s", strerror(errno));
@@ -34,13 +54,8 @@ sd_side_t *sd_side_open(const char *path, const char *label, bool with_data,
 	if (S_ISDIR(st.st_mode))
 		return sd_dir_side_open(path, fd);
 	close(fd);
-	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		tool_error(path,
-			   "the %s side is neither an image nor a "
-			   "directory",
-			   label);
+	if (refused(path, label, st.st_mode))
 		return NULL;
-	}
 	return sd_image_side_open(path, with_data, num_jobs);
 }
 

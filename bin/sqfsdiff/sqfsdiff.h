@@ -119,7 +119,8 @@ int sd_compare(const sd_options_t *opt, sd_side_t *old_side,
 
 /*
  * -e: the files written for differences go below DIR/old and DIR/new,
- * which must not exist yet (DIR is made if it is missing).
+ * which must not exist yet (DIR is made if it is missing); when they
+ * cannot both be made, sd_extract_open leaves nothing it made.
  */
 typedef struct sd_extract sd_extract_t;
 
@@ -127,7 +128,8 @@ sd_extract_t *sd_extract_open(const char *dir);
 void sd_extract_close(sd_extract_t *ex);
 
 /* Write the head entry of side (a regular file) to DIR/old/PATH (which
- * 0) or DIR/new/PATH (which 1). Returns 0 or -1 (printed). */
+ * 0) or DIR/new/PATH (which 1), whole or not at all. Returns 0 or -1
+ * (printed). */
 int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which);
 
 #endif /* SQFSDIFF_H */

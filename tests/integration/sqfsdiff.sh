@@ -8,7 +8,9 @@
 # compressors and block sizes. Each must print exactly the expected lines
 # and exit 1; the flag that hides the difference must make it exit 0.
 # Then equal trees (images from two writers, basic and extended inodes),
-# -I, -S, -e, -j, bad input and damaged images (exit 2, no verdict).
+# -I, -S, -e (and what it leaves when it fails), -j, paths longer than
+# 16 KiB, bad input (FIFOs, sockets, devices as sides) and damaged images
+# (exit 2, no verdict).
 . "$(dirname "$0")/lib.sh"
 
 SD=${SD:-$abs_top_builddir/sqfsdiff}
@@ -342,6 +344,126 @@ check "-e into a folder used before: says why" grep -q 'old: File exists' \
 check "-e into a folder used before: no verdict" \
 	test ! -s "$WORK/sd.out"
 
+# -e refuses before it makes anything: DIR/new there (DIR/old not) is
+# refused as DIR/old is, and neither is made
+for there in new old; do
+	rm -rf "$WORK/x"
+	mkdir "$WORK/x"
+	: >"$WORK/x/$there"
+	sd -e "$WORK/x" -a "$BASE" -b "$M"
+	what="-e, DIR/$there there already"
+	expect_eq "$what: exit status" "$RC" 2
+	check "$what: says why" grep -q "x: $there: File exists" "$WORK/sd.err"
+	check "$what: no verdict" test ! -s "$WORK/sd.out"
+	expect_eq "$what: nothing made" "$(ls -A "$WORK/x" | xargs)" "$there"
+done
+
+# DIR/new that cannot be made after DIR/old was (mkdir_race_shim.c,
+# preloaded: another program makes DIR/new between sqfsdiff's check and
+# its mkdir, or the mkdir fails): DIR/old goes again, and so does DIR if
+# this run made it; a DIR/old someone put a file into meanwhile stays.
+RACE_SHIM=$abs_top_builddir/tests/integration/.libs/mkdir_race_shim.so
+# race VAR=VALUE...: sd with the shim and these settings
+race() {
+	# the shim comes before the ASan runtime in the list of libraries
+	env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		LD_PRELOAD="$RACE_SHIM" "$@" \
+		"$SD" -e "$WORK/x" -a "$BASE" -b "$M" >"$WORK/sd.out" 2>"$WORK/sd.err"
+	RC=$?
+}
+if [ -f "$RACE_SHIM" ]; then
+	rm -rf "$WORK/x"
+	race MKDIR_RACE_NAME=new
+	what="-e, DIR/new made by another program meanwhile"
+	expect_eq "$what: exit status" "$RC" 2
+	check "$what: says why" grep -q "x: new: File exists" "$WORK/sd.err"
+	check "$what: no verdict" test ! -s "$WORK/sd.out"
+	expect_eq "$what: DIR/old made and removed again, the other's DIR/new kept" \
+		"$(ls -A "$WORK/x" | xargs)" "new"
+	check "$what: DIR/new still the other's file" test -f "$WORK/x/new"
+
+	rm -rf "$WORK/x"
+	race MKDIR_RACE_NAME=new MKDIR_RACE_FILL=theirs
+	what="-e, DIR/new made and DIR/old filled by another program"
+	expect_eq "$what: exit status" "$RC" 2
+	check "$what: DIR/old not empty, kept" test -f "$WORK/x/old/theirs"
+
+	rm -rf "$WORK/x"
+	race MKDIR_FAIL_NAME=new
+	what="-e, DIR/new cannot be made, DIR made by this run"
+	expect_eq "$what: exit status" "$RC" 2
+	check "$what: says why" grep -q "x: new: No space left" "$WORK/sd.err"
+	check "$what: nothing left, not even DIR" test ! -e "$WORK/x"
+
+	mkdir "$WORK/x"
+	race MKDIR_FAIL_NAME=new
+	what="-e, DIR/new cannot be made, DIR there before"
+	expect_eq "$what: exit status" "$RC" 2
+	expect_eq "$what: DIR kept, empty" "$(ls -A "$WORK/x" | xargs)" ""
+	rm -rf "$WORK/x"
+else
+	fail "no $RACE_SHIM (make check builds it)"
+fi
+
+# -e and a file that cannot be read to its end (its second block damaged
+# in an image) or written to its end (a file size limit): what is left
+# in DIR/old and DIR/new is complete or absent, and no temporary file is
+# left either.
+D=$WORK/ex-fail
+mkdir -p "$D/t"
+cp "$BASE/a/b/big" "$D/t/big"
+cp -a "$D/t" "$D/u"
+printf X | dd of="$D/u/big" bs=1 seek=5 conv=notrunc 2>/dev/null
+pack "$D/u" "$D/u.sqfs" -c gzip
+"$abs_top_builddir/rdsquashfs" -s /big "$D/u.sqfs" >"$D/stat"
+start=$(sed -n 's/^Blocks start: //p' "$D/stat")
+b0=$(sed -n 's/^	Block #0 size: \([0-9]*\) .*/\1/p' "$D/stat")
+b1=$(sed -n 's/^	Block #1 size: \([0-9]*\) .*/\1/p' "$D/stat")
+[ -n "$start" ] && [ -n "$b0" ] && [ -n "$b1" ] ||
+	hard_error "no block list for /big: $(cat "$D/stat")"
+# every byte of the second block complemented
+"$PYTHON" -c 'import sys
+f = open(sys.argv[1], "r+b"); off, n = int(sys.argv[2]), int(sys.argv[3])
+f.seek(off); b = bytes(x ^ 0xFF for x in f.read(n)); f.seek(off); f.write(b)' \
+	"$D/u.sqfs" $((start + b0)) "$b1"
+for pair in "$D/t $D/u.sqfs" "$D/u.sqfs $D/t"; do
+	set -- $pair
+	side=new
+	[ "$1" = "$D/u.sqfs" ] && side=old
+	what="-e, the $side side's file damaged in its second block"
+	rm -rf "$D/x"
+	sd -e "$D/x" -a "$1" -b "$2"
+	expect_eq "$what: exit status" "$RC" 2
+	check "$what: the image named" grep -q "sqfsdiff: $D/u.sqfs: " \
+		"$WORK/sd.err"
+	check "$what: the difference found in the first block" \
+		grep -q '^/big: contents differ from byte 5$' "$WORK/sd.out"
+	if [ "$1" = "$D/t" ]; then
+		check "$what: the old version written whole" \
+			cmp -s "$D/x/old/big" "$D/t/big"
+		expected="./old/big "
+	else
+		expected=
+	fi
+	expect_eq "$what: no partial or temporary file" \
+		"$(cd "$D/x" && find . -type f | sort | tr '\n' ' ')" "$expected"
+done
+# 100 blocks of 512 bytes: less than a third of big; SIGXFSZ ignored, so
+# that the write fails with EFBIG rather than killing the tool
+rm -rf "$D/x"
+(
+	trap '' XFSZ
+	ulimit -f 100
+	exec "$SD" -e "$D/x" -a "$D/t" -b "$D/u"
+) >"$WORK/sd.out" 2>"$WORK/sd.err"
+RC=$?
+what="-e, a write that fails in the middle of a file"
+expect_eq "$what: exit status" "$RC" 2
+check "$what: says why" grep -q "x: old/big: File too large" "$WORK/sd.err"
+expect_eq "$what: no partial or temporary file" \
+	"$(cd "$D/x" && find . -type f | xargs)" ""
+rm -rf "$D"
+
 # Holes: a 64 GiB file of holes with a few bytes of data is compared in
 # pieces of holes, not byte by byte (a timeout would catch a reader that
 # reads them), whichever side it is on; a byte written into a hole is
@@ -386,6 +508,87 @@ expect_eq "holes, -e: written sparse (at most 1 MiB of 64 GiB on disk)" \
 	"$(du -k "$WORK/hx/old/huge" "$WORK/hx/new/huge" |
 		awk '{ n += ($1 <= 1024) } END { print n }')" 2
 
+# ------------------------------------------------------------ long paths
+
+# Paths of 20 KB (80 directories of 250-byte names: more than PATH_MAX,
+# so made and read one directory at a time), differing deep down in a
+# file's contents, a file added, a hard link made and a symlink's target
+# of 4095 control bytes (16 KB printed): every line names the whole path
+# and prints whole values, whichever kind each side is. -e writes there.
+L=$WORK/long
+"$PYTHON" - "$L" <<'PYEOF' || hard_error "cannot make the long paths"
+import os, sys
+top = sys.argv[1]
+names = ["%03d" % i * 83 + "x" for i in range(80)]
+long = "/".join(names)
+for side in ("old", "new"):
+    os.makedirs(os.path.join(top, side))
+    fd = os.open(os.path.join(top, side), os.O_RDONLY)
+    for n in names:
+        os.mkdir(n, dir_fd=fd)
+        nfd = os.open(n, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = nfd
+    def put(name, data):
+        f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644,
+                    dir_fd=fd)
+        os.write(f, data)
+        os.close(f)
+    if side == "old":
+        put("f", b"old\n")
+        put("g", b"same\n")
+        os.symlink("\x01" * 4095, "s", dir_fd=fd)
+    else:
+        put("a", b"same\n")
+        put("f", b"new\n")
+        os.link("a", "g", src_dir_fd=fd, dst_dir_fd=fd)
+        os.symlink("\x01" * 4094 + "x", "s", dir_fd=fd)
+    os.close(fd)
+with open(os.path.join(top, "expected"), "w") as out:
+    out.write("/%s/a: only in new (regular file)\n" % long)
+    out.write("/%s/f: contents differ from byte 0\n" % long)
+    out.write("/%s/g: hard link to: none -> /%s/a\n" % (long, long))
+    out.write("/%s/s: link target: '%s' -> '%s'\n" %
+              (long, "\\001" * 4095, "\\001" * 4094 + "x"))
+PYEOF
+# the files -e wrote, read back one directory at a time
+cat >"$L/readback.py" <<'PYEOF'
+import os, sys
+got = []
+for side, name in (("old", "f"), ("new", "a"), ("new", "f")):
+    fd = os.open(os.path.join(sys.argv[1], side), os.O_RDONLY)
+    try:
+        for i in range(80):
+            nfd = os.open("%03d" % i * 83 + "x", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+        f = os.open(name, os.O_RDONLY, dir_fd=fd)
+        got.append("%s/%s=%s" % (side, name, os.read(f, 100).decode().strip()))
+        os.close(f)
+    except OSError as e:
+        got.append("%s/%s: %s" % (side, name, e.strerror))
+    os.close(fd)
+print(" ".join(got))
+PYEOF
+pack "$L/old" "$L/old.sqfs" -c gzip
+pack "$L/new" "$L/new.sqfs" -c gzip
+for pair in "$L/old $L/new" "$L/old.sqfs $L/new" "$L/old $L/new.sqfs"; do
+	set -- $pair
+	what="paths of 20 KB ($(basename "$1") vs $(basename "$2"))"
+	rm -rf "$L/x"
+	sd -e "$L/x" -a "$1" -b "$2"
+	expect_eq "$what: exit status" "$RC" 1
+	sed '$d' "$WORK/sd.out" >"$L/got"
+	expect_eq "$what: line lengths" "$(awk '{ print length }' "$L/got" | xargs)" \
+		"$(awk '{ print length }' "$L/expected" | xargs)"
+	check "$what: whole paths and values" cmp -s "$L/got" "$L/expected"
+	check "$what: nothing on stderr" test ! -s "$WORK/sd.err"
+	expect_eq "$what: -e wrote the whole paths" \
+		"$("$PYTHON" "$L/readback.py" "$L/x")" \
+		"old/f=old new/a=same new/f=new"
+done
+rm -rf "$L"
+
 # ------------------------------------------------------------ bad input
 
 sd -a "$WORK/missing" -b "$BASE"
@@ -406,8 +609,29 @@ sd --bogus -a "$BASE" -b "$BASE"
 expect_eq "an unknown option: exit status" "$RC" 2
 sd -j 0 -a "$BASE" -b "$BASE"
 expect_eq "-j 0: exit status" "$RC" 2
-sd -a /dev/null -b "$BASE"
-expect_eq "a character device as a side: exit status" "$RC" 2
+# Neither an image nor a directory: a FIFO (which an open for reading
+# would wait on for a writer: a timeout catches a tool that waits), a
+# socket, a character device; refused at once, as either side, with the
+# reason.
+mkfifo "$WORK/fifo"
+for kind in "a named pipe:$WORK/fifo" "a socket:$BASE/sock" \
+	"a character device:/dev/null"; do
+	path=${kind#*:}
+	for which in old new; do
+		what="${kind%%:*} as the $which side"
+		if [ "$which" = old ]; then
+			set -- -a "$path" -b "$BASE"
+		else
+			set -- -a "$BASE" -b "$path"
+		fi
+		timeout 10 "$SD" "$@" >"$WORK/sd.out" 2>"$WORK/sd.err"
+		expect_eq "$what: exit status" "$?" 2
+		check "$what: says why" grep -qx \
+			"sqfsdiff: $path: the $which side is neither an image nor a directory" \
+			"$WORK/sd.err"
+		check "$what: no verdict" test ! -s "$WORK/sd.out"
+	done
+done
 sd --help
 expect_eq "--help: exit status" "$RC" 0
 sd --version
