@@ -20,6 +20,7 @@
 
 #include "sqfsdiff.h"
 #include "common/print.h"
+#include "sqfs/path.h"
 #include "common/write_all.h"
 
 #include <errno.h>
@@ -162,12 +163,6 @@ void sd_extract_close(sd_extract_t *ex)
 	free(ex);
 }
 
-static bool name_is_safe(const char *name)
-{
-	return name[0] != '\0' && strcmp(name, ".") != 0 &&
-	       strcmp(name, "..") != 0;
-}
-
 /*
  * Create a temporary file in at, its name in name (size bytes): hidden,
  * and named after this process so that two runs never pick one name.
@@ -234,7 +229,7 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 		int next;
 
 		*slash = '\0';
-		if (!name_is_safe(name)) {
+		if (!sqfs_name_is_valid(name, strlen(name))) {
 			tool_error(e->path, "unsafe path; not extracted");
 			goto out;
 		}
@@ -244,7 +239,7 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 		if (at < 0)
 			goto out;
 	}
-	if (!name_is_safe(name)) {
+	if (!sqfs_name_is_valid(name, strlen(name))) {
 		tool_error(e->path, "unsafe path; not extracted");
 		goto out;
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *tool_name = "squashforge";
 static void (*message_hook)(void *user);
@@ -35,21 +36,41 @@ void tool_set_message_hook(void (*hook)(void *user), void *user)
 static void vmessage(const char *what, const char *fmt, va_list ap)
 {
 	/* one write per line, so that output of several processes does
-	 * not interleave within a line */
-	char line[1024];
-	int n;
+	 * not interleave within a line; as long as it takes (a path may be
+	 * longer than any fixed buffer), cut only if memory runs out */
+	char small[1024], *line = small;
+	size_t size = sizeof(small), n;
+	va_list copy;
+	int len;
 
 	if (message_hook != NULL)
 		message_hook(message_hook_user);
 
-	n = snprintf(line, sizeof(line), "%s: ", tool_name);
+	va_copy(copy, ap);
+	len = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	n = strlen(tool_name) + 2 + (what != NULL ? strlen(what) + 2 : 0) +
+	    (len > 0 ? (size_t)len : 0) + 2;
+	if (n > size) {
+		char *big = malloc(n);
 
-	if (n >= 0 && (size_t)n < sizeof(line) && what != NULL)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s: ", what);
-	if (n >= 0 && (size_t)n < sizeof(line))
-		vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+		if (big != NULL) {
+			line = big;
+			size = n;
+		}
+	}
+	len = snprintf(line, size, "%s: ", tool_name);
+	n = len > 0 ? (size_t)len : 0;
+	if (n < size && what != NULL) {
+		len = snprintf(line + n, size - n, "%s: ", what);
+		n += len > 0 ? (size_t)len : 0;
+	}
+	if (n < size)
+		vsnprintf(line + n, size - n, fmt, ap);
 	fprintf(stderr, "%s\n", line);
 	fflush(stderr);
+	if (line != small)
+		free(line);
 }
 
 void tool_error(const char *what, const char *fmt, ...)

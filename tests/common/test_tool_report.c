@@ -12,12 +12,14 @@
 
 #include "common/compressor_cli.h"
 #include "common/cpus.h"
+#include "common/print.h"
 #include "common/progress.h"
 #include "common/stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 static char *capture(void (*fn)(FILE *, const void *), const void *arg)
@@ -52,6 +54,44 @@ static void print_list(FILE *fp, const void *arg)
 static void print_options(FILE *fp, const void *arg)
 {
 	comp_cli_print_options(fp, *(const int *)arg);
+}
+
+/* A message is never cut, however long the path it names (a tree can
+ * hold paths far longer than PATH_MAX). */
+static void test_long_message(void **state)
+{
+	size_t len = 20000, size;
+	char *path = malloc(len + 1), *want, *got;
+	FILE *fp = tmpfile();
+	int saved = dup(STDERR_FILENO);
+
+	(void)state;
+	assert_non_null(path);
+	assert_non_null(fp);
+	for (size_t i = 0; i < len; ++i)
+		path[i] = (char)(i % 100 == 99 ? '/' : 'a' + i % 26);
+	path[len] = '\0';
+	tool_set_name("test");
+	fflush(stderr);
+	assert_true(dup2(fileno(fp), STDERR_FILENO) >= 0);
+	tool_error(path, "%s: the end", path);
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+
+	size = (size_t)ftell(fp);
+	want = malloc(2 * len + 64);
+	got = calloc(1, size + 1);
+	assert_non_null(want);
+	assert_non_null(got);
+	snprintf(want, 2 * len + 64, "test: %s: %s: the end\n", path, path);
+	rewind(fp);
+	assert_int_equal(fread(got, 1, size, fp), size);
+	assert_string_equal(got, want);
+	fclose(fp);
+	free(want);
+	free(got);
+	free(path);
 }
 
 static void test_stats(void **state)
@@ -172,6 +212,7 @@ static void test_cpus(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_long_message),
 	    cmocka_unit_test(test_stats),
 	    cmocka_unit_test(test_format_bytes),
 	    cmocka_unit_test(test_progress_disabled),
