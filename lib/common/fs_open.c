@@ -150,7 +150,8 @@ int fs_chain_parent(fs_chain_t *c, const char *path, const char **name,
 
 bool fs_id_matches(const fs_id_t *id, const struct stat *st)
 {
-	return id->dev == (uint64_t)st->st_dev && id->ino == (uint64_t)st->st_ino;
+	return id->dev == (uint64_t)st->st_dev &&
+	       id->ino == (uint64_t)st->st_ino;
 }
 
 fs_id_t fs_id_of(const struct stat *st)
@@ -172,8 +173,10 @@ int fs_chain_open(fs_chain_t *c, const char *path, int flags, const fs_id_t *id,
 	dirfd = fs_chain_parent(c, path, &name, err);
 	if (dirfd < 0)
 		return -1;
+	/* O_NONBLOCK for the opening only: a FIFO put in the file's place
+	 * would block it until a writer came; it is refused just below */
 	fd = openat(dirfd, name != NULL ? name : ".",
-		    flags | O_NOFOLLOW | O_CLOEXEC);
+		    flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		/* a symlink where the walk saw something else */
 		*err = errno == ELOOP && id != NULL ? FS_ERR_REPLACED : errno;
@@ -189,7 +192,21 @@ int fs_chain_open(fs_chain_t *c, const char *path, int flags, const fs_id_t *id,
 		close(fd);
 		return -1;
 	}
+	if (!(flags & (O_NONBLOCK | O_PATH)) && fs_clear_nonblock(fd) != 0) {
+		*err = errno;
+		close(fd);
+		return -1;
+	}
 	return fd;
+}
+
+int fs_clear_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 }
 
 int fs_stat_checked(int dirfd, const char *name, const fs_id_t *id,

@@ -12,10 +12,12 @@
  * - the object opened must be the one the walk saw (same device and inode
  *   number, from fstat on the descriptor opened), or nothing is read;
  * - data and xattrs are read from that descriptor only. Objects that
- *   cannot be opened safely (symlinks, devices, FIFOs, sockets) are
- *   reached by their one name in the checked directory holding them,
- *   with the l* calls that do not follow it, and checked before and
- *   after (fs_xattrs.h).
+ *   cannot be opened for reading safely (symlinks, devices, FIFOs,
+ *   sockets) are opened with O_PATH and O_NOFOLLOW, which neither
+ *   follows nor opens them for I/O, checked, and their xattrs read
+ *   through that descriptor (fs_xattrs.h);
+ * - files are opened with O_NONBLOCK, so that a FIFO swapped in for one
+ *   cannot block the tool before it is refused.
  *
  * Metadata goes through the C library's wrappers (fstat, fstatat), so
  * that fakeroot and pseudo see and fake it.
@@ -79,10 +81,15 @@ int fs_chain_parent(fs_chain_t *c, const char *path, const char **name,
  * Open path (as above) with flags (O_NOFOLLOW and O_CLOEXEC are added)
  * and check that it is id: the descriptor (the caller's), with its fstat
  * in *st if st is not NULL, or -1 with *err an errno value or
- * FS_ERR_REPLACED.
+ * FS_ERR_REPLACED. It is opened with O_NONBLOCK, so that a FIFO swapped
+ * in for a file cannot block the opening, and O_NONBLOCK is taken off
+ * again after the check unless flags has it.
  */
 int fs_chain_open(fs_chain_t *c, const char *path, int flags, const fs_id_t *id,
 		  struct stat *st, int *err);
+
+/* Take O_NONBLOCK off the descriptor: 0, or -1 with errno set. */
+int fs_clear_nonblock(int fd);
 
 /*
  * The lstat of name in the directory at dirfd, checked to be id: 0, or -1

@@ -451,7 +451,10 @@ int fs_source_open_file(fs_source_t *s, struct stat *st)
 	fs_id_t id = fs_id_of(&s->st);
 	int fd;
 
-	fd = openat(s->dfd, s->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO swapped in for the file must not block the
+	 * opening; it is refused just below, and the flag taken off */
+	fd = openat(s->dfd, s->name,
+		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return fail_at(s, s->path, open_error(errno));
 	if (fstat(fd, st) != 0) {
@@ -461,6 +464,10 @@ int fs_source_open_file(fs_source_t *s, struct stat *st)
 	if (!fs_id_matches(&id, st)) {
 		close(fd);
 		return fail_at(s, s->path, fs_err_string(FS_ERR_REPLACED));
+	}
+	if (fs_clear_nonblock(fd) != 0) {
+		close(fd);
+		return fail_at(s, s->path, strerror(errno));
 	}
 	return fd;
 }

@@ -2,12 +2,17 @@
 /*
  * fs_xattrs.c - reading an entry's extended attributes from disk.
  *
- * There is no llistxattrat: an object that cannot be opened is named as
- * /proc/self/fd/D/NAME, where D is the checked directory holding it. The
- * kernel resolves the magic link to that very directory, whatever became
- * of its path, and NAME is looked up in it alone; the l* calls do not
- * follow NAME if it is a symlink. The object is checked to be the one
- * the walk saw before and after, so a swap in between is noticed.
+ * There is no llistxattrat: an object that cannot be opened for reading
+ * (a symlink, a device, a FIFO, a socket) is opened with O_PATH and
+ * O_NOFOLLOW, which gives a descriptor of the object itself (a symlink's
+ * own, not its target's) without opening it for I/O, checked to be the
+ * one the walk saw, and named as /proc/self/fd/N. The kernel resolves
+ * that magic link to the very object open at N, whatever became of its
+ * name since, and goes no further (a symlink reached so is not followed),
+ * so the calls that follow a path read the object checked. Checking the
+ * name before and after reading by it would not do: the name swapped for
+ * a hard link to another object and back in between (A-B-A) would pass
+ * both checks with the other object's xattrs read.
  *
  * Sizes are asked first and the buffers sized to fit: a list or a value
  * that grows in between is read again (ERANGE).
@@ -18,28 +23,33 @@
 #include "common/print.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
-/* How to list and get: through a descriptor, or a path not followed. */
+/* How to list and get: through a descriptor, or the magic link of one. */
 typedef struct {
 	int fd;
 	const char *where;
 } target_t;
 
+/* where is the magic link of an O_PATH descriptor: followed, it is the
+ * object open there, never further */
 static ssize_t do_list(const target_t *t, char *buf, size_t size)
 {
-	return t->where != NULL ? llistxattr(t->where, buf, size)
+	return t->where != NULL ? listxattr(t->where, buf, size)
 				: flistxattr(t->fd, buf, size);
 }
 
 static ssize_t do_get(const target_t *t, const char *key, void *buf,
 		      size_t size)
 {
-	return t->where != NULL ? lgetxattr(t->where, key, buf, size)
+	return t->where != NULL ? getxattr(t->where, key, buf, size)
 				: fgetxattr(t->fd, key, buf, size);
 }
 
@@ -209,25 +219,31 @@ int fs_xattrs_read_fd(int fd, const char *path, bool warn_skipped,
 int fs_xattrs_read_at(int dirfd, const char *name, const fs_id_t *id,
 		      const char *path, bool warn_skipped, fs_xattrs_t *x)
 {
-	char where[64 + 256 + 2];
+	char where[64];
 	struct stat st;
 	target_t t = {-1, where};
-	int err = 0;
+	int fd, ret;
 
 	memset(x, 0, sizeof(*x));
 	if (strchr(name, '/') != NULL || strlen(name) > 256) {
 		tool_error(shown(path), "xattrs: not a single name");
 		return -1;
 	}
-	snprintf(where, sizeof(where), "/proc/self/fd/%d/%s", dirfd, name);
-	if (fs_stat_checked(dirfd, name, id, &st, &err) != 0 ||
-	    read_all(&t, path, warn_skipped, x) != 0)
-		goto fail;
-	if (fs_stat_checked(dirfd, name, id, &st, &err) != 0)
-		goto fail;
-	return 0;
-fail:
-	if (err != 0)
-		tool_error(shown(path), "%s", fs_err_string(err));
-	return -1;
+	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		tool_error(shown(path), "%s", fs_err_string(errno));
+		return -1;
+	}
+	ret = fstat(fd, &st) != 0	? errno
+	      : !fs_id_matches(id, &st) ? FS_ERR_REPLACED
+					: 0;
+	if (ret != 0) {
+		close(fd);
+		tool_error(shown(path), "%s", fs_err_string(ret));
+		return -1;
+	}
+	snprintf(where, sizeof(where), "/proc/self/fd/%d", fd);
+	ret = read_all(&t, path, warn_skipped, x);
+	close(fd);
+	return ret;
 }

@@ -9,8 +9,8 @@
  * out. They are read only from an object a walk saw and checked
  * (fs_open.h): through its open descriptor, or, for what cannot be opened
  * safely (a symlink, a device, a FIFO, a socket), by its one name in the
- * checked directory holding it, with the calls that do not follow a
- * symlink, the object checked before and after. A symlink's own
+ * checked directory holding it, opened with O_PATH and without following
+ * a symlink, checked, and read through that descriptor. A symlink's own
  * attributes are read, never its target's.
  */
 #ifndef COMMON_FS_XATTRS_H
@@ -42,8 +42,9 @@ int fs_xattrs_read_fd(int fd, const char *path, bool warn_skipped,
 
 /*
  * The same for name (one component) in the checked directory at dirfd,
- * which must be the object id before and after the attributes are read
- * ("was replaced since it was scanned" otherwise).
+ * which must be the object id ("was replaced since it was scanned"
+ * otherwise); the attributes are read from the object checked, whatever
+ * happens to the name meanwhile.
  */
 int fs_xattrs_read_at(int dirfd, const char *name, const fs_id_t *id,
 		      const char *path, bool warn_skipped, fs_xattrs_t *x);
