@@ -57,8 +57,11 @@ static int open_dir(int dirfd, const char *name, size_t len, int *err)
 	memcpy(buf, name, len);
 	buf[len] = '\0';
 	fd = openat(dirfd, buf, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* a symlink (never followed) or another object where the walk saw
+	 * a directory on the way */
 	if (fd < 0)
-		*err = errno;
+		*err = errno == ENOTDIR || errno == ELOOP ? FS_ERR_REPLACED
+							  : errno;
 	return fd;
 }
 

@@ -289,12 +289,12 @@ make_leak_image
 printf 'glob /g * * * loc\n' >"$WORK/glob.list"
 printf 'glob /g * * * -name keep.txt loc\n' >"$WORK/glob_keep.list"
 
-SYMLINK_IN_WAY='a symlink is in the way'
-# a symlink where a directory on the way was: O_DIRECTORY says so
-NOT_DIR='(a symlink is in the way|Not a directory)'
-# sqfsdiff's walk says what the C library says of O_NOFOLLOW
-SYMLINK_LOOP='(a symlink is in the way|Too many levels of symbolic links)'
 REPLACED='was replaced since it was scanned'
+# a symlink where the walk saw a file or a directory: not the object it
+# saw; a symlink on the way to one: never followed
+SYMLINK_IN_WAY="(a symlink is in the way|$REPLACED)"
+NOT_DIR="(a symlink is in the way|Not a directory|$REPLACED)"
+SYMLINK_LOOP="(a symlink is in the way|$REPLACED)"
 
 # ------------------------------------------------------------ --pack-dir
 
@@ -523,7 +523,7 @@ sd_fails "sqfsdiff: directory -> symlink before the walk enters it" \
 	"racedir: $NOT_DIR"
 R_KIND=rename
 sd_fails "sqfsdiff: directory -> another directory before the walk enters it" \
-	"racedir: was replaced while it was read"
+	"racedir: $REPLACED"
 
 # the directory swapped once the walk is in it (at the lstat of its first
 # entry): harmless, the walk goes on in the directory it entered, and
