@@ -662,6 +662,47 @@ check "sort: the flags change only the layout, not the files" \
 	cmp_tree "dir:$S/src" "dir:$S/back" --ignore-root --no-owner \
 	--no-mtime --no-mode
 
+# exact names and globs mixed: the first matching line wins, whether the
+# exact name comes before or after a glob that matches too, and the first
+# of two lines of the same name. Every file is a block and a tail (-b
+# 4096), so the order its first block lands in is the order of packing.
+M=$S/mixed
+mkdir -p "$M/m" "$M/n" "$M/o/e"
+for f in m/a m/b n/b n/c n/d o/e/f top; do
+	"$PYTHON" -c 'import sys
+sys.stdout.write(("".join("%s line %d\n" % (sys.argv[1], i)
+                          for i in range(1000)))[:5000])' "$f" >"$M/$f"
+done
+cat >"$S/mixed.txt" <<'EOT'
+10 [glob,dont_fragment] m/*
+-10 [dont_compress] m/a
+-20 n/b
+5 [glob] n/*
+-30 n/c
+-40 [dont_fragment] top
+-50 top
+-5 [glob_no_path] o*f
+-60 o/e/f
+EOT
+gs -q -b 4096 -S "$S/mixed.txt" -D "$M" "$WORK/mixed.sqfs"
+expect_eq "sort, exact and glob lines: exit status" "$RC" 0
+for f in m/a m/b n/b n/c n/d o/e/f top; do
+	printf '%s %s\n' "$("$RDSQUASHFS" -s "/$f" "$WORK/mixed.sqfs" |
+		sed -n 's/^Blocks start: //p')" "$f"
+done | sort -n | awk '{print $2}' | xargs >"$WORK/mixed.order"
+expect_eq "sort, exact and glob lines: the order of the first match" \
+	"$(cat "$WORK/mixed.order")" "top n/b o/e/f n/c n/d m/a m/b"
+frag() {
+	"$RDSQUASHFS" -s "/$1" "$WORK/mixed.sqfs" |
+		sed -n 's/^Fragment index: //p'
+}
+expect_eq "sort, exact and glob lines: the flags of the first match" \
+	"$(frag m/a) $(frag m/b) $(frag top)" "0xFFFFFFFF 0xFFFFFFFF 0xFFFFFFFF"
+check "sort, exact and glob lines: no flags from a later line" \
+	test "$(frag n/b)" != 0xFFFFFFFF
+check "sort, exact and glob lines: m/a compressed (the glob wins)" \
+	sh -c "'$RDSQUASHFS' -s /m/a '$WORK/mixed.sqfs' | grep 'Block #0' | grep -q '(compressed)'"
+
 bad_sort() { # NAME LINE-TEXT MESSAGE-REGEX
 	rm -f "$WORK/bad.sqfs"
 	printf '# a comment\n%s\n' "$2" >"$S/bad.txt"
