@@ -21,7 +21,8 @@
 #    tree with every file's hash) and sqfsdiff against the unpacked tree,
 #    for each gzip image;
 #  - gensquashfs --pack-dir (-k -x) on each archive extracted by GNU tar,
-#    and gensquashfs -F on the rdsquashfs -d listing of each image;
+#    and gensquashfs -F on the rdsquashfs -d listing of each image, also
+#    without its dir lines (every directory implicit);
 #  - with -C, the corpus tarballs (small.tar, made by the shared
 #    make-corpus.sh) through tar2sqfs with each compressor, and extracted
 #    through gensquashfs.
@@ -135,6 +136,12 @@ for c in $cases; do
 		-c xz -D "$work/tree/$c" "$out/g.sqfs"
 	run "gensquashfs-F/$c" "$out/g.sqfs" "$bin/gensquashfs" -q -c zstd \
 		-F "$out/$c.list" -D / "$out/g.sqfs"
+	# the same without its dir lines: every directory, the root
+	# included, implicit
+	grep -v '^dir ' "$out/$c.list" >"$out/$c.nodirs"
+	run "gensquashfs-F-nodirs/$c" "$out/g.sqfs" "$bin/gensquashfs" -q \
+		-c gzip -d uid=3,gid=4,mode=0711,mtime=5 \
+		-F "$out/$c.nodirs" -D / "$out/g.sqfs"
 done
 
 for c in mix types; do

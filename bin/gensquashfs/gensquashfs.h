@@ -113,6 +113,17 @@ typedef struct {
 	bool from_listing;
 	/* a listing entry that keeps st's mtime (glob -keeptime) */
 	bool keep_time;
+	/* its mode (a directory's), owner and time are the --defaults
+	 * ones, not st's: the root of --pack-dir, and implicit entries */
+	bool default_attrs;
+	/* a directory no line of a listing gives but one implies (a parent
+	 * of an entry, a glob's directory, the root): it is made with the
+	 * --defaults attributes, as the writer would make it, but as an
+	 * entry of its own, which --selinux and --xattr-file can label.
+	 * The listing puts these last; the packer adds each just before the
+	 * first entry below it, so that the image is the one the writer's
+	 * implicit directories would give, and the root after the rest. */
+	bool implicit;
 } gs_entry_t;
 
 /* gs_entry_t.root of an entry no walk saw. */
@@ -216,8 +227,10 @@ void gs_entries_free(gs_entries_t *e);
 
 /*
  * Read the listing (pack file) name into out, checking every line; input
- * files are looked up relative to input_dir. Returns 0, or -1 after
- * printing "FILE:LINE: why".
+ * files are looked up relative to input_dir. The directories the lines
+ * imply but do not give (and the root, if no line gives it) follow the
+ * entries as implicit ones. Returns 0, or -1 after printing
+ * "FILE:LINE: why".
  */
 int gs_read_listing(const char *name, int input_dir, gs_entries_t *out);
 

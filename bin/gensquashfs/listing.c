@@ -39,6 +39,12 @@ typedef struct {
 	int input_dir;
 	/* the entry of each path, to find a second entry for a path */
 	gs_path_index_t index;
+	/* the directories the lines so far imply (parents of entries, and
+	 * the directories of globs) but none gives: each an implicit entry,
+	 * put after the others at the end; one that a line gives later is
+	 * dropped (its implicit flag cleared) */
+	gs_entries_t implied;
+	gs_path_index_t implied_index;
 } listing_t;
 
 static int bad(listing_t *l, const char *fmt, ...)
@@ -138,15 +144,141 @@ static gs_entry_t *new_entry(listing_t *l, const char *path)
 	return ent;
 }
 
+/* ---- what the lines so far made of a path ------------------------------ */
+
+typedef enum {
+	PATH_NONE,
+	/* a line gives it: out->list[*index] */
+	PATH_GIVEN,
+	/* a directory the lines imply: implied.list[*index] */
+	PATH_IMPLIED,
+} path_kind_t;
+
+static int path_kind(listing_t *l, const char *path, path_kind_t *kind,
+		     size_t *index)
+{
+	size_t *slot;
+
+	if (gs_path_index_reserve(&l->index, l->out) != 0 ||
+	    gs_path_index_reserve(&l->implied_index, &l->implied) != 0)
+		return oom();
+	*kind = PATH_NONE;
+	slot = gs_path_index_slot(&l->index, l->out, path);
+	if (*slot != SIZE_MAX) {
+		*kind = PATH_GIVEN;
+		*index = *slot;
+		return 0;
+	}
+	slot = gs_path_index_slot(&l->implied_index, &l->implied, path);
+	if (*slot != SIZE_MAX) {
+		*kind = PATH_IMPLIED;
+		*index = *slot;
+	}
+	return 0;
+}
+
+/* Whether path is a directory so far (given or implied); the root is. */
+static int is_dir_now(listing_t *l, const char *path, bool *out)
+{
+	path_kind_t kind;
+	size_t i;
+
+	*out = true;
+	if (path[0] == '\0')
+		return 0;
+	if (path_kind(l, path, &kind, &i) != 0)
+		return -1;
+	*out = kind == PATH_IMPLIED ||
+	       (kind == PATH_GIVEN && S_ISDIR(l->out->list[i].st.mode));
+	return 0;
+}
+
+/* path (that nothing gives or implies) becomes implied by this line. */
+static int add_implied(listing_t *l, const char *path)
+{
+	char *copy = strdup(path);
+	gs_entry_t *ent;
+	size_t *slot;
+
+	if (copy == NULL)
+		return oom();
+	ent = gs_entries_push(&l->implied, copy);
+	if (ent == NULL)
+		return oom();
+	ent->line = (uint32_t)l->line;
+	ent->from_listing = true;
+	ent->implicit = true;
+	ent->default_attrs = true;
+	ent->st.mode = S_IFDIR;
+	if (gs_path_index_reserve(&l->implied_index, &l->implied) != 0)
+		return oom();
+	slot = gs_path_index_slot(&l->implied_index, &l->implied, path);
+	*slot = l->implied.count - 1;
+	return 0;
+}
+
+/* The directories above path that nothing gives or implies yet become
+ * implied; one a line gives must be a directory. */
+static int imply_parents(listing_t *l, const char *path)
+{
+	size_t len = strlen(path), cut = len, index;
+	char *buf = strdup(path);
+	path_kind_t kind;
+	int ret = 0;
+
+	if (buf == NULL)
+		return oom();
+	/* the deepest one there is: everything above it is there too */
+	for (;;) {
+		char *slash;
+
+		buf[cut] = '\0';
+		slash = strrchr(buf, '/');
+		if (slash == NULL) {
+			cut = 0;
+			break;
+		}
+		cut = (size_t)(slash - buf);
+		buf[cut] = '\0';
+		if (path_kind(l, buf, &kind, &index) != 0) {
+			free(buf);
+			return -1;
+		}
+		if (kind == PATH_IMPLIED)
+			break;
+		if (kind == PATH_GIVEN) {
+			const gs_entry_t *e = &l->out->list[index];
+
+			if (!S_ISDIR(e->st.mode))
+				ret =
+				    bad(l, "'%s' is not a directory (line %zu)",
+					e->path, (size_t)e->line);
+			break;
+		}
+	}
+	memcpy(buf, path, len + 1);
+	for (size_t i = cut == 0 ? 0 : cut + 1; ret == 0 && i < len; ++i) {
+		if (buf[i] != '/')
+			continue;
+		buf[i] = '\0';
+		ret = add_implied(l, buf);
+		buf[i] = '/';
+	}
+	free(buf);
+	return ret;
+}
+
 /* Record the new last entry under its path; a second entry is an error
- * unless both are directories (the later one's attributes win). */
+ * unless both are directories (the later one's attributes win). An entry
+ * for a path implied so far takes its place, if it is a directory. */
 static int claim_path(listing_t *l)
 {
-	size_t index = l->out->count - 1, *slot;
+	size_t index = l->out->count - 1, *slot, implied;
 	const gs_entry_t *ent = &l->out->list[index];
+	path_kind_t kind;
 
-	if (gs_path_index_reserve(&l->index, l->out) != 0)
-		return oom();
+	if (path_kind(l, ent->path, &kind, &implied) != 0)
+		return -1;
 	slot = gs_path_index_slot(&l->index, l->out, ent->path);
 	if (*slot != SIZE_MAX) {
 		const gs_entry_t *first = &l->out->list[*slot];
@@ -155,9 +287,21 @@ static int claim_path(listing_t *l)
 			return bad(l, "'%s' is already given on line %zu",
 				   ent->path[0] ? ent->path : "/",
 				   (size_t)first->line);
+		*slot = index;
+		return 0;
+	}
+	if (kind == PATH_IMPLIED) {
+		gs_entry_t *dir = &l->implied.list[implied];
+
+		if (!S_ISDIR(ent->st.mode))
+			return bad(l,
+				   "'%s' is a directory: line %zu has entries "
+				   "below it",
+				   ent->path, (size_t)dir->line);
+		dir->implicit = false;
 	}
 	*slot = index;
-	return 0;
+	return imply_parents(l, ent->path);
 }
 
 /* A file's input: LOCATION, or the image path, below the input folder;
@@ -226,43 +370,44 @@ static int glob_type(listing_t *l, const char *t, glob_opts_t *g)
 		   t != NULL ? t : "");
 }
 
-static bool glob_wants(const glob_opts_t *g, const gs_entry_t *e)
+/* Whether the glob selects e, found at dst in the image: its type, its
+ * name and its path in the image (-path: without the leading '/', and
+ * wildcards do not match '/'). */
+static bool glob_wants(const glob_opts_t *g, const gs_entry_t *e,
+		       const char *dst)
 {
 	const char *base = strrchr(e->path, '/');
 
 	base = base != NULL ? base + 1 : e->path;
-	if (g->nonrecursive && strchr(e->path, '/') != NULL)
-		return false;
 	if (g->types != 0 &&
 	    !(g->types & (1u << ((e->st.mode & S_IFMT) >> 12))))
 		return false;
 	if (g->name != NULL && fnmatch(g->name, base, 0) != 0)
 		return false;
-	if (g->path != NULL && fnmatch(g->path, e->path, 0) != 0)
+	if (g->path != NULL && fnmatch(g->path, dst, FNM_PATHNAME) != 0)
 		return false;
 	return true;
 }
 
 /* What a glob line brings: the scan of its location, the root its
- * entries are read under, and which of them it takes. */
+ * entries are read under, which of them it takes, and which directories
+ * it descends into. */
 typedef struct {
 	gs_entries_t sub;
 	uint32_t root;
 	bool *taken;
-	/* the scan's entries by path, for hard links */
+	bool *entered;
+	/* the scan's entries by path, for hard links and parents */
 	gs_path_index_t index;
 } glob_scan_t;
 
-/* One scanned entry e as an entry at PATH/e. */
-static int glob_entry(listing_t *l, const char *path, glob_scan_t *gs,
+/* One scanned entry e as an entry at dst (taken over). */
+static int glob_entry(listing_t *l, char *dst, glob_scan_t *gs,
 		      const gs_entry_t *e, const uint64_t ids[3],
-		      const glob_opts_t *g)
+		      const glob_opts_t *g, const char *path)
 {
-	char *dst = gs_path_join(path, e->path);
 	gs_entry_t *ent;
 
-	if (dst == NULL)
-		return oom();
 	ent = gs_entries_push(l->out, dst);
 	if (ent == NULL)
 		return oom();
@@ -279,8 +424,8 @@ static int glob_entry(listing_t *l, const char *path, glob_scan_t *gs,
 		ent->st.gid = (gid_t)ids[2];
 
 	if (e->hard_link) {
-		size_t *slot = gs_path_index_slot(&gs->index, &gs->sub,
-						  e->target);
+		size_t *slot =
+		    gs_path_index_slot(&gs->index, &gs->sub, e->target);
 
 		/* a link whose first name is packed stays a link to it */
 		if (*slot != SIZE_MAX && gs->taken[*slot]) {
@@ -329,7 +474,8 @@ static int glob_scan(listing_t *l, const char *location, bool xdev,
 	gs->root = (uint32_t)out->root_count++;
 
 	gs->taken = calloc(gs->sub.count + 1, sizeof(gs->taken[0]));
-	if (gs->taken == NULL)
+	gs->entered = calloc(gs->sub.count + 1, sizeof(gs->entered[0]));
+	if (gs->taken == NULL || gs->entered == NULL)
 		return oom();
 	for (size_t i = 0; i < gs->sub.count; ++i) {
 		size_t *slot;
@@ -346,19 +492,103 @@ static int glob_scan(listing_t *l, const char *location, bool xdev,
 static void glob_scan_free(glob_scan_t *gs)
 {
 	free(gs->taken);
+	free(gs->entered);
 	gs_path_index_free(&gs->index);
 	gs_entries_free(&gs->sub);
 }
 
-/* glob PATH MODE UID GID [OPTIONS] LOCATION: the tree at LOCATION (below
- * the input folder), as find would select it, below PATH. */
+/* Whether the glob descended into the directory that holds e. */
+static bool glob_parent_entered(glob_scan_t *gs, gs_entry_t *e)
+{
+	char *slash = strrchr(e->path, '/');
+	size_t *slot;
+
+	if (slash == NULL)
+		return gs->entered[0];
+	/* the scan's paths are its own: cut one for the look-up */
+	*slash = '\0';
+	slot = gs_path_index_slot(&gs->index, &gs->sub, e->path);
+	*slash = '/';
+	return *slot != SIZE_MAX && gs->entered[*slot];
+}
+
+/*
+ * Walk the scan as squashfs-tools-ng's glob does: an entry is looked at
+ * only in a directory the glob descended into, its own directory (PATH)
+ * first. A directory it selects is added (or, if a line gave it already,
+ * kept as it is) and descended into; a directory it does not select is
+ * neither, except that with a -type that leaves directories out, one that
+ * exists in the image already (given or implied by the lines before) is
+ * descended into. Nothing is descended into with -nonrecursive.
+ */
+static int glob_walk(listing_t *l, const char *path, glob_scan_t *gs,
+		     const uint64_t ids[3], const glob_opts_t *g)
+{
+	const unsigned int dir_bit = 1u << (S_IFDIR >> 12);
+
+	gs->entered[0] = true;
+	for (size_t i = 1; i < gs->sub.count; ++i) {
+		gs_entry_t *e = &gs->sub.list[i];
+		bool is_dir = S_ISDIR(e->st.mode), exists;
+		char *dst;
+
+		if (!glob_parent_entered(gs, e))
+			continue;
+		dst = gs_path_join(path, e->path);
+		if (dst == NULL)
+			return oom();
+		if (is_dir && g->types != 0 && !(g->types & dir_bit)) {
+			if (!g->nonrecursive &&
+			    is_dir_now(l, dst, &gs->entered[i]) != 0) {
+				free(dst);
+				return -1;
+			}
+			free(dst);
+			continue;
+		}
+		if (!glob_wants(g, e, dst)) {
+			free(dst);
+			continue;
+		}
+		if (is_dir) {
+			path_kind_t kind;
+			size_t index;
+
+			gs->entered[i] = !g->nonrecursive;
+			if (path_kind(l, dst, &kind, &index) != 0) {
+				free(dst);
+				return -1;
+			}
+			exists = kind == PATH_GIVEN &&
+				 S_ISDIR(l->out->list[index].st.mode);
+			if (exists) {
+				/* the glob's attributes are for what it
+				 * adds: a directory given keeps its own */
+				free(dst);
+				continue;
+			}
+		}
+		gs->taken[i] = true;
+		if (glob_entry(l, dst, gs, e, ids, g, path) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* glob PATH MODE UID GID [OPTIONS] [LOCATION]: the tree at LOCATION
+ * (below the input folder; default: the input folder itself), as find
+ * would select it, below PATH. PATH is a directory the line implies, but
+ * does not give: its attributes are those of a dir line, or the
+ * --defaults. */
 static int parse_glob(listing_t *l, char *path, char *p)
 {
 	glob_opts_t g = {0};
 	uint64_t ids[3];
-	char *f, *location = NULL;
+	const char *location = NULL;
+	char *f;
 	glob_scan_t gs = {0};
-	gs_entry_t *dir;
+	path_kind_t kind;
+	size_t index;
 	bool options = true;
 	int ret = -1;
 
@@ -402,38 +632,24 @@ static int parse_glob(listing_t *l, char *path, char *p)
 			return bad(l, "unknown glob option '%s'", f);
 		}
 	}
+	/* as squashfs-tools-ng: no location is the input folder */
 	if (location == NULL)
-		return bad(l, "a glob needs a location");
+		location = ".";
 
-	if (glob_scan(l, location, g.xdev, &gs) != 0)
-		goto out;
-
-	/* PATH itself, a directory: the location's attributes where '*' */
-	dir = new_entry(l, path);
-	if (dir == NULL) {
-		oom();
-		goto out;
+	/* PATH: a directory, made implicit if nothing gives it */
+	if (path[0] != '\0') {
+		if (path_kind(l, path, &kind, &index) != 0)
+			return -1;
+		if (kind == PATH_GIVEN && !S_ISDIR(l->out->list[index].st.mode))
+			return bad(l, "'%s' is not a directory (line %zu)",
+				   path, (size_t)l->out->list[index].line);
+		if (kind == PATH_NONE &&
+		    (imply_parents(l, path) != 0 || add_implied(l, path) != 0))
+			return -1;
 	}
-	dir->keep_time = g.keep_time;
-	dir->st = gs.sub.list[0].st;
-	dir->st.mode =
-	    S_IFDIR | (ids[0] != UINT64_MAX ? (mode_t)ids[0]
-					    : (gs.sub.list[0].st.mode & 07777));
-	if (ids[1] != UINT64_MAX)
-		dir->st.uid = (uid_t)ids[1];
-	if (ids[2] != UINT64_MAX)
-		dir->st.gid = (gid_t)ids[2];
-	if (claim_path(l) != 0)
-		goto out;
 
-	ret = 0;
-	for (size_t i = 1; ret == 0 && i < gs.sub.count; ++i) {
-		if (!glob_wants(&g, &gs.sub.list[i]))
-			continue;
-		gs.taken[i] = true;
-		ret = glob_entry(l, path, &gs, &gs.sub.list[i], ids, &g);
-	}
-out:
+	if (glob_scan(l, location, g.xdev, &gs) == 0)
+		ret = glob_walk(l, path, &gs, ids, &g);
 	glob_scan_free(&gs);
 	return ret;
 }
@@ -523,10 +739,18 @@ static int parse_line(listing_t *l, char *p)
 		if (ent->target == NULL)
 			return oom();
 	} else if (fmt == S_IFREG) {
-		char *location;
+		char *location = extra;
 
-		if (next_field(l, &p, &location) != 0)
-			return -1;
+		/* the rest of the line, blanks and all, as squashfs-tools-ng
+		 * takes it; or a quoted string, and nothing after it */
+		if (extra != NULL && *extra == '"') {
+			if (next_field(l, &p, &location) != 0)
+				return -1;
+			skip_space(&p);
+			if (*p != '\0')
+				return bad(
+				    l, "unexpected '%s' after the location", p);
+		}
 		if (file_input(l, ent, location) != 0)
 			return -1;
 	} else if (extra != NULL) {
@@ -571,6 +795,49 @@ static int listing_line(void *user, size_t line, char *text)
 	return parse_line(l, text);
 }
 
+/* The implied directories that no line gave after all, and the root if
+ * none gave it (last: the packer adds it last), go after the entries. */
+static int add_implicit_entries(listing_t *l)
+{
+	gs_entry_t *ent;
+	size_t *slot;
+	bool has_root;
+	char *root;
+
+	if (gs_path_index_reserve(&l->index, l->out) != 0)
+		return oom();
+	slot = gs_path_index_slot(&l->index, l->out, "");
+	has_root = *slot != SIZE_MAX;
+	for (size_t i = 0; i < l->implied.count; ++i) {
+		gs_entry_t *src = &l->implied.list[i];
+
+		if (!src->implicit)
+			continue;
+		ent = gs_entries_push(l->out, src->path);
+		src->path = NULL;
+		if (ent == NULL)
+			return oom();
+		ent->line = src->line;
+		ent->from_listing = true;
+		ent->implicit = true;
+		ent->default_attrs = true;
+		ent->st.mode = S_IFDIR;
+	}
+	if (has_root)
+		return 0;
+	root = strdup("");
+	if (root == NULL)
+		return oom();
+	ent = gs_entries_push(l->out, root);
+	if (ent == NULL)
+		return oom();
+	ent->from_listing = true;
+	ent->implicit = true;
+	ent->default_attrs = true;
+	ent->st.mode = S_IFDIR;
+	return 0;
+}
+
 int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,
 			   gs_entries_t *out)
 {
@@ -585,7 +852,11 @@ int gs_read_listing_stream(FILE *fp, const char *name, int input_dir,
 	ret = gs_text_lines(fp, name, listing_line, &l);
 	if (ret == 0)
 		ret = check_links(&l);
+	if (ret == 0)
+		ret = add_implicit_entries(&l);
 	gs_path_index_free(&l.index);
+	gs_path_index_free(&l.implied_index);
+	gs_entries_free(&l.implied);
 	return ret;
 }
 

@@ -53,8 +53,12 @@ static int open_cb(void *user)
 	else if ((ret = dup(pk->dirfd)) < 0)
 		tool_error(dir, "%s", strerror(errno));
 	else
-		ret = gs_scan(ret, ".", pk->opt->one_file_system,
-			      &pk->entries);
+		ret = gs_scan(ret, ".", pk->opt->one_file_system, &pk->entries);
+	/* the root of --pack-dir takes the --defaults attributes, as
+	 * squashfs-tools-ng gives them (--keep-time included); DIR's xattrs
+	 * stay its own */
+	if (ret == 0 && pk->opt->pack_file == NULL && pk->entries.count > 0)
+		pk->entries.list[0].default_attrs = true;
 	free(dir);
 	if (ret == 0 && pk->opt->sort_file != NULL)
 		ret = gs_apply_sort_file(pk->opt->sort_file, &pk->entries);

@@ -120,6 +120,15 @@ static void make_entry(const gs_packer_t *pk, const gs_entry_t *e,
 {
 	const packer_options_t *po = &pk->opt->pk;
 
+	if (e->default_attrs) {
+		/* --set-uid and --set-gid are in the defaults already */
+		sqfs_entry_init(out, e->path,
+				S_IFDIR |
+				    (uint32_t)(po->wr.default_mode & 07777),
+				po->wr.default_uid, po->wr.default_gid,
+				(int64_t)po->wr.default_mtime);
+		return;
+	}
 	sqfs_entry_init(out, e->path, (uint32_t)(e->st.mode & (S_IFMT | 07777)),
 			po->set_uid ? po->uid : (uint32_t)e->st.uid,
 			po->set_gid ? po->gid : (uint32_t)e->st.gid,
@@ -250,8 +259,8 @@ static void size_warnings(const char *name, uint64_t size, uint64_t packed,
  * make the same warnings. Its xattrs are read from its input, opened and
  * checked here, before the entry is added.
  */
-static int pack_file(gs_packer_t *pk, const gs_entry_t *e,
-		     sqfs_entry_t *entry, const gs_ahead_file_t *ahead)
+static int pack_file(gs_packer_t *pk, const gs_entry_t *e, sqfs_entry_t *entry,
+		     const gs_ahead_file_t *ahead)
 {
 	const char *name = gs_input_name(&pk->entries, e);
 	uint64_t size, packed = 0, size_after;
@@ -345,6 +354,151 @@ static bool is_file(const gs_entry_t *e)
 	return S_ISREG(e->st.mode) && !e->hard_link;
 }
 
+/* ---- implicit directories ----------------------------------------------- */
+
+/*
+ * A listing's implicit directories (gs_entry_t.implicit), taken out of
+ * the list: each is added just before the first entry below it, which is
+ * when the writer would have made it, so that the ids land in the same
+ * order and the image is the same as without them; those with nothing
+ * below, and the root, after everything else (the writer gives an
+ * implicit root its ids when it finishes). They are released at the end
+ * (the index needs their paths).
+ */
+typedef struct {
+	gs_entries_t list;
+	gs_path_index_t index;
+	bool *packed;
+	/* how many are not the root */
+	size_t dirs;
+	/* the parent of the last entry whose ancestors were added */
+	char *last_parent;
+	size_t last_len;
+	/* room for a prefix of a path, to look it up */
+	char *buf;
+	size_t buf_size;
+} implied_t;
+
+static void implied_free(implied_t *im)
+{
+	gs_path_index_free(&im->index);
+	gs_entries_free(&im->list);
+	free(im->packed);
+	free(im->last_parent);
+	free(im->buf);
+	memset(im, 0, sizeof(*im));
+}
+
+/* Move the implicit entries at the end of entries into im. */
+static int implied_take(implied_t *im, gs_entries_t *entries)
+{
+	size_t n = entries->count;
+
+	memset(im, 0, sizeof(*im));
+	while (n > 0 && entries->list[n - 1].implicit)
+		--n;
+	for (size_t i = n; i < entries->count; ++i) {
+		gs_entry_t *src = &entries->list[i], *dst;
+		size_t *slot;
+
+		dst = gs_entries_push(&im->list, src->path);
+		if (dst == NULL) {
+			/* the path went with it */
+			src->path = NULL;
+			goto oom;
+		}
+		*dst = *src;
+		memset(src, 0, sizeof(*src));
+		if (gs_path_index_reserve(&im->index, &im->list) != 0)
+			goto oom;
+		slot = gs_path_index_slot(&im->index, &im->list, dst->path);
+		*slot = im->list.count - 1;
+	}
+	entries->count = n;
+	im->packed = calloc(im->list.count + 1, sizeof(im->packed[0]));
+	if (im->packed == NULL)
+		goto oom;
+	for (size_t i = 0; i < im->list.count; ++i)
+		im->dirs += im->list.list[i].path[0] != '\0' ? 1 : 0;
+	return 0;
+oom:
+	/* what was not moved is freed with the list */
+	tool_error(NULL, "out of memory");
+	return -1;
+}
+
+static int pack_implied(gs_packer_t *pk, implied_t *im, size_t i)
+{
+	int ret;
+
+	im->packed[i] = true;
+	ret = pack_entry(pk, &im->list.list[i], NULL);
+	if (ret != 0)
+		return -1;
+	pk->entries_done += 1;
+	progress_update(pk->progress, pk->bytes_done, pk->entries_done);
+	return 0;
+}
+
+/* Add the implicit directories above path not added yet, from the top. */
+static int pack_implied_above(gs_packer_t *pk, implied_t *im, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len;
+
+	/* only the root is above it, or nothing is implicit but the root */
+	if (slash == NULL || im->dirs == 0)
+		return 0;
+	len = (size_t)(slash - path);
+	if (im->last_parent != NULL && im->last_len == len &&
+	    memcmp(im->last_parent, path, len) == 0)
+		return 0;
+	if (len + 1 > im->buf_size) {
+		char *buf = realloc(im->buf, len + 1);
+
+		if (buf == NULL)
+			goto oom;
+		im->buf = buf;
+		im->buf_size = len + 1;
+	}
+	memcpy(im->buf, path, len);
+	im->buf[len] = '\0';
+	for (size_t i = 1; i <= len; ++i) {
+		size_t *slot;
+
+		if (i < len && im->buf[i] != '/')
+			continue;
+		im->buf[i] = '\0';
+		slot = gs_path_index_slot(&im->index, &im->list, im->buf);
+		if (*slot != SIZE_MAX && !im->packed[*slot] &&
+		    pack_implied(pk, im, *slot) != 0)
+			return -1;
+		if (i < len)
+			im->buf[i] = '/';
+	}
+	/* the next entry is likely in the same directory */
+	free(im->last_parent);
+	im->last_parent = strndup(path, len);
+	if (im->last_parent == NULL)
+		goto oom;
+	im->last_len = len;
+	return 0;
+oom:
+	tool_error(NULL, "out of memory");
+	return -1;
+}
+
+/* The implicit directories nothing below them brought in, in their
+ * order, which puts the root last. */
+static int pack_implied_rest(gs_packer_t *pk, implied_t *im)
+{
+	for (size_t i = 0; i < im->list.count; ++i) {
+		if (!im->packed[i] && pack_implied(pk, im, i) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Files by priority, then by their place in the list. */
 static int by_priority(const void *a, const void *b)
 {
@@ -381,11 +535,16 @@ int gs_pack_entries(gs_packer_t *pk, gs_entries_t *entries)
 {
 	gs_ahead_t *ahead = NULL;
 	gs_entry_t **files;
+	implied_t im;
 	size_t count = 0;
 	bool in_order = true;
 	int ret = 0;
 
 	progress_set_total(pk->progress, entries->total_bytes);
+	if (implied_take(&im, entries) != 0) {
+		implied_free(&im);
+		return -1;
+	}
 	/* the non-files first; then only the files are kept, moved to the
 	 * front in their order (a moved entry's old place is emptied, so
 	 * that nothing is owned twice), and the room of the rest is given
@@ -394,8 +553,11 @@ int gs_pack_entries(gs_packer_t *pk, gs_entries_t *entries)
 		gs_entry_t *e = &entries->list[i];
 
 		if (!is_file(e)) {
-			if (pack_one(pk, e, NULL) != 0)
+			if (pack_implied_above(pk, &im, e->path) != 0 ||
+			    pack_one(pk, e, NULL) != 0) {
+				implied_free(&im);
 				return -1;
+			}
 			continue;
 		}
 		if (count != i) {
@@ -410,6 +572,7 @@ int gs_pack_entries(gs_packer_t *pk, gs_entries_t *entries)
 	files = calloc(count + 1, sizeof(files[0]));
 	if (files == NULL) {
 		tool_error(NULL, "out of memory");
+		implied_free(&im);
 		return -1;
 	}
 	for (size_t i = 0; i < count; ++i)
@@ -423,7 +586,11 @@ int gs_pack_entries(gs_packer_t *pk, gs_entries_t *entries)
 		ret = -1;
 	}
 	for (size_t i = 0; ret == 0 && i < count; ++i) {
-		ret = pack_one(pk, files[i], gs_ahead_next(ahead));
+		const gs_ahead_file_t *next = gs_ahead_next(ahead);
+
+		ret = pack_implied_above(pk, &im, files[i]->path);
+		if (ret == 0)
+			ret = pack_one(pk, files[i], next);
 		/* packed in list order (no sort file, or one that keeps
 		 * it): what is behind goes, while the writer's tree grows */
 		if (in_order && (i + 1) % DROP_EVERY == 0)
@@ -431,5 +598,8 @@ int gs_pack_entries(gs_packer_t *pk, gs_entries_t *entries)
 	}
 	gs_ahead_destroy(ahead);
 	free(files);
+	if (ret == 0)
+		ret = pack_implied_rest(pk, &im);
+	implied_free(&im);
 	return ret;
 }

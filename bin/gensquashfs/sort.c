@@ -13,6 +13,12 @@
  *
  * The other flags become the writer's per-file flags: align,
  * dont_fragment, dont_compress, dont_deduplicate, nosparse.
+ *
+ * Rules without a glob flag are found by name in a hash table (the first
+ * rule of a name wins), so that a sort file that names every file of a
+ * big tree costs a look-up per file, not a pass over the rules: a file
+ * then tries only the glob rules that come before its exact rule, in
+ * order, which gives the rule a walk of every line would find first.
  */
 #include "config.h"
 
@@ -45,6 +51,13 @@ typedef struct {
 	rule_t *rules;
 	size_t count;
 	size_t capacity;
+	/* the exact rules by name: the first rule of each name, or
+	 * SIZE_MAX for a free slot (open addressing, at most half full) */
+	size_t *slots;
+	size_t mask;
+	/* the glob rules, in order */
+	size_t *globs;
+	size_t glob_count;
 } sort_file_t;
 
 static int bad(sort_file_t *sf, const char *fmt, ...)
@@ -168,12 +181,78 @@ static int parse_line(sort_file_t *sf, char *p)
 	return 0;
 }
 
-static bool matches(const rule_t *r, const char *path)
+static bool glob_matches(const rule_t *r, const char *path)
 {
-	if (!(r->match & RULE_GLOB))
-		return strcmp(r->pattern, path) == 0;
 	return fnmatch(r->pattern, path,
 		       (r->match & RULE_GLOB_NO_PATH) ? 0 : FNM_PATHNAME) == 0;
+}
+
+/* FNV-1a, as the entries' path index hashes. */
+static uint64_t hash_name(const char *p)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	while (*p != '\0')
+		h = (h ^ (uint8_t)*p++) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of name: the one holding its first exact rule, or the free
+ * one where it would go. */
+static size_t *exact_slot(const sort_file_t *sf, const char *name)
+{
+	size_t i = (size_t)hash_name(name) & sf->mask;
+
+	while (sf->slots[i] != SIZE_MAX &&
+	       strcmp(sf->rules[sf->slots[i]].pattern, name) != 0)
+		i = (i + 1) & sf->mask;
+	return &sf->slots[i];
+}
+
+/* The table of exact rules and the list of glob rules. */
+static int index_rules(sort_file_t *sf)
+{
+	size_t size = 16;
+
+	while (size / 2 <= sf->count)
+		size *= 2;
+	sf->slots = malloc(size * sizeof(sf->slots[0]));
+	sf->globs = malloc((sf->count + 1) * sizeof(sf->globs[0]));
+	if (sf->slots == NULL || sf->globs == NULL) {
+		tool_error(NULL, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < size; ++i)
+		sf->slots[i] = SIZE_MAX;
+	sf->mask = size - 1;
+	for (size_t j = 0; j < sf->count; ++j) {
+		size_t *slot;
+
+		if (sf->rules[j].match & RULE_GLOB) {
+			sf->globs[sf->glob_count++] = j;
+			continue;
+		}
+		slot = exact_slot(sf, sf->rules[j].pattern);
+		/* a later rule of the same name never wins */
+		if (*slot == SIZE_MAX)
+			*slot = j;
+	}
+	return 0;
+}
+
+/* The first rule that matches path, or NULL. */
+static const rule_t *first_match(const sort_file_t *sf, const char *path)
+{
+	size_t best = *exact_slot(sf, path);
+
+	/* only a glob rule before the exact one can come first */
+	for (size_t k = 0; k < sf->glob_count && sf->globs[k] < best; ++k) {
+		if (glob_matches(&sf->rules[sf->globs[k]], path)) {
+			best = sf->globs[k];
+			break;
+		}
+	}
+	return best != SIZE_MAX ? &sf->rules[best] : NULL;
 }
 
 static int sort_line(void *user, size_t line, char *text)
@@ -191,23 +270,26 @@ int gs_apply_sort_stream(FILE *fp, const char *name, gs_entries_t *entries)
 
 	sf.name = name;
 	ret = gs_text_lines(fp, name, sort_line, &sf);
+	if (ret == 0)
+		ret = index_rules(&sf);
 
 	for (size_t i = 0; ret == 0 && i < entries->count; ++i) {
 		gs_entry_t *e = &entries->list[i];
+		const rule_t *r;
 
 		if (!S_ISREG(e->st.mode) || e->hard_link)
 			continue;
-		for (size_t j = 0; j < sf.count; ++j) {
-			if (matches(&sf.rules[j], e->path)) {
-				e->priority = sf.rules[j].priority;
-				e->file_flags = sf.rules[j].file_flags;
-				break;
-			}
+		r = first_match(&sf, e->path);
+		if (r != NULL) {
+			e->priority = r->priority;
+			e->file_flags = r->file_flags;
 		}
 	}
 	for (size_t j = 0; j < sf.count; ++j)
 		free(sf.rules[j].pattern);
 	free(sf.rules);
+	free(sf.slots);
+	free(sf.globs);
 	return ret;
 }
 

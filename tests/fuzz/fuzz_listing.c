@@ -13,7 +13,9 @@
  * abort: a listing the parser accepts must give canonical paths (no
  * leading '/', no empty, '.' or '..' component), modes of one file type
  * and permission bits up to 07777, and hard links that name an entry of
- * the listing that is not a directory; a sort file sets only the writer's
+ * the listing that is not a directory, every directory above an entry in
+ * the list as a directory (given, or implicit: those come last, one for
+ * the root if no line gives it); a sort file sets only the writer's
  * known flags; an xattr file gives only keys the library accepts.
  * Rejecting any input is fine.
  *
@@ -132,6 +134,40 @@ static bool may_leave_tree(const uint8_t *data, size_t size)
 	return false;
 }
 
+/* Implicit entries are directories after the given ones, the root is
+ * there, and so is every directory above an entry, as a directory. */
+static void check_parents(const gs_entries_t *e)
+{
+	bool implicit = false, root = false;
+
+	for (size_t i = 0; i < e->count; ++i) {
+		const gs_entry_t *x = &e->list[i];
+		const char *slash = strrchr(x->path, '/');
+		size_t j, len;
+
+		if (x->implicit && !S_ISDIR(x->st.mode))
+			fail("an implicit entry that is not a directory",
+			     x->path);
+		if (implicit && !x->implicit)
+			fail("a given entry after an implicit one", x->path);
+		implicit = x->implicit;
+		root = root || x->path[0] == '\0';
+		if (slash == NULL)
+			continue;
+		len = (size_t)(slash - x->path);
+		for (j = 0; j < e->count; ++j) {
+			if (strlen(e->list[j].path) == len &&
+			    memcmp(e->list[j].path, x->path, len) == 0)
+				break;
+		}
+		if (j == e->count || !S_ISDIR(e->list[j].st.mode))
+			fail("a parent that is not in the list as a directory",
+			     x->path);
+	}
+	if (e->count > 0 && !root)
+		fail("no root", "");
+}
+
 /* The entries sort and xattr files are applied to. */
 static const char fixed[] = "dir / 0755 0 0\n"
 			    "dir d 0755 0 0\n"
@@ -222,6 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					     x->path);
 			}
 		}
+		check_parents(&e);
 	}
 	gs_entries_free(&e);
 	fclose(fp);

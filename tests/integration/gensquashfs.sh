@@ -62,6 +62,10 @@ touch -h -d @0 "$SRC/links/a"
 touch -h -d @4294967295 "$SRC/links/empty"
 touch -h -d @1600000000 "$SRC/links" "$SRC/links/x" "$SRC/links/y" \
 	"$SRC/big" "$SRC"
+# the root takes the --defaults attributes, not the directory's: these
+# make them the directory's, so that the trees compare whole
+chmod 0755 "$SRC"
+ROOTDEF="-d mtime=1600000000"
 
 CMP_USER=
 RD_USER="-q -T"
@@ -74,7 +78,7 @@ fi
 
 # ------------------------------------------------------------ the tree
 
-gs -q -k -x -j 2 -D "$SRC" "$WORK/t.sqfs"
+gs -q -k -x -j 2 $ROOTDEF -D "$SRC" "$WORK/t.sqfs"
 expect_eq "-k -x: exit status" "$RC" 0
 check "-k -x: nothing on stderr" test ! -s "$WORK/gs.err"
 check "-k -x: nothing on stdout with -q" test ! -s "$WORK/gs.out"
@@ -122,7 +126,8 @@ printf 'new\nline\n' >"$WORK/nl/new
 line"
 printf 'tab\n' >"$WORK/nl/a	tab"
 touch -d @1600000000 "$WORK/nl"/* "$WORK/nl"
-gs -q -k -D "$WORK/nl" "$WORK/nl.sqfs"
+chmod 0755 "$WORK/nl"
+gs -q -k $ROOTDEF -D "$WORK/nl" "$WORK/nl.sqfs"
 expect_eq "a line break in a name: exit status" "$RC" 0
 mkdir -p "$WORK/nlu"
 "$RDSQ" -q -T -u / -p "$WORK/nlu" "$WORK/nl.sqfs" >/dev/null 2>&1
@@ -136,9 +141,9 @@ if can_mount; then
 fi
 
 # the same bytes at -j 1, -j 2 and again
-gs -q -k -x -j 1 -D "$SRC" "$WORK/t1.sqfs"
+gs -q -k -x -j 1 $ROOTDEF -D "$SRC" "$WORK/t1.sqfs"
 check "-j 1 and -j 2 give the same image" cmp -s "$WORK/t.sqfs" "$WORK/t1.sqfs"
-gs -q -k -x -j 2 -D "$SRC" "$WORK/t2.sqfs"
+gs -q -k -x -j 2 $ROOTDEF -D "$SRC" "$WORK/t2.sqfs"
 check "a second run gives the same image" \
 	cmp -s "$WORK/t.sqfs" "$WORK/t2.sqfs"
 rm -f "$WORK/t1.sqfs" "$WORK/t2.sqfs"
@@ -259,8 +264,8 @@ gs -q --all-root -d mode=0700 -D "$SRC" "$WORK/r.sqfs"
 "$UNSQUASHFS" -lln "$WORK/r.sqfs" >"$WORK/r.lls" 2>/dev/null
 check "--all-root: every owner is 0/0" \
 	sh -c "! awk '{print \$2}' '$WORK/r.lls' | grep -v '^0/0\$' | grep -q ."
-check "--all-root: the root keeps the directory's mode" \
-	grep -q '^drwxr-xr-x 0/0 .* squashfs-root$' "$WORK/r.lls"
+check "--all-root -d mode=0700: the root takes the --defaults mode" \
+	grep -q '^drwx------ 0/0 .* squashfs-root$' "$WORK/r.lls"
 gs -q -u 7 -g 8 -D "$SRC" "$WORK/u.sqfs"
 "$UNSQUASHFS" -lln "$WORK/u.sqfs" >"$WORK/u.lls" 2>/dev/null
 check "--set-uid 7 --set-gid 8: every owner is 7/8" \
@@ -433,12 +438,13 @@ fi
 
 # bad listings: exit 1, "gensquashfs: FILE:LINE: why", no image, an
 # existing output untouched (also with --force)
-bad_listing() { # NAME LINE-TEXT MESSAGE-REGEX
+bad_listing() { # NAME LINE-TEXT MESSAGE-REGEX [LINE]
+	rm -f "$WORK/bad.sqfs"
 	printf 'dir / 0755 0 0\n%s\n' "$2" >"$L/bad.txt"
 	gs -q -F "$L/bad.txt" "$WORK/bad.sqfs"
 	expect_eq "bad listing, $1: exit status" "$RC" 1
 	check "bad listing, $1: names the line (/$3/)" \
-		grep -E -q "^gensquashfs: $L/bad.txt:2: $3" "$WORK/gs.err"
+		grep -E -q "^gensquashfs: $L/bad.txt:${4:-2}: $3" "$WORK/gs.err"
 	check "bad listing, $1: no image" test ! -e "$WORK/bad.sqfs"
 }
 bad_listing "mode too big" "dir d 10000 0 0" "mode '10000'"
@@ -502,15 +508,23 @@ cat >"$G/l.txt" <<'EOT'
 dir / 0755 0 0
 glob /all * * * tree
 glob /txt 0700 1 2 -type f -name *.txt tree
+dir /txt2/sub 0750 7 8
+glob /txt2 0700 1 2 -type f -name *.txt tree
 glob /top 0750 3 4 -nonrecursive -keeptime -type f -type p -- tree
-glob /p * 5 6 -path sub/* tree
+dir /p/sub 0711 0 0
+glob /p * 5 6 -type f -type l -path p/sub/* tree
+glob /q 0700 5 6 -type d -path q/sub* tree
 EOT
 gs -q -F "$G/l.txt" "$WORK/g.sqfs"
 expect_eq "glob: exit status" "$RC" 0
 "$RDSQ" -d "$WORK/g.sqfs" | grep -v '^dir /' >"$WORK/g.desc"
 ID="$(id -u) $(id -g)"
+# a glob's own directory is made as an implicit one (or by a dir line),
+# never from its location; it descends only into directories it adds or
+# that exist already (txt: no sub; txt2: sub, not sub/deep); -path
+# matches the path in the image, wildcards not matching '/'
 cat >"$WORK/g.want" <<EOT
-dir all 0755 $ID
+dir all 0755 0 0
 file all/a.txt 0640 $ID
 file all/b.bin 0644 $ID
 pipe all/fifo 0644 $ID
@@ -520,36 +534,42 @@ file all/sub/c.txt 0644 $ID
 dir all/sub/deep 0755 $ID
 file all/sub/deep/d.txt 0644 $ID
 slink all/sym 0777 $ID a.txt
-dir p 0755 5 6
-dir p/sub 0755 0 0
+dir p 0755 0 0
+dir p/sub 0711 0 0
 file p/sub/a_link 0640 5 6
 file p/sub/c.txt 0644 5 6
-dir p/sub/deep 0755 5 6
-file p/sub/deep/d.txt 0644 5 6
-dir top 0750 3 4
+dir q 0755 0 0
+dir q/sub 0700 5 6
+dir top 0755 0 0
 file top/a.txt 0750 3 4
 file top/b.bin 0750 3 4
 pipe top/fifo 0750 3 4
-dir txt 0700 1 2
+dir txt 0755 0 0
 file txt/a.txt 0700 1 2
-dir txt/sub 0755 0 0
-file txt/sub/c.txt 0700 1 2
-dir txt/sub/deep 0755 0 0
-file txt/sub/deep/d.txt 0700 1 2
+dir txt2 0755 0 0
+file txt2/a.txt 0700 1 2
+dir txt2/sub 0750 7 8
+file txt2/sub/c.txt 0700 1 2
 EOT
-check "glob: every option selects as find would (rdsquashfs -d)" \
+check "glob: every option selects as squashfs-tools-ng's (rdsquashfs -d)" \
 	cmp -s "$WORK/g.want" "$WORK/g.desc"
 cmp -s "$WORK/g.want" "$WORK/g.desc" || diff "$WORK/g.want" "$WORK/g.desc"
 expect_eq "glob: a file's data" \
-	"$("$RDSQ" -c /txt/sub/deep/d.txt "$WORK/g.sqfs")" "d"
+	"$("$RDSQ" -c /txt2/sub/c.txt "$WORK/g.sqfs")" "c"
 expect_eq "glob: -keeptime keeps the mtime" \
 	"$("$RDSQUASHFS" -s /top/a.txt "$WORK/g.sqfs" |
 		sed -n 's/^Last modified: .*(\([0-9]*\))$/\1/p')" 5000
 expect_eq "glob: without it the default mtime" \
 	"$("$RDSQUASHFS" -s /all/a.txt "$WORK/g.sqfs" |
 		sed -n 's/^Last modified: .*(\([0-9]*\))$/\1/p')" 0
-bad_listing "glob without location" "glob /g * * * -type f" \
-	"a glob needs a location"
+# without a location: the input folder (here the listing's)
+mkdir -p "$G/noloc/d"
+printf 'x\n' >"$G/noloc/d/x"
+printf 'glob /n * * *\n' >"$G/noloc/l.txt"
+gs -q -F "$G/noloc/l.txt" "$WORK/gn.sqfs"
+expect_eq "glob without a location: exit status" "$RC" 0
+expect_eq "glob without a location: the input folder's files" \
+	"$("$RDSQ" -c /n/d/x "$WORK/gn.sqfs" 2>&1)" "x"
 bad_listing "glob, unknown option" "glob /g * * * -newer x tree" \
 	"unknown glob option '-newer'"
 bad_listing "glob, bad type" "glob /g * * * -type z tree" \
@@ -560,6 +580,15 @@ bad_listing "glob, missing location" "glob /g * * * nowhere" \
 	"glob location 'nowhere': No such file or directory"
 bad_listing "glob, two locations" "glob /g * * * in in" \
 	"unexpected 'in' after the location"
+bad_listing "text after a quoted input" 'file f 0644 0 0 "in/a.txt" x' \
+	"unexpected 'x' after the location"
+# the directories the lines imply: what else claims them is an error
+bad_listing "a file over an implied directory" "file x/f 0644 0 0 in/a.txt
+file x 0644 0 0 in/a.txt" "'x' is a directory: line 2 has entries below it" 3
+bad_listing "an entry below a file" "file x 0644 0 0 in/a.txt
+slink x/l 0777 0 0 t" "'x' is not a directory \\(line 2\\)" 3
+bad_listing "a glob into a file" "file x 0644 0 0 in/a.txt
+glob /x * * * in" "'x' is not a directory \\(line 2\\)" 3
 
 # ------------------------------------------------------------ sort files
 
@@ -633,7 +662,49 @@ check "sort: the flags change only the layout, not the files" \
 	cmp_tree "dir:$S/src" "dir:$S/back" --ignore-root --no-owner \
 	--no-mtime --no-mode
 
+# exact names and globs mixed: the first matching line wins, whether the
+# exact name comes before or after a glob that matches too, and the first
+# of two lines of the same name. Every file is a block and a tail (-b
+# 4096), so the order its first block lands in is the order of packing.
+M=$S/mixed
+mkdir -p "$M/m" "$M/n" "$M/o/e"
+for f in m/a m/b n/b n/c n/d o/e/f top; do
+	"$PYTHON" -c 'import sys
+sys.stdout.write(("".join("%s line %d\n" % (sys.argv[1], i)
+                          for i in range(1000)))[:5000])' "$f" >"$M/$f"
+done
+cat >"$S/mixed.txt" <<'EOT'
+10 [glob,dont_fragment] m/*
+-10 [dont_compress] m/a
+-20 n/b
+5 [glob] n/*
+-30 n/c
+-40 [dont_fragment] top
+-50 top
+-5 [glob_no_path] o*f
+-60 o/e/f
+EOT
+gs -q -b 4096 -S "$S/mixed.txt" -D "$M" "$WORK/mixed.sqfs"
+expect_eq "sort, exact and glob lines: exit status" "$RC" 0
+for f in m/a m/b n/b n/c n/d o/e/f top; do
+	printf '%s %s\n' "$("$RDSQUASHFS" -s "/$f" "$WORK/mixed.sqfs" |
+		sed -n 's/^Blocks start: //p')" "$f"
+done | sort -n | awk '{print $2}' | xargs >"$WORK/mixed.order"
+expect_eq "sort, exact and glob lines: the order of the first match" \
+	"$(cat "$WORK/mixed.order")" "top n/b o/e/f n/c n/d m/a m/b"
+frag() {
+	"$RDSQUASHFS" -s "/$1" "$WORK/mixed.sqfs" |
+		sed -n 's/^Fragment index: //p'
+}
+expect_eq "sort, exact and glob lines: the flags of the first match" \
+	"$(frag m/a) $(frag m/b) $(frag top)" "0xFFFFFFFF 0xFFFFFFFF 0xFFFFFFFF"
+check "sort, exact and glob lines: no flags from a later line" \
+	test "$(frag n/b)" != 0xFFFFFFFF
+check "sort, exact and glob lines: m/a compressed (the glob wins)" \
+	sh -c "'$RDSQUASHFS' -s /m/a '$WORK/mixed.sqfs' | grep 'Block #0' | grep -q '(compressed)'"
+
 bad_sort() { # NAME LINE-TEXT MESSAGE-REGEX
+	rm -f "$WORK/bad.sqfs"
 	printf '# a comment\n%s\n' "$2" >"$S/bad.txt"
 	gs -q -S "$S/bad.txt" -D "$S/src" "$WORK/bad.sqfs"
 	expect_eq "bad sort file, $1: exit status" "$RC" 1
@@ -707,8 +778,18 @@ printf 'dir / 0755 0 0\nfile f 0644 0 0 src/f\n' >"$X/l.txt"
 printf '# file: f\nuser.l="listed"\n' >"$X/lx.txt"
 gs -q -F "$X/l.txt" -A "$X/lx.txt" "$WORK/xf.sqfs" -f
 expect_eq "xattr file with a listing" "$(xattrs_of /f)" "user.l=listed"
+# the root and a directory no line gives are entries of their own
+printf 'file d/f 0644 0 0 src/f\n' >"$X/l.txt"
+printf '# file: /\nuser.r="root"\n# file: d\nuser.d="implicit"\n' \
+	>"$X/lx.txt"
+gs -q -F "$X/l.txt" -A "$X/lx.txt" "$WORK/xf.sqfs" -f
+expect_eq "xattr file with a listing: the root, never listed" \
+	"$(xattrs_of /)" "user.r=root"
+expect_eq "xattr file with a listing: an implicit directory" \
+	"$(xattrs_of /d)" "user.d=implicit"
 
 bad_xattr() { # NAME FILE-TEXT LINE MESSAGE-REGEX
+	rm -f "$WORK/bad.sqfs"
 	printf '%s\n' "$2" >"$X/bad.txt"
 	gs -q -A "$X/bad.txt" -D "$X/src" "$WORK/bad.sqfs"
 	expect_eq "bad xattr file, $1: exit status" "$RC" 1

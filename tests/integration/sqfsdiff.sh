@@ -33,11 +33,14 @@ sd() {
 	return 0
 }
 
-# pack DIR IMAGE [OPTIONS...]
+# pack DIR IMAGE [OPTIONS...]: the root takes the --defaults attributes,
+# here those the trees' roots have (0755, ours, T0), so that an image
+# equals its directory
 pack() {
 	local dir=$1 img=$2
 	shift 2
-	"$GS" -q -f -k -x -D "$dir" "$@" "$img" >"$WORK/gs.err" 2>&1 ||
+	"$GS" -q -f -k -x -d "mtime=$T0,uid=$(id -u),gid=$(id -g),mode=0755" \
+		-D "$dir" "$@" "$img" >"$WORK/gs.err" 2>&1 ||
 		{ cat "$WORK/gs.err"; hard_error "gensquashfs $dir failed"; }
 }
 
@@ -77,6 +80,7 @@ socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$d/sock"
 		setfattr -n security.y -v 0x00ff "$d/d/1"
 	fi
 	chmod 0644 "$d/sp ace" "$d/$(printf 'new\nline')"
+	chmod 0755 "$d"
 	find "$d" -exec touch -h -d @$T0 {} +
 }
 make_base "$BASE"
