@@ -107,7 +107,27 @@ int main(int argc, char **argv)
 
 	sqfs_writer_get_stats(wr, &stats);
 	sqfs_writer_destroy(wr);
-	sqfs_file_destroy(file);
+
+	/*
+	 * Written is not durable: sync the file (this is also where a failed
+	 * write-back is reported), then close it, checking both.
+	 */
+	ret = sqfs_file_sync(file);
+	if (ret == 0) {
+		ret = sqfs_file_close(file);
+	} else {
+		int saved = errno;
+
+		sqfs_file_destroy(file);
+		errno = saved;
+	}
+	if (ret != 0) {
+		fprintf(stderr, "mkimage: %s: %s\n", argv[1],
+			ret == SQFS_ERROR_IO ? strerror(errno)
+					     : sqfs_error_string(ret));
+		remove(argv[1]);
+		return 1;
+	}
 
 	printf("%s: %llu bytes, %llu inodes, %llu bytes of data in, "
 	       "%llu written\n",

@@ -73,12 +73,15 @@ int main(void)
 	OFF(sqfs_inode_t, data, 24);
 	OFF(sqfs_inode_t, payload_size, 56);
 	OFF(sqfs_inode_t, payload, 64);
-	SIZE(sqfs_file_t, 40);
+	SIZE(sqfs_file_t, 104);
 	OFF(sqfs_file_t, destroy, 0);
 	OFF(sqfs_file_t, read_at, 8);
 	OFF(sqfs_file_t, write_at, 16);
 	OFF(sqfs_file_t, get_size, 24);
 	OFF(sqfs_file_t, truncate, 32);
+	OFF(sqfs_file_t, sync, 40);
+	OFF(sqfs_file_t, close, 48);
+	OFF(sqfs_file_t, reserved, 56);
 	SIZE(sqfs_dir_entry_t, 32);
 	OFF(sqfs_dir_entry_t, name, 0);
 	OFF(sqfs_dir_entry_t, name_len, 8);

@@ -7,8 +7,39 @@
  * file and an in-memory buffer; a program may supply its own by filling in
  * the function table (the struct is public for that reason).
  *
- * An sqfs_file_t is not thread safe. All functions return 0 on success or a
- * negative sqfs_error_t.
+ * Durability: writing an image does not make it durable. The writer writes
+ * and finishes; whether the bytes reached storage is the caller's question,
+ * asked with sqfs_file_sync (fsync for a file on disk), and a program that
+ * wants to know that nothing was lost on the way ends with sqfs_file_close,
+ * which reports what closing the file reports (some file systems, NFS
+ * among them, tell of a failed write-back only then). sqfs_file_destroy
+ * releases a file and tells nothing: use it on paths that discard the
+ * file anyway. The tools write to a temporary file and sync, close, rename
+ * and sync the directory in that order (doc/format.md, "Putting the image
+ * in place").
+ *
+ * Trust: a back end is trusted to do what its table says (read_at fills
+ * the buffer when it returns 0, get_size tells the truth, sync returns 0
+ * only once the data is on storage). What is read through it is untrusted
+ * image data and checked as such (image.h).
+ *
+ * Threads: an sqfs_file_t is not thread safe. The library calls a file
+ * only from the thread that called the library with it (the writer's and
+ * the readers' worker threads never touch the file).
+ *
+ * Ownership: the caller owns a file and releases it (sqfs_file_destroy or
+ * sqfs_file_close) after every object that uses it; objects made on a file
+ * use it and never release it.
+ *
+ * Errors: all functions return 0 on success or a negative sqfs_error_t.
+ * SQFS_ERROR_IO means a system call failed and errno says why.
+ *
+ * A back end of a program's own: start from a zeroed structure (calloc, or
+ * memset to 0) and fill in what it has. destroy, read_at, write_at,
+ * get_size and truncate are required. The operations after them may be
+ * NULL, which means what each one says; `reserved` must stay NULL: later
+ * versions put new operations there, and a NULL one will mean "not
+ * provided", so a program built today keeps working with them.
  */
 #ifndef SQFS_IO_H
 #define SQFS_IO_H
@@ -35,6 +66,29 @@ struct sqfs_file {
 	/* Shrink or grow the file to exactly size bytes (growing adds
 	 * zeros). */
 	int (*truncate)(sqfs_file_t *file, uint64_t size);
+
+	/*
+	 * Make everything written so far durable: once it returns 0, the
+	 * data and the size survive a crash or a power loss (fsync for a
+	 * file on disk; nothing to do for one in memory). Returns 0 or
+	 * SQFS_ERROR_IO with errno set; a write-back that failed earlier
+	 * (EIO, ENOSPC, EDQUOT) is reported here. NULL: the back end cannot
+	 * make its data durable, and sqfs_file_sync fails with
+	 * SQFS_ERROR_UNSUPPORTED.
+	 */
+	int (*sync)(sqfs_file_t *file);
+
+	/*
+	 * Release the file and everything it owns, as destroy does, and
+	 * report a failure to let go of it: for a file on disk, close(2)
+	 * failing (a write-back error some file systems only report then).
+	 * The file is released whatever it returns. NULL: sqfs_file_close
+	 * calls destroy and returns 0.
+	 */
+	int (*close)(sqfs_file_t *file);
+
+	/* Room for the operations of later versions: must be NULL. */
+	void (*reserved[6])(void);
 };
 
 typedef enum {
@@ -67,13 +121,34 @@ SQFS_API int sqfs_file_open_memory(sqfs_file_t **out, const void *data,
 
 /*
  * The contents of a file made by sqfs_file_open_memory, valid until the
- * next write, truncate or destroy. Returns NULL for any other kind of file.
- * *size receives the number of bytes.
+ * next write, truncate, destroy or close. Returns NULL for any other kind
+ * of file. *size receives the number of bytes.
  */
 SQFS_API const uint8_t *sqfs_file_memory_data(const sqfs_file_t *file,
 					      size_t *size);
 
-/* Destroy a file of any kind; NULL is allowed and does nothing. */
+/*
+ * Make everything written to file so far durable (its sync operation).
+ * Returns 0, SQFS_ERROR_IO with errno set when the data could not be
+ * written back (the file's contents on storage are then unknown: do not
+ * use it as a complete image), or SQFS_ERROR_UNSUPPORTED (errno ENOTSUP)
+ * for a back end without sync; SQFS_ERROR_ARG_INVALID for NULL. A file
+ * opened read-only may be synced too.
+ */
+SQFS_API int sqfs_file_sync(sqfs_file_t *file);
+
+/*
+ * Release a file of any kind, reporting what releasing it reports: for a
+ * file from sqfs_file_open, SQFS_ERROR_IO with errno set when close(2)
+ * fails. The file is gone whatever the result (never call close twice).
+ * Other files from this library always give 0. NULL is allowed and gives
+ * 0. To know that an image reached storage, sync first: close alone does
+ * not wait for the disk on most file systems.
+ */
+SQFS_API int sqfs_file_close(sqfs_file_t *file);
+
+/* Release a file of any kind without a word about it; NULL is allowed
+ * and does nothing. For paths that discard the file anyway. */
 SQFS_API void sqfs_file_destroy(sqfs_file_t *file);
 
 SQFS_END_DECLS

@@ -216,7 +216,8 @@ SQFS_API int sqfs_writer_end_file(sqfs_writer_t *wr);
  * fragment, export, id and xattr tables, the superblock and the padding.
  * A hard link whose target does not exist (or is a directory) fails with
  * SQFS_ERROR_NO_ENTRY; call sqfs_writer_drop_broken_links first to drop
- * such links instead.
+ * such links instead. The image is then written, not yet durable: to know
+ * it reached storage, sqfs_file_sync and sqfs_file_close the file (io.h).
  */
 SQFS_API int sqfs_writer_finish(sqfs_writer_t *wr);
 

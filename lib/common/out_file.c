@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * out_file.c - an output image that appears complete or not at all.
+ * out_file.c - an output image that appears complete or not at all, even
+ * after a crash: written to a temporary file beside the target, which is
+ * synced and closed (both checked) before it is renamed into place, and
+ * the directory synced after, so that the rename itself is durable.
  */
 #include "config.h"
 
@@ -24,6 +27,8 @@ struct out_file {
 	sqfs_file_t *file;
 	char *path;
 	char *temp;
+	/* the directory holding path and temp, synced after the rename */
+	int dirfd;
 	bool force;
 	bool committed;
 };
@@ -90,6 +95,48 @@ static char *make_temp_name(const char *path, unsigned int n)
 	return name;
 }
 
+/*
+ * Open the directory that holds path, to sync it after the rename. Read
+ * access is needed for that (Linux cannot fsync a directory opened with
+ * O_PATH); it is asked for now, before any work is done.
+ */
+static int open_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd, saved;
+
+	if (slash == NULL)
+		return open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (dir == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	saved = errno;
+	free(dir);
+	errno = saved;
+	return fd;
+}
+
+/*
+ * Sync the directory: the rename in it reaches storage. A file system that
+ * cannot sync directories at all says EINVAL (or ENOTSUP); there, nothing
+ * more can be done and the rename stands as the file system keeps it.
+ */
+static int sync_dir(int dirfd)
+{
+	while (fsync(dirfd) != 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno == EINVAL || errno == ENOTSUP)
+			return 0;
+		return -1;
+	}
+	return 0;
+}
+
 int out_file_open(out_file_t **out, const char *path, bool force)
 {
 	out_file_t *of;
@@ -125,6 +172,15 @@ int out_file_open(out_file_t **out, const char *path, bool force)
 	}
 	of->force = force;
 
+	of->dirfd = open_dir_of(path);
+	if (of->dirfd < 0) {
+		tool_error(path, "cannot open its directory: %s",
+			   strerror(errno));
+		free(of->path);
+		free(of);
+		return -1;
+	}
+
 	for (n = 0; n < OUT_FILE_MAX_TRIES; ++n) {
 		of->temp = make_temp_name(path, n);
 		if (of->temp == NULL) {
@@ -143,6 +199,7 @@ int out_file_open(out_file_t **out, const char *path, bool force)
 	if (of->file == NULL) {
 		tool_error(path, "cannot create a file beside it: %s",
 			   strerror(errno));
+		close(of->dirfd);
 		free(of->temp);
 		free(of->path);
 		free(of);
@@ -195,8 +252,26 @@ int out_file_commit(out_file_t *of)
 {
 	int ret;
 
-	sqfs_file_destroy(of->file);
+	/*
+	 * The data first: after a crash, a name that points at an image
+	 * whose blocks never reached the disk is worse than no name. fsync
+	 * also reports a write-back that failed (EIO, ENOSPC on delayed
+	 * allocation, an NFS server gone), and so does close on some file
+	 * systems: either failure means the image is not what was written.
+	 */
+	ret = sqfs_file_sync(of->file);
+	if (ret != 0) {
+		tool_error(of->path, "cannot write the image to storage: %s",
+			   strerror(errno));
+		return -1;
+	}
+	ret = sqfs_file_close(of->file);
 	of->file = NULL;
+	if (ret != 0) {
+		tool_error(of->path, "closing the image failed: %s",
+			   strerror(errno));
+		return -1;
+	}
 
 	if (of->force)
 		ret = rename(of->temp, of->path);
@@ -214,6 +289,20 @@ int out_file_commit(out_file_t *of)
 	}
 	of->committed = true;
 	disarm_cleanup();
+
+	/*
+	 * Then the name: until the directory is synced, a crash may bring
+	 * back the old entry (or none). Either is a complete state, so the
+	 * image stays in place if this fails; the run still fails, since
+	 * the image may not survive a crash.
+	 */
+	if (sync_dir(of->dirfd) != 0) {
+		tool_error(of->path,
+			   "the image is in place, but syncing its directory "
+			   "failed: %s (a crash may still lose it)",
+			   strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -226,6 +315,7 @@ void out_file_destroy(out_file_t *of)
 		disarm_cleanup();
 		unlink(of->temp);
 	}
+	close(of->dirfd);
 	free(of->temp);
 	free(of->path);
 	free(of);

@@ -89,6 +89,14 @@ static int ff_truncate(sqfs_file_t *base, uint64_t size)
 	return f->inner->truncate(f->inner, size);
 }
 
+/* Forwards: the wrapper is as durable as what it wraps. */
+static int ff_sync(sqfs_file_t *base)
+{
+	fail_file_t *f = (fail_file_t *)base;
+
+	return sqfs_file_sync(f->inner);
+}
+
 static fail_file_t *ff_create(void)
 {
 	fail_file_t *f = calloc(1, sizeof(*f));
@@ -100,6 +108,7 @@ static fail_file_t *ff_create(void)
 	f->base.write_at = ff_write_at;
 	f->base.get_size = ff_get_size;
 	f->base.truncate = ff_truncate;
+	f->base.sync = ff_sync;
 	f->write_budget = UINT64_MAX;
 	return f;
 }

@@ -2,6 +2,10 @@
 /*
  * test_out_file.c - the output-file helper: an image appears complete or
  * not at all, and an existing file is only replaced with force.
+ *
+ * This program defines fsync, close, rename, renameat2 and link itself
+ * (passing each on to the C library), so that it sees the order of the
+ * calls that make an image durable and can make them fail on cue.
  */
 #include "config.h"
 
@@ -14,7 +18,10 @@
 #include "sqfs/io.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +111,143 @@ static void put(out_file_t *of, const char *text)
 
 	assert_non_null(f);
 	assert_int_equal(f->write_at(f, 0, text, strlen(text)), 0);
+}
+
+/* ---- the system calls, observed and failed on cue ------------------------
+ */
+
+/* What was seen, in order: 'S' fsync of the temporary file, 'C' its
+ * close, 'M' the move onto the target, 'D' fsync of the directory. */
+static struct {
+	bool active;
+	struct stat temp, dir;
+	char temp_path[600];
+	bool fail_fsync, fail_close, fail_dirsync;
+	char events[32];
+	size_t count;
+} obs;
+
+static void record(char what)
+{
+	if (obs.count + 1 < sizeof(obs.events))
+		obs.events[obs.count++] = what;
+}
+
+static bool fd_is(int fd, const struct stat *want)
+{
+	struct stat sb;
+
+	return fstat(fd, &sb) == 0 && sb.st_dev == want->st_dev &&
+	       sb.st_ino == want->st_ino;
+}
+
+/* Start watching the temporary file of of and its directory. */
+static void observe(out_file_t *of)
+{
+	memset(&obs, 0, sizeof(obs));
+	snprintf(obs.temp_path, sizeof(obs.temp_path), "%s",
+		 out_file_temp_path(of));
+	assert_int_equal(stat(obs.temp_path, &obs.temp), 0);
+	assert_int_equal(stat(dir, &obs.dir), 0);
+	obs.active = true;
+}
+
+static void *real(const char *name)
+{
+	void *fn = dlsym(RTLD_NEXT, name);
+
+	assert_non_null(fn);
+	return fn;
+}
+
+int fsync(int fd)
+{
+	int (*fn)(int) = (int (*)(int))real("fsync");
+
+	if (obs.active && fd_is(fd, &obs.temp)) {
+		if (obs.fail_fsync) {
+			errno = EIO;
+			return -1;
+		}
+		record('S');
+	} else if (obs.active && fd_is(fd, &obs.dir)) {
+		if (obs.fail_dirsync) {
+			errno = EIO;
+			return -1;
+		}
+		record('D');
+	}
+	return fn(fd);
+}
+
+int close(int fd)
+{
+	int (*fn)(int) = (int (*)(int))real("close");
+	bool temp = obs.active && fd_is(fd, &obs.temp);
+	int ret = fn(fd);
+
+	if (temp && ret == 0) {
+		/* closed all the same, as Linux does */
+		if (obs.fail_close) {
+			errno = EIO;
+			return -1;
+		}
+		record('C');
+	}
+	return ret;
+}
+
+static void moved(const char *from, int ret)
+{
+	if (obs.active && ret == 0 && strcmp(from, obs.temp_path) == 0)
+		record('M');
+}
+
+int rename(const char *from, const char *to)
+{
+	int (*fn)(const char *, const char *) =
+	    (int (*)(const char *, const char *))real("rename");
+	int ret = fn(from, to);
+
+	moved(from, ret);
+	return ret;
+}
+
+int renameat2(int fromfd, const char *from, int tofd, const char *to,
+	      unsigned int flags)
+{
+	int (*fn)(int, const char *, int, const char *, unsigned int) =
+	    (int (*)(int, const char *, int, const char *, unsigned int))real(
+		"renameat2");
+	int ret = fn(fromfd, from, tofd, to, flags);
+
+	moved(from, ret);
+	return ret;
+}
+
+int link(const char *from, const char *to)
+{
+	int (*fn)(const char *, const char *) =
+	    (int (*)(const char *, const char *))real("link");
+	int ret = fn(from, to);
+
+	moved(from, ret);
+	return ret;
+}
+
+/* The number of open file descriptors. */
+static size_t count_fds(void)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = opendir("/proc/self/fd");
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 static void test_new_target(void **state)
@@ -229,6 +373,101 @@ static void test_refused_targets(void **state)
 	out_file_destroy(NULL);
 }
 
+/*
+ * The order that makes the image durable: the file synced, then closed,
+ * then moved, then its directory synced; new and forced; no descriptor
+ * left open.
+ */
+static void test_durable_order(void **state)
+{
+	out_file_t *of = NULL;
+	size_t fds = count_fds();
+	(void)state;
+
+	assert_int_equal(out_file_open(&of, target, false), 0);
+	observe(of);
+	put(of, "image");
+	assert_int_equal(out_file_commit(of), 0);
+	obs.active = false;
+	out_file_destroy(of);
+	assert_string_equal(obs.events, "SCMD");
+	check_contents(target, "image");
+	assert_int_equal(count_fds(), fds);
+
+	assert_int_equal(out_file_open(&of, target, true), 0);
+	observe(of);
+	put(of, "again");
+	assert_int_equal(out_file_commit(of), 0);
+	obs.active = false;
+	out_file_destroy(of);
+	assert_string_equal(obs.events, "SCMD");
+	check_contents(target, "again");
+	assert_int_equal(count_files(), 1);
+	assert_int_equal(count_fds(), fds);
+}
+
+/* Commit with one failure injected, to a new target and over an
+ * existing one (force): it fails, and only the old file remains. */
+static void commit_failing(bool *flag)
+{
+	out_file_t *of = NULL;
+	size_t fds = count_fds();
+
+	assert_int_equal(out_file_open(&of, target, false), 0);
+	observe(of);
+	*flag = true;
+	put(of, "image");
+	assert_int_equal(out_file_commit(of), -1);
+	out_file_destroy(of);
+	obs.active = false;
+	assert_int_not_equal(access(target, F_OK), 0);
+	assert_int_equal(count_files(), 0);
+	assert_int_equal(count_fds(), fds);
+
+	write_file(target, "precious");
+	assert_int_equal(out_file_open(&of, target, true), 0);
+	observe(of);
+	*flag = true;
+	put(of, "broken");
+	assert_int_equal(out_file_commit(of), -1);
+	out_file_destroy(of);
+	obs.active = false;
+	check_contents(target, "precious");
+	assert_int_equal(count_files(), 1);
+	assert_int_equal(count_fds(), fds);
+}
+
+static void test_fsync_fails(void **state)
+{
+	(void)state;
+	commit_failing(&obs.fail_fsync);
+}
+
+static void test_close_fails(void **state)
+{
+	(void)state;
+	commit_failing(&obs.fail_close);
+}
+
+/* The move happened, its directory cannot be synced: a failure, but the
+ * complete image stays (removing it would lose the only copy). */
+static void test_dirsync_fails(void **state)
+{
+	out_file_t *of = NULL;
+	(void)state;
+
+	assert_int_equal(out_file_open(&of, target, false), 0);
+	observe(of);
+	obs.fail_dirsync = true;
+	put(of, "image");
+	assert_int_equal(out_file_commit(of), -1);
+	out_file_destroy(of);
+	obs.active = false;
+	assert_string_equal(obs.events, "SCM");
+	check_contents(target, "image");
+	assert_int_equal(count_files(), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +481,12 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_appeared_meanwhile, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_refused_targets, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_durable_order, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_fsync_fails, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_close_fails, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dirsync_fails, setup,
 					    teardown),
 	};
 

@@ -716,6 +716,14 @@ static int observed_truncate(sqfs_file_t *base, uint64_t size)
 	return f->inner->truncate(f->inner, size);
 }
 
+/* Forwards: the wrapper is as durable as what it wraps. */
+static int observed_sync(sqfs_file_t *base)
+{
+	observed_file_t *f = (observed_file_t *)base;
+
+	return sqfs_file_sync(f->inner);
+}
+
 static void observed_destroy(sqfs_file_t *base)
 {
 	observed_file_t *f = (observed_file_t *)base;
@@ -739,6 +747,7 @@ sqfs_file_t *test_observed_file(sqfs_file_t *inner,
 	f->base.write_at = observed_write_at;
 	f->base.get_size = observed_get_size;
 	f->base.truncate = observed_truncate;
+	f->base.sync = observed_sync;
 	f->base.destroy = observed_destroy;
 	return &f->base;
 }

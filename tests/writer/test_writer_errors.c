@@ -1032,6 +1032,14 @@ static int ff_truncate(sqfs_file_t *base, uint64_t size)
 	return f->inner->truncate(f->inner, size);
 }
 
+/* Forwards: the wrapper is as durable as what it wraps. */
+static int ff_sync(sqfs_file_t *base)
+{
+	failing_file_t *f = (failing_file_t *)base;
+
+	return sqfs_file_sync(f->inner);
+}
+
 static failing_file_t *failing_file(void)
 {
 	failing_file_t *f = calloc(1, sizeof(*f));
@@ -1043,6 +1051,7 @@ static failing_file_t *failing_file(void)
 	f->base.write_at = ff_write_at;
 	f->base.get_size = ff_get_size;
 	f->base.truncate = ff_truncate;
+	f->base.sync = ff_sync;
 	f->budget = SIZE_MAX;
 	return f;
 }

@@ -27,6 +27,19 @@ static void memory_destroy(sqfs_file_t *base)
 	free(file);
 }
 
+/* Nothing to make durable, nothing to fail on release. */
+static int memory_sync(sqfs_file_t *base)
+{
+	(void)base;
+	return 0;
+}
+
+static int memory_close(sqfs_file_t *base)
+{
+	memory_destroy(base);
+	return 0;
+}
+
 static int memory_read_at(sqfs_file_t *base, uint64_t offset, void *buffer,
 			  size_t size)
 {
@@ -116,6 +129,8 @@ int sqfs_file_open_memory(sqfs_file_t **out, const void *data, size_t size,
 	file->base.write_at = memory_write_at;
 	file->base.get_size = memory_get_size;
 	file->base.truncate = memory_truncate;
+	file->base.sync = memory_sync;
+	file->base.close = memory_close;
 	file->flags = flags;
 
 	if (size > 0) {

@@ -2,6 +2,8 @@
 /*
  * file_posix.c - an sqfs_file_t on a POSIX file descriptor, using
  * pread/pwrite so that no shared file offset is involved.
+ *
+ * sync is fsync; close reports what close(2) reports, destroy drops it.
  */
 #include "config.h"
 
@@ -21,12 +23,44 @@ typedef struct {
 	bool read_only;
 } posix_file_t;
 
+static int posix_close(sqfs_file_t *base)
+{
+	posix_file_t *file = (posix_file_t *)base;
+	int ret = 0, saved;
+
+	/*
+	 * Not retried on EINTR: Linux releases the descriptor before it can
+	 * fail, so a second close could hit one another thread just opened.
+	 * Any failure, EINTR included, leaves the contents in doubt (NFS
+	 * writes back on close) and is reported.
+	 */
+	if (close(file->fd) != 0)
+		ret = SQFS_ERROR_IO;
+	saved = errno;
+	free(file);
+	errno = saved;
+	return ret;
+}
+
 static void posix_destroy(sqfs_file_t *base)
+{
+	int saved = errno;
+
+	/* nothing to tell: errno stays what it was for the caller's report */
+	(void)posix_close(base);
+	errno = saved;
+}
+
+static int posix_sync(sqfs_file_t *base)
 {
 	posix_file_t *file = (posix_file_t *)base;
 
-	close(file->fd);
-	free(file);
+	while (fsync(file->fd) != 0) {
+		if (errno == EINTR)
+			continue;
+		return SQFS_ERROR_IO;
+	}
+	return 0;
 }
 
 static int posix_read_at(sqfs_file_t *base, uint64_t offset, void *buffer,
@@ -147,6 +181,8 @@ int sqfs_file_open(sqfs_file_t **out, const char *path, unsigned int flags)
 	file->base.write_at = posix_write_at;
 	file->base.get_size = posix_get_size;
 	file->base.truncate = posix_truncate;
+	file->base.sync = posix_sync;
+	file->base.close = posix_close;
 	file->fd = fd;
 	file->size = S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode)
 			 ? (uint64_t)sb.st_size
