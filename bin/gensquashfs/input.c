@@ -135,8 +135,7 @@ int gs_input_error(const gs_entries_t *entries, const gs_entry_t *e, int err)
 	return -1;
 }
 
-int gs_input_xattrs(gs_opener_t *o, const gs_entry_t *e, int fd,
-		    fs_xattrs_t *x)
+int gs_input_xattrs(gs_opener_t *o, const gs_entry_t *e, int fd, fs_xattrs_t *x)
 {
 	fs_id_t id = {e->st.dev, e->st.ino};
 	const char *name, *shown = gs_input_name(o->entries, e);

@@ -124,8 +124,7 @@ int rd_describe(rd_ctx_t *ctx)
 	bool skipped = false;
 	int ret;
 
-	if (rd_open_source(ctx, "",
-			   SQFS_SOURCE_NO_DATA | SQFS_SOURCE_NO_XATTRS,
+	if (rd_open_source(ctx, "", SQFS_SOURCE_NO_DATA | SQFS_SOURCE_NO_XATTRS,
 			   &src) != 0)
 		return -1;
 	while ((ret = sqfs_image_source_next(src, &e)) == 0) {

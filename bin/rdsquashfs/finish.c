@@ -341,8 +341,7 @@ int rd_finisher_create(rd_attr_ctx_t *ac, bool threaded, rd_finisher_t **out)
 	desc.make_state = make_state;
 	desc.user = f;
 	/* no thread (or none to be had): each job is finished at once */
-	if (util_workers_create(&desc, threaded ? 1 : 0, &f->pool, NULL) !=
-	    0) {
+	if (util_workers_create(&desc, threaded ? 1 : 0, &f->pool, NULL) != 0) {
 		free(f);
 		tool_error(NULL, "out of memory");
 		return -1;

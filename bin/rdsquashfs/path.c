@@ -52,8 +52,7 @@ int rd_entry_at(rd_ctx_t *ctx, const char *path, uint32_t flags,
 {
 	int ret;
 
-	if (rd_open_source(ctx, path, flags | SQFS_SOURCE_START_ONLY, src) !=
-	    0)
+	if (rd_open_source(ctx, path, flags | SQFS_SOURCE_START_ONLY, src) != 0)
 		return -1;
 	ret = sqfs_image_source_next(*src, out);
 	if (ret == 0)
@@ -93,4 +92,3 @@ void rd_path_basename(const char *path, char *buf, size_t size)
 	memcpy(buf, name, len);
 	buf[len] = '\0';
 }
-

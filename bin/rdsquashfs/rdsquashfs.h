@@ -109,5 +109,4 @@ void rd_image_error(const rd_ctx_t *ctx, const char *what);
  */
 void rd_path_basename(const char *path, char *buf, size_t size);
 
-
 #endif /* RDSQUASHFS_H */

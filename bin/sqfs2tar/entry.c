@@ -111,8 +111,7 @@ static void set_attributes(sqfs2tar_t *s, const char *name,
 	archive_entry_set_gid(ae, e->gid);
 }
 
-static int set_type_data(sqfs2tar_t *s, const sqfs_entry_t *e,
-			 const char *what)
+static int set_type_data(sqfs2tar_t *s, const sqfs_entry_t *e, const char *what)
 {
 	struct archive_entry *ae = s->ent;
 
@@ -171,9 +170,9 @@ int s2t_write_entry(sqfs2tar_t *s, const sqfs_entry_t *e, const char *name,
 		if (set_type_data(s, e, what) != 0)
 			goto out;
 		for (size_t i = 0; i < e->xattr_count; ++i)
-			archive_entry_xattr_add_entry(
-			    s->ent, e->xattrs[i].key, e->xattrs[i].value,
-			    e->xattrs[i].size);
+			archive_entry_xattr_add_entry(s->ent, e->xattrs[i].key,
+						      e->xattrs[i].value,
+						      e->xattrs[i].size);
 	}
 
 	ret = archive_write_header(s->ar, s->ent);

@@ -59,7 +59,8 @@ static int out_of_memory(void)
 	return -1;
 }
 
-/* ---- hard links across several --subdir parts ----------------------------- */
+/* ---- hard links across several --subdir parts -----------------------------
+ */
 
 static const char *known_link(sqfs2tar_t *s, const sqfs_entry_t *e)
 {
@@ -71,8 +72,7 @@ static const char *known_link(sqfs2tar_t *s, const sqfs_entry_t *e)
 	return s->link_names[index];
 }
 
-static int remember_link(sqfs2tar_t *s, const sqfs_entry_t *e,
-			 const char *name)
+static int remember_link(sqfs2tar_t *s, const sqfs_entry_t *e, const char *name)
 {
 	char **names, *copy;
 
@@ -98,8 +98,8 @@ static int remember_link(sqfs2tar_t *s, const sqfs_entry_t *e,
  * source says; across several --subdir parts, a multiply-linked inode met
  * again links to the name it was first written as. *link is malloc'd.
  */
-static int choose_link(sqfs2tar_t *s, const sqfs_entry_t *e,
-		       const char *prefix, const char *name, char **link)
+static int choose_link(sqfs2tar_t *s, const sqfs_entry_t *e, const char *prefix,
+		       const char *name, char **link)
 {
 	const char *known;
 
@@ -119,7 +119,8 @@ static int choose_link(sqfs2tar_t *s, const sqfs_entry_t *e,
 	return *link == NULL ? out_of_memory() : 0;
 }
 
-/* ---- parts ---------------------------------------------------------------- */
+/* ---- parts ----------------------------------------------------------------
+ */
 
 static int image_failed(sqfs2tar_t *s)
 {
@@ -153,7 +154,8 @@ static void close_part(sqfs2tar_t *s)
 static int write_walked(sqfs2tar_t *s, const char *sub, const char *prefix,
 			const sqfs_entry_t *e)
 {
-	char *name = s2t_join(prefix, e->path), *what = image_name(sub, e->path);
+	char *name = s2t_join(prefix, e->path),
+	     *what = image_name(sub, e->path);
 	char *link = NULL;
 	int ret = -1;
 

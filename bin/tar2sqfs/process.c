@@ -306,11 +306,12 @@ static int make_entry(tar2sqfs_packer_t *pk, const tar_entry_t *ent,
 		 * what fits its fields */
 		if (ent->rdev_major > UINT32_MAX ||
 		    ent->rdev_minor > UINT32_MAX) {
-			*status = bad_entry(pk, ent->raw_path,
-					    "device number %llu:%llu out of "
-					    "range",
-					    (unsigned long long)ent->rdev_major,
-					    (unsigned long long)ent->rdev_minor);
+			*status =
+			    bad_entry(pk, ent->raw_path,
+				      "device number %llu:%llu out of "
+				      "range",
+				      (unsigned long long)ent->rdev_major,
+				      (unsigned long long)ent->rdev_minor);
 			return -1;
 		}
 		e->rdev_major = (uint32_t)ent->rdev_major;

@@ -337,8 +337,7 @@ static int enter_current(fs_source_t *s)
 	{
 		struct stat opened;
 
-		if (fstat(fd, &opened) != 0 ||
-		    opened.st_dev != s->st.st_dev ||
+		if (fstat(fd, &opened) != 0 || opened.st_dev != s->st.st_dev ||
 		    opened.st_ino != s->st.st_ino) {
 			close(fd);
 			return fail_at(s, s->path,
@@ -424,9 +423,8 @@ int fs_source_xattrs(fs_source_t *s, bool warn_skipped,
 			if (fstat(fd, &s->st) != 0 ||
 			    !fs_id_matches(&id, &s->st)) {
 				close(fd);
-				return fail_at(
-				    s, s->path,
-				    fs_err_string(FS_ERR_REPLACED));
+				return fail_at(s, s->path,
+					       fs_err_string(FS_ERR_REPLACED));
 			}
 			ret = fs_xattrs_read_fd(fd, s->path, warn_skipped,
 						&s->xattrs);

@@ -181,8 +181,8 @@ static int read_all(const target_t *t, const char *path, bool warn_skipped,
 	for (name = x->names; name < x->names + len; name += strlen(name) + 1) {
 		sqfs_xattr_t *xa = &x->list[x->count];
 
-		ret = read_value(t, path, name, x, &used, &cap,
-				 &offs[x->count], &xa->size);
+		ret = read_value(t, path, name, x, &used, &cap, &offs[x->count],
+				 &xa->size);
 		if (ret < 0) {
 			free(offs);
 			return -1;

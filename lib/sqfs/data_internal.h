@@ -23,7 +23,7 @@
 /*
  * The checks below return NULL when a value passes, and otherwise the
  * words for what is wrong with it (the fault is SQFS_ERROR_CORRUPTED);
- * sqfs_data_fault turns them into the image's error text, so that both
+ * data_fault turns them into the image's error text, so that both
  * readers describe a bad file in the same words.
  */
 
@@ -36,7 +36,7 @@ typedef struct {
 	uint32_t block_size;
 	uint64_t region_start;
 	uint64_t region_end;
-} sqfs_data_source_t;
+} data_source_t;
 
 /* What a reader needs to know about a file it reads. */
 typedef struct {
@@ -45,11 +45,11 @@ typedef struct {
 	size_t count;
 	/* Bytes of the tail in the fragment block; 0 if there is none. */
 	size_t tail;
-} sqfs_data_file_t;
+} data_file_t;
 
 /* The image's block size, which every buffer of a reader is sized by:
  * refused (SQFS_ERROR_CORRUPTED) outside what the format allows. */
-static inline int sqfs_data_block_size(const sqfs_image_t *img, uint32_t *out)
+static inline int data_block_size(const sqfs_image_t *img, uint32_t *out)
 {
 	uint32_t block_size = sqfs_image_super(img)->block_size;
 
@@ -62,22 +62,20 @@ static inline int sqfs_data_block_size(const sqfs_image_t *img, uint32_t *out)
 
 /* Fill src from img; SQFS_ERROR_CORRUPTED for a block size outside what
  * the format allows. */
-static inline int sqfs_data_source_init(sqfs_data_source_t *src,
-					sqfs_image_t *img)
+static inline int data_source_init(data_source_t *src, sqfs_image_t *img)
 {
-	if (sqfs_data_block_size(img, &src->block_size) != 0)
+	if (data_block_size(img, &src->block_size) != 0)
 		return SQFS_ERROR_CORRUPTED;
 	src->img = img;
-	src->file = sqfs_image_file(img);
-	src->cmp = sqfs_image_compressor(img);
-	sqfs_image_data_region(img, &src->region_start, &src->region_end);
+	src->file = image_file(img);
+	src->cmp = image_compressor(img);
+	image_data_region(img, &src->region_start, &src->region_end);
 	return 0;
 }
 
 /* A block size word: no reserved bits, not "raw of length 0", at most a
  * block long. */
-static inline const char *sqfs_data_check_word(uint32_t block_size,
-					       uint32_t word)
+static inline const char *data_check_word(uint32_t block_size, uint32_t word)
 {
 	if ((word & SQFS_SIZE_WORD_RESERVED) != 0 ||
 	    word == SQFS_SIZE_WORD_RAW ||
@@ -88,8 +86,8 @@ static inline const char *sqfs_data_check_word(uint32_t block_size,
 
 /* A stored block of len bytes at pos must lie inside the data region
  * [start, end). */
-static inline const char *sqfs_data_check_place(uint64_t start, uint64_t end,
-						uint64_t pos, uint32_t len)
+static inline const char *data_check_place(uint64_t start, uint64_t end,
+					   uint64_t pos, uint32_t len)
 {
 	if (pos < start)
 		return "block list starts before the data";
@@ -100,9 +98,8 @@ static inline const char *sqfs_data_check_place(uint64_t start, uint64_t end,
 
 /* The block list of a regular file, checked against its size; the
  * caller has made sure the inode is a regular file. */
-static inline const char *sqfs_data_file_info(uint32_t block_size,
-					      const sqfs_inode_t *inode,
-					      sqfs_data_file_t *fi)
+static inline const char *
+data_file_info(uint32_t block_size, const sqfs_inode_t *inode, data_file_t *fi)
 {
 	uint64_t count, size;
 
@@ -127,9 +124,8 @@ static inline const char *sqfs_data_file_info(uint32_t block_size,
 
 /* The unpacked size of listed block index: a full block, except the last
  * of a file without a fragment. */
-static inline size_t sqfs_data_block_expect(uint32_t block_size,
-					    const sqfs_data_file_t *fi,
-					    size_t index)
+static inline size_t data_block_expect(uint32_t block_size,
+				       const data_file_t *fi, size_t index)
 {
 	if (index == fi->count - 1 && fi->tail == 0)
 		return (size_t)(fi->inode->data.file.file_size -
@@ -139,23 +135,22 @@ static inline size_t sqfs_data_block_expect(uint32_t block_size,
 
 /* A fragment-table entry: a fragment block holds data, so it is never
  * sparse, and it lies inside the data region. */
-static inline const char *sqfs_data_check_fragment(uint32_t block_size,
-						   uint64_t start, uint64_t end,
-						   const sqfs_fragment_t *frag)
+static inline const char *data_check_fragment(uint32_t block_size,
+					      uint64_t start, uint64_t end,
+					      const sqfs_fragment_t *frag)
 {
-	if (frag->size == 0 ||
-	    sqfs_data_check_word(block_size, frag->size) != NULL)
+	if (frag->size == 0 || data_check_word(block_size, frag->size) != NULL)
 		return "its fragment table entry has an invalid size";
-	if (sqfs_data_check_place(start, end, frag->start,
-				  frag->size & SQFS_SIZE_WORD_LENGTH) != NULL)
+	if (data_check_place(start, end, frag->start,
+			     frag->size & SQFS_SIZE_WORD_LENGTH) != NULL)
 		return "its fragment block lies outside the data";
 	return NULL;
 }
 
 /* A tail of tail bytes at offset must lie inside the frag_len bytes its
  * fragment block unpacked to. */
-static inline const char *sqfs_data_check_tail(size_t frag_len, uint32_t offset,
-					       size_t tail)
+static inline const char *data_check_tail(size_t frag_len, uint32_t offset,
+					  size_t tail)
 {
 	if (offset > frag_len || tail > frag_len - offset)
 		return "it runs past the end of its fragment block";
@@ -163,40 +158,38 @@ static inline const char *sqfs_data_check_tail(size_t frag_len, uint32_t offset,
 }
 
 /* Words for a block that unpacked to a size its place does not allow. */
-#define SQFS_DATA_WRONG_SIZE "it unpacks to the wrong size"
+#define DATA_WRONG_SIZE "it unpacks to the wrong size"
 /* ... for a tail whose fragment index is past the table ... */
-#define SQFS_DATA_NO_FRAGMENT "its fragment index is past the fragment table"
+#define DATA_NO_FRAGMENT "its fragment index is past the fragment table"
 /* ... and for a stream the codec refused. */
-#define SQFS_DATA_BAD_STREAM "it does not decompress"
+#define DATA_BAD_STREAM "it does not decompress"
 
 /*
  * Word a failure reading block index of inode number ino (index == count:
- * the tail; SQFS_DATA_WHOLE_FILE: the file as a whole) with code: why, if
+ * the tail; DATA_WHOLE_FILE: the file as a whole) with code: why, if
  * given, says what is wrong; otherwise the code's phrase. Returns code.
  */
-#define SQFS_DATA_WHOLE_FILE SIZE_MAX
+#define DATA_WHOLE_FILE SIZE_MAX
 
-static inline int sqfs_data_fault(sqfs_errtext_t *e, int code, uint32_t ino,
-				  size_t index, size_t count, const char *why)
+static inline int data_fault(errtext_t *e, int code, uint32_t ino, size_t index,
+			     size_t count, const char *why)
 {
 	if (why == NULL && code == SQFS_ERROR_CORRUPTED)
-		why = SQFS_DATA_BAD_STREAM;
+		why = DATA_BAD_STREAM;
 	if (why == NULL)
 		why = sqfs_error_string(code);
-	if (index == SQFS_DATA_WHOLE_FILE)
-		return sqfs_errtext_set(e, code, "inode %u: %s", ino, why);
+	if (index == DATA_WHOLE_FILE)
+		return errtext_set(e, code, "inode %u: %s", ino, why);
 	if (index >= count)
-		return sqfs_errtext_set(e, code, "inode %u: tail: %s", ino,
-					why);
-	return sqfs_errtext_set(e, code, "inode %u: block %zu: %s", ino, index,
-				why);
+		return errtext_set(e, code, "inode %u: tail: %s", ino, why);
+	return errtext_set(e, code, "inode %u: block %zu: %s", ino, index, why);
 }
 
 /* Unpack a compressed block; a stream that would not fit is as corrupt as
  * one that does not decode. */
-static inline ptrdiff_t sqfs_data_uncompress(sqfs_compressor_t *cmp,
-					     const uint8_t *in, size_t len,
-					     uint8_t *out, size_t outsize)
+static inline ptrdiff_t data_uncompress(sqfs_compressor_t *cmp,
+					const uint8_t *in, size_t len,
+					uint8_t *out, size_t outsize)
 {
 	ptrdiff_t ret = sqfs_compressor_uncompress(cmp, in, len, out, outsize);
 

@@ -25,7 +25,7 @@
 #include <string.h>
 
 struct sqfs_data_reader {
-	sqfs_data_source_t src;
+	data_source_t src;
 
 	/* A stored block as read from disk, before unpacking. */
 	uint8_t *packed;
@@ -73,7 +73,7 @@ static int bad(sqfs_data_reader_t *dr, const char *why)
 	return SQFS_ERROR_CORRUPTED;
 }
 
-typedef sqfs_data_file_t file_info_t;
+typedef data_file_t file_info_t;
 
 int sqfs_data_reader_create(sqfs_image_t *img, sqfs_data_reader_t **out)
 {
@@ -87,7 +87,7 @@ int sqfs_data_reader_create(sqfs_image_t *img, sqfs_data_reader_t **out)
 	dr = calloc(1, sizeof(*dr));
 	if (dr == NULL)
 		return SQFS_ERROR_ALLOC;
-	if (sqfs_data_source_init(&dr->src, img) != 0) {
+	if (data_source_init(&dr->src, img) != 0) {
 		free(dr);
 		return SQFS_ERROR_CORRUPTED;
 	}
@@ -120,14 +120,14 @@ void sqfs_data_reader_destroy(sqfs_data_reader_t *dr)
 
 static const char *check_word(const sqfs_data_reader_t *dr, uint32_t word)
 {
-	return sqfs_data_check_word(dr->src.block_size, word);
+	return data_check_word(dr->src.block_size, word);
 }
 
 static const char *check_place(const sqfs_data_reader_t *dr, uint64_t pos,
 			       uint32_t len)
 {
-	return sqfs_data_check_place(dr->src.region_start, dr->src.region_end,
-				     pos, len);
+	return data_check_place(dr->src.region_start, dr->src.region_end, pos,
+				len);
 }
 
 /* The start of every public call: the file's block list, checked. */
@@ -136,18 +136,18 @@ static int get_file_info(sqfs_data_reader_t *dr, const sqfs_inode_t *inode,
 {
 	const char *why;
 
-	sqfs_errtext_begin(sqfs_image_errtext(dr->src.img));
+	errtext_begin(image_errtext(dr->src.img));
 	dr->why = NULL;
 	if (inode->type != SQFS_INODE_FILE &&
 	    inode->type != SQFS_INODE_EXT_FILE)
-		return sqfs_errtext_set(
-		    sqfs_image_errtext(dr->src.img), SQFS_ERROR_NOT_FILE,
+		return errtext_set(
+		    image_errtext(dr->src.img), SQFS_ERROR_NOT_FILE,
 		    "inode %u: not a regular file", inode->inode_number);
-	why = sqfs_data_file_info(dr->src.block_size, inode, fi);
+	why = data_file_info(dr->src.block_size, inode, fi);
 	if (why != NULL)
-		return sqfs_errtext_set(sqfs_image_errtext(dr->src.img),
-					SQFS_ERROR_CORRUPTED, "inode %u: %s",
-					inode->inode_number, why);
+		return errtext_set(image_errtext(dr->src.img),
+				   SQFS_ERROR_CORRUPTED, "inode %u: %s",
+				   inode->inode_number, why);
 	return 0;
 }
 
@@ -155,9 +155,8 @@ static int get_file_info(sqfs_data_reader_t *dr, const sqfs_inode_t *inode,
 static int block_failed(sqfs_data_reader_t *dr, const file_info_t *fi,
 			size_t index, int code)
 {
-	return sqfs_data_fault(sqfs_image_errtext(dr->src.img), code,
-			       fi->inode->inode_number, index, fi->count,
-			       dr->why);
+	return data_fault(image_errtext(dr->src.img), code,
+			  fi->inode->inode_number, index, fi->count, dr->why);
 }
 
 /*
@@ -217,7 +216,7 @@ static ptrdiff_t unpack(sqfs_data_reader_t *dr, uint64_t pos, uint32_t word,
 
 	if (word & SQFS_SIZE_WORD_RAW) {
 		if (len > outsize)
-			return bad(dr, SQFS_DATA_WRONG_SIZE);
+			return bad(dr, DATA_WRONG_SIZE);
 		ret = dr->src.file->read_at(dr->src.file, pos, out, len);
 		return ret != 0 ? ret : (ptrdiff_t)len;
 	}
@@ -225,7 +224,7 @@ static ptrdiff_t unpack(sqfs_data_reader_t *dr, uint64_t pos, uint32_t word,
 	ret = dr->src.file->read_at(dr->src.file, pos, dr->packed, len);
 	if (ret != 0)
 		return ret;
-	return sqfs_data_uncompress(dr->src.cmp, dr->packed, len, out, outsize);
+	return data_uncompress(dr->src.cmp, dr->packed, len, out, outsize);
 }
 
 static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
@@ -233,7 +232,7 @@ static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
 {
 	const sqfs_inode_t *inode = fi->inode;
 	uint32_t word = fi->words[index];
-	size_t expect = sqfs_data_block_expect(dr->src.block_size, fi, index);
+	size_t expect = data_block_expect(dr->src.block_size, fi, index);
 	uint64_t pos;
 	ptrdiff_t ret;
 
@@ -270,7 +269,7 @@ static int load_block(sqfs_data_reader_t *dr, const file_info_t *fi,
 
 	/* the same stored block cannot unpack to two different sizes */
 	if (dr->block_len != expect)
-		return bad(dr, SQFS_DATA_WRONG_SIZE);
+		return bad(dr, DATA_WRONG_SIZE);
 
 	*data = dr->block;
 	*size = expect;
@@ -289,12 +288,12 @@ static int load_tail(sqfs_data_reader_t *dr, const file_info_t *fi,
 		dr->frag_valid = false;
 		ret = sqfs_image_get_fragment(dr->src.img, index, &frag);
 		if (ret < 0) {
-			dr->why = SQFS_DATA_NO_FRAGMENT;
+			dr->why = DATA_NO_FRAGMENT;
 			return (int)ret;
 		}
-		dr->why = sqfs_data_check_fragment(dr->src.block_size,
-						   dr->src.region_start,
-						   dr->src.region_end, &frag);
+		dr->why = data_check_fragment(dr->src.block_size,
+					      dr->src.region_start,
+					      dr->src.region_end, &frag);
 		if (dr->why != NULL)
 			return SQFS_ERROR_CORRUPTED;
 
@@ -307,7 +306,7 @@ static int load_tail(sqfs_data_reader_t *dr, const file_info_t *fi,
 		dr->frag_valid = true;
 	}
 
-	dr->why = sqfs_data_check_tail(dr->frag_len, offset, fi->tail);
+	dr->why = data_check_tail(dr->frag_len, offset, fi->tail);
 	if (dr->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 
@@ -342,9 +341,9 @@ int sqfs_data_reader_get_block(sqfs_data_reader_t *dr, const sqfs_inode_t *file,
 	memset(out, 0, sizeof(*out));
 	ret = load(dr, &fi, index, &out->data, &out->size);
 	if (ret == SQFS_ERROR_OUT_OF_BOUNDS)
-		return sqfs_errtext_set(sqfs_image_errtext(dr->src.img), ret,
-					"inode %u: no block %zu",
-					file->inode_number, index);
+		return errtext_set(image_errtext(dr->src.img), ret,
+				   "inode %u: no block %zu", file->inode_number,
+				   index);
 	if (ret != 0)
 		return block_failed(dr, &fi, index, ret);
 	out->index = index;

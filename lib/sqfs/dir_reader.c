@@ -32,7 +32,7 @@
 #include <string.h>
 
 /* The image's error text, where the reader words its failures. */
-#define ERR(dr) sqfs_image_errtext((dr)->img)
+#define ERR(dr) image_errtext((dr)->img)
 
 /* Checkpoints kept for one listing (about 17 KiB). */
 #define MAX_CHECKPOINTS 64u
@@ -56,7 +56,7 @@ struct sqfs_dir_reader {
 	uint64_t table_start;
 
 	/* block and offset of st are only filled in by a save */
-	sqfs_dir_state_t st;
+	dir_state_t st;
 	/* A listing that failed keeps failing until it is reopened. */
 	int err;
 	/* The inode number of the directory whose listing is open, for
@@ -69,7 +69,7 @@ struct sqfs_dir_reader {
 	char name[SQFS_NAME_MAX + 1];
 
 	/* Checkpoints of the listing named by cp_block, cp_offset and
-	 * cp_size (as in sqfs_dir_state_t), in listing order and at least
+	 * cp_size (as in dir_state_t), in listing order and at least
 	 * cp_spacing listing bytes apart. */
 	uint64_t cp_block;
 	uint32_t cp_size;
@@ -89,7 +89,6 @@ static int name_cmp(const char *a, size_t alen, const char *b, size_t blen)
 	return alen < blen ? -1 : (alen > blen ? 1 : 0);
 }
 
-
 int sqfs_dir_reader_create(sqfs_image_t *img, sqfs_dir_reader_t **out)
 {
 	sqfs_dir_reader_t *dr;
@@ -100,7 +99,7 @@ int sqfs_dir_reader_create(sqfs_image_t *img, sqfs_dir_reader_t **out)
 	dr = calloc(1, sizeof(*dr));
 	if (dr == NULL)
 		return SQFS_ERROR_ALLOC;
-	ret = sqfs_image_open_dir_table(img, &dr->mr);
+	ret = image_open_dir_table(img, &dr->mr);
 	if (ret != 0) {
 		free(dr);
 		return ret;
@@ -151,23 +150,23 @@ int sqfs_dir_reader_open(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir)
 
 	if (dr == NULL || dir == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(dr));
+	errtext_begin(ERR(dr));
 	close_listing(dr, 0);
 	dr->dir_number = dir->inode_number;
 	if (!is_dir(dir))
-		return sqfs_errtext_set(ERR(dr), SQFS_ERROR_NOT_DIR,
-					"inode %u: not a directory",
-					dir->inode_number);
+		return errtext_set(ERR(dr), SQFS_ERROR_NOT_DIR,
+				   "inode %u: not a directory",
+				   dir->inode_number);
 
 	size = dir->data.dir.size;
 	if (size < SQFS_DIR_SIZE_EMPTY ||
 	    (size > SQFS_DIR_SIZE_EMPTY && size < SQFS_DIR_SIZE_MIN) ||
 	    dir->data.dir.offset >= SQFS_META_BLOCK_SIZE)
-		return sqfs_errtext_set(ERR(dr), SQFS_ERROR_CORRUPTED,
-					"directory inode %u: listing of %u "
-					"bytes at offset %u is impossible",
-					dir->inode_number, size,
-					(unsigned int)dir->data.dir.offset);
+		return errtext_set(ERR(dr), SQFS_ERROR_CORRUPTED,
+				   "directory inode %u: listing of %u "
+				   "bytes at offset %u is impossible",
+				   dir->inode_number, size,
+				   (unsigned int)dir->data.dir.offset);
 
 	/* an empty directory's position may be the very end of the table */
 	if (size > SQFS_DIR_SIZE_EMPTY) {
@@ -175,9 +174,9 @@ int sqfs_dir_reader_open(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir)
 		    dr->mr, dr->table_start + dir->data.dir.start_block,
 		    dir->data.dir.offset);
 		if (ret != 0)
-			return sqfs_errtext_end(ERR(dr), ret,
-						"directory inode %u: listing",
-						dir->inode_number);
+			return errtext_end(ERR(dr), ret,
+					   "directory inode %u: listing",
+					   dir->inode_number);
 	}
 	begin_listing(dr, dir, size - SQFS_DIR_SIZE_EMPTY);
 	return 0;
@@ -195,14 +194,14 @@ static int listing_damaged(sqfs_dir_reader_t *dr, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return sqfs_errtext_set(ERR(dr), SQFS_ERROR_CORRUPTED,
-				"directory inode %u: listing holds %s",
-				dr->dir_number, what);
+	return errtext_set(ERR(dr), SQFS_ERROR_CORRUPTED,
+			   "directory inode %u: listing holds %s",
+			   dr->dir_number, what);
 }
 
 static int read_header(sqfs_dir_reader_t *dr)
 {
-	sqfs_dir_state_t *st = &dr->st;
+	dir_state_t *st = &dr->st;
 	uint8_t raw[SQFS_DIR_HEADER_SIZE];
 	uint32_t count, block;
 	int ret;
@@ -251,7 +250,7 @@ static void note_checkpoint(sqfs_dir_reader_t *dr, uint64_t block,
 			    size_t offset, uint64_t remaining, const char *name,
 			    size_t len)
 {
-	const sqfs_dir_state_t *st = &dr->st;
+	const dir_state_t *st = &dr->st;
 	checkpoint_t *cp;
 	size_t i;
 
@@ -298,7 +297,7 @@ static void note_checkpoint(sqfs_dir_reader_t *dr, uint64_t block,
 
 static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 {
-	sqfs_dir_state_t *st = &dr->st;
+	dir_state_t *st = &dr->st;
 	uint64_t hdr_block = 0, hdr_remaining = 0;
 	size_t len, hdr_offset = 0;
 	uint8_t raw[SQFS_DIR_ENTRY_SIZE];
@@ -383,19 +382,19 @@ int sqfs_dir_reader_next(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 
 	if (dr == NULL || ent == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(dr));
+	errtext_begin(ERR(dr));
 	if (dr->err != 0)
-		return sqfs_errtext_set(ERR(dr), dr->err, "%s", dr->err_text);
+		return errtext_set(ERR(dr), dr->err, "%s", dr->err_text);
 	if (!dr->st.open)
-		return sqfs_errtext_set(ERR(dr), SQFS_ERROR_SEQUENCE,
-					"no directory listing is open");
+		return errtext_set(ERR(dr), SQFS_ERROR_SEQUENCE,
+				   "no directory listing is open");
 	ret = read_entry(dr, ent);
 	if (ret >= 0)
 		return ret;
 	dr->err = ret;
-	sqfs_errtext_end(ERR(dr), ret, "directory inode %u: listing",
-			 dr->dir_number);
-	sqfs_errtext_copy(ERR(dr), dr->err_text);
+	errtext_end(ERR(dr), ret, "directory inode %u: listing",
+		    dr->dir_number);
+	errtext_copy(ERR(dr), dr->err_text);
 	return ret;
 }
 
@@ -586,18 +585,18 @@ int sqfs_dir_reader_find(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 
 	if (dr == NULL || dir == NULL || name == NULL || ent == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(dr));
+	errtext_begin(ERR(dr));
 	len = strlen(name);
 	if (len == 0 || memchr(name, '/', len) != NULL)
-		return sqfs_errtext_set(ERR(dr), SQFS_ERROR_ARG_INVALID,
-					"'%s': not a name", name);
+		return errtext_set(ERR(dr), SQFS_ERROR_ARG_INVALID,
+				   "'%s': not a name", name);
 	ret = find_name(dr, dir, name, len, ent);
 	if (ret == SQFS_ERROR_NO_ENTRY)
-		return sqfs_errtext_set(ERR(dr), ret,
-					"directory inode %u: no entry "
-					"'%s'",
-					dir->inode_number, name);
-	return sqfs_errtext_end(ERR(dr), ret, "looking up '%s'", name);
+		return errtext_set(ERR(dr), ret,
+				   "directory inode %u: no entry "
+				   "'%s'",
+				   dir->inode_number, name);
+	return errtext_end(ERR(dr), ret, "looking up '%s'", name);
 }
 
 int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
@@ -611,14 +610,14 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 
 	if (dr == NULL || path == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(dr));
+	errtext_begin(ERR(dr));
 
 	/* refuse ".." before any lookup, so the answer never depends on
 	 * what happens to exist */
 	for (rest = path; (len = path_next(&rest, &p)) > 0;) {
 		if (len == 2 && p[0] == '.' && p[1] == '.')
-			return sqfs_errtext_set(ERR(dr), SQFS_ERROR_ARG_INVALID,
-						"'..' in path '%s'", path);
+			return errtext_set(ERR(dr), SQFS_ERROR_ARG_INVALID,
+					   "'..' in path '%s'", path);
 	}
 
 	ret = sqfs_image_read_root(dr->img, &cur);
@@ -635,10 +634,10 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 
 			while (upto > 0 && path[upto - 1] == '/')
 				--upto;
-			sqfs_errtext_set(ERR(dr), ret, "'%.*s': %s", upto, path,
-					 ret == SQFS_ERROR_NO_ENTRY
-					     ? "no such file or directory"
-					     : "not a directory");
+			errtext_set(ERR(dr), ret, "'%.*s': %s", upto, path,
+				    ret == SQFS_ERROR_NO_ENTRY
+					? "no such file or directory"
+					: "not a directory");
 		}
 		if (ret != 0)
 			goto fail;
@@ -648,7 +647,7 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 		free(cur);
 		cur = next;
 		if (cur->inode_number != ent.inode_number) {
-			ret = sqfs_errtext_set(
+			ret = errtext_set(
 			    ERR(dr), SQFS_ERROR_CORRUPTED,
 			    "'%.*s': the listing says inode %u, the inode "
 			    "says %u",
@@ -661,18 +660,18 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 	return 0;
 fail:
 	free(cur);
-	return sqfs_errtext_end(ERR(dr), ret, "path '%s'", path);
+	return errtext_end(ERR(dr), ret, "path '%s'", path);
 }
 
 /* ---- for the walker ----------------------------------------------------- */
 
-void sqfs_dir_reader_save(const sqfs_dir_reader_t *dr, sqfs_dir_state_t *st)
+void dir_reader_save(const sqfs_dir_reader_t *dr, dir_state_t *st)
 {
 	*st = dr->st;
 	sqfs_meta_reader_get_position(dr->mr, &st->block, &st->offset);
 }
 
-int sqfs_dir_reader_restore(sqfs_dir_reader_t *dr, const sqfs_dir_state_t *st)
+int dir_reader_restore(sqfs_dir_reader_t *dr, const dir_state_t *st)
 {
 	int ret;
 
@@ -689,15 +688,15 @@ int sqfs_dir_reader_restore(sqfs_dir_reader_t *dr, const sqfs_dir_state_t *st)
 	return 0;
 }
 
-void sqfs_dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
-			       size_t *offset)
+void dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
+			  size_t *offset)
 {
 	*block = dr->ent_block;
 	*offset = dr->ent_offset;
 }
 
-int sqfs_dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block,
-			    size_t offset, char *name, size_t *len)
+int dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block, size_t offset,
+		       char *name, size_t *len)
 {
 	uint8_t raw[SQFS_DIR_ENTRY_SIZE];
 	size_t size;

@@ -36,25 +36,25 @@ typedef struct {
 	/* The previous name (prev_len 0: none yet), for the order check. */
 	uint16_t prev_len;
 	char prev[SQFS_NAME_MAX];
-} sqfs_dir_state_t;
+} dir_state_t;
 
 /* Copy the state of the open listing (or of none) into st. */
-void sqfs_dir_reader_save(const sqfs_dir_reader_t *dr, sqfs_dir_state_t *st);
+void dir_reader_save(const sqfs_dir_reader_t *dr, dir_state_t *st);
 
 /* Continue the listing saved in st. */
-int sqfs_dir_reader_restore(sqfs_dir_reader_t *dr, const sqfs_dir_state_t *st);
+int dir_reader_restore(sqfs_dir_reader_t *dr, const dir_state_t *st);
 
 /* The metadata position of the entry sqfs_dir_reader_next last returned. */
-void sqfs_dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
-			       size_t *offset);
+void dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
+			  size_t *offset);
 
 /*
  * Read again the name of the entry at a position from
- * sqfs_dir_reader_entry_pos into name (SQFS_NAME_MAX + 1 bytes, NUL
+ * dir_reader_entry_pos into name (SQFS_NAME_MAX + 1 bytes, NUL
  * terminated), checking it as a listing's names are checked. Closes the
  * open listing: restore a saved state to go on.
  */
-int sqfs_dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block,
-			    size_t offset, char *name, size_t *len);
+int dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block, size_t offset,
+		       char *name, size_t *len);
 
 #endif /* SQFS_DIR_READER_INTERNAL_H */

@@ -48,7 +48,7 @@ typedef struct {
 } run_t;
 
 /* A growable array of fixed-size items. */
-struct sqfs_dir_writer {
+struct dir_writer {
 	sqfs_meta_writer_t *dm;
 	bool open;
 
@@ -63,9 +63,9 @@ struct sqfs_dir_writer {
 	uint64_t size;
 };
 
-int sqfs_dir_writer_create(sqfs_meta_writer_t *dm, sqfs_dir_writer_t **out)
+int dir_writer_create(sqfs_meta_writer_t *dm, dir_writer_t **out)
 {
-	sqfs_dir_writer_t *dw;
+	dir_writer_t *dw;
 
 	if (dm == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
@@ -77,7 +77,7 @@ int sqfs_dir_writer_create(sqfs_meta_writer_t *dm, sqfs_dir_writer_t **out)
 	return 0;
 }
 
-void sqfs_dir_writer_destroy(sqfs_dir_writer_t *dw)
+void dir_writer_destroy(dir_writer_t *dw)
 {
 	if (dw == NULL)
 		return;
@@ -89,7 +89,7 @@ void sqfs_dir_writer_destroy(sqfs_dir_writer_t *dw)
 	free(dw);
 }
 
-int sqfs_dir_writer_begin(sqfs_dir_writer_t *dw)
+int dir_writer_begin(dir_writer_t *dw)
 {
 	if (dw == NULL)
 		return SQFS_ERROR_ARG_INVALID;
@@ -112,7 +112,7 @@ static int check_name(const char *name, size_t len)
 
 /* Whether name sorts strictly after the last entry (unsigned bytes, a
  * prefix first). */
-static bool sorts_after_last(const sqfs_dir_writer_t *dw, const char *name,
+static bool sorts_after_last(const dir_writer_t *dw, const char *name,
 			     size_t len)
 {
 	const dir_entry_t *last;
@@ -131,9 +131,9 @@ static bool sorts_after_last(const sqfs_dir_writer_t *dw, const char *name,
 	return last->name_len < len;
 }
 
-int sqfs_dir_writer_add_entry(sqfs_dir_writer_t *dw, const char *name,
-			      uint32_t inode_number, uint64_t inode_ref,
-			      uint16_t inode_type)
+int dir_writer_add_entry(dir_writer_t *dw, const char *name,
+			 uint32_t inode_number, uint64_t inode_ref,
+			 uint16_t inode_type)
 {
 	dir_entry_t *ent;
 	size_t len;
@@ -202,7 +202,7 @@ static bool fits_run(const dir_entry_t *first, size_t run_count,
 	       anchor;
 }
 
-static void finish_run(sqfs_dir_writer_t *dw, size_t run_count)
+static void finish_run(dir_writer_t *dw, size_t run_count)
 {
 	const run_t *run = (const run_t *)dw->runs.data + dw->runs.count - 1;
 
@@ -210,7 +210,7 @@ static void finish_run(sqfs_dir_writer_t *dw, size_t run_count)
 		 (uint32_t)(run_count - 1));
 }
 
-static int open_run(sqfs_dir_writer_t *dw, size_t first)
+static int open_run(dir_writer_t *dw, size_t first)
 {
 	const dir_entry_t *ent = (const dir_entry_t *)dw->entries.data + first;
 	uint8_t hdr[SQFS_DIR_HEADER_SIZE];
@@ -232,7 +232,7 @@ static int open_run(sqfs_dir_writer_t *dw, size_t first)
 }
 
 /* Encode the whole listing; start_off is its offset in the first block. */
-static int encode_listing(sqfs_dir_writer_t *dw, uint32_t start_off)
+static int encode_listing(dir_writer_t *dw, uint32_t start_off)
 {
 	const dir_entry_t *ents = dw->entries.data, *first = NULL;
 	size_t i, run_count = 0;
@@ -282,8 +282,7 @@ static int encode_listing(sqfs_dir_writer_t *dw, uint32_t start_off)
 	return 0;
 }
 
-static int add_index_entry(sqfs_dir_writer_t *dw, const run_t *run,
-			   uint64_t block)
+static int add_index_entry(dir_writer_t *dw, const run_t *run, uint64_t block)
 {
 	const dir_entry_t *ent =
 	    (const dir_entry_t *)dw->entries.data + run->first;
@@ -310,7 +309,7 @@ static int add_index_entry(sqfs_dir_writer_t *dw, const run_t *run,
  * block it lands in. Past 65535 headers only every stride-th is indexed:
  * the index is a lookup shortcut and a subset of headers is still valid.
  */
-static int emit_listing(sqfs_dir_writer_t *dw)
+static int emit_listing(dir_writer_t *dw)
 {
 	const run_t *runs = dw->runs.data;
 	const uint8_t *data = dw->listing.data;
@@ -340,7 +339,7 @@ static int emit_listing(sqfs_dir_writer_t *dw)
 				       dw->listing.count - done);
 }
 
-int sqfs_dir_writer_end(sqfs_dir_writer_t *dw)
+int dir_writer_end(dir_writer_t *dw)
 {
 	uint64_t block;
 	uint32_t offset;
@@ -366,23 +365,23 @@ int sqfs_dir_writer_end(sqfs_dir_writer_t *dw)
 	return 0;
 }
 
-uint64_t sqfs_dir_writer_get_size(const sqfs_dir_writer_t *dw)
+uint64_t dir_writer_get_size(const dir_writer_t *dw)
 {
 	return dw->size;
 }
 
-uint64_t sqfs_dir_writer_get_dir_reference(const sqfs_dir_writer_t *dw)
+uint64_t dir_writer_get_dir_reference(const dir_writer_t *dw)
 {
 	return dw->dir_ref;
 }
 
-size_t sqfs_dir_writer_get_entry_count(const sqfs_dir_writer_t *dw)
+size_t dir_writer_get_entry_count(const dir_writer_t *dw)
 {
 	return dw->entries.count;
 }
 
-const uint8_t *sqfs_dir_writer_get_index(const sqfs_dir_writer_t *dw,
-					 size_t *size, size_t *count)
+const uint8_t *dir_writer_get_index(const dir_writer_t *dw, size_t *size,
+				    size_t *count)
 {
 	if (size != NULL)
 		*size = dw->index.count;

@@ -17,15 +17,15 @@
 
 #include "sqfs/predef.h"
 
-typedef struct sqfs_dir_writer sqfs_dir_writer_t;
+typedef struct dir_writer dir_writer_t;
 
 /* Create a writer emitting into dm, the directory table's stream. */
-int sqfs_dir_writer_create(sqfs_meta_writer_t *dm, sqfs_dir_writer_t **out);
+int dir_writer_create(sqfs_meta_writer_t *dm, dir_writer_t **out);
 
-void sqfs_dir_writer_destroy(sqfs_dir_writer_t *dw);
+void dir_writer_destroy(dir_writer_t *dw);
 
 /* Start a new listing. */
-int sqfs_dir_writer_begin(sqfs_dir_writer_t *dw);
+int dir_writer_begin(dir_writer_t *dw);
 
 /*
  * Add an entry. Names must come in strictly increasing byte order (checked:
@@ -34,28 +34,28 @@ int sqfs_dir_writer_begin(sqfs_dir_writer_t *dw);
  * in the inode table, inode_type its type (basic or extended: the entry
  * stores the basic one).
  */
-int sqfs_dir_writer_add_entry(sqfs_dir_writer_t *dw, const char *name,
-			      uint32_t inode_number, uint64_t inode_ref,
-			      uint16_t inode_type);
+int dir_writer_add_entry(dir_writer_t *dw, const char *name,
+			 uint32_t inode_number, uint64_t inode_ref,
+			 uint16_t inode_type);
 
 /* Write the listing out; afterwards the getters below describe it. */
-int sqfs_dir_writer_end(sqfs_dir_writer_t *dw);
+int dir_writer_end(dir_writer_t *dw);
 
 /* Bytes of the listing on disk (the inode stores this + 3). */
-uint64_t sqfs_dir_writer_get_size(const sqfs_dir_writer_t *dw);
+uint64_t dir_writer_get_size(const dir_writer_t *dw);
 
 /* The listing's position: (block relative to the table << 16) | offset. */
-uint64_t sqfs_dir_writer_get_dir_reference(const sqfs_dir_writer_t *dw);
+uint64_t dir_writer_get_dir_reference(const dir_writer_t *dw);
 
 /* Entries in the listing. */
-size_t sqfs_dir_writer_get_entry_count(const sqfs_dir_writer_t *dw);
+size_t dir_writer_get_entry_count(const dir_writer_t *dw);
 
 /*
  * The directory index of the listing in its on-disk form, ready to be the
  * payload of an extended directory inode; *count receives the number of
  * index entries (0 for directories of fewer than 256 entries).
  */
-const uint8_t *sqfs_dir_writer_get_index(const sqfs_dir_writer_t *dw,
-					 size_t *size, size_t *count);
+const uint8_t *dir_writer_get_index(const dir_writer_t *dw, size_t *size,
+				    size_t *count);
 
 #endif /* SQFS_DIR_WRITER_INTERNAL_H */

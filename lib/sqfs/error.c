@@ -58,7 +58,7 @@ const char *sqfs_error_string(int code)
 	}
 }
 
-int sqfs_errtext_set(sqfs_errtext_t *e, int code, const char *fmt, ...)
+int errtext_set(errtext_t *e, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -69,7 +69,7 @@ int sqfs_errtext_set(sqfs_errtext_t *e, int code, const char *fmt, ...)
 	return code;
 }
 
-int sqfs_errtext_end(sqfs_errtext_t *e, int code, const char *fmt, ...)
+int errtext_end(errtext_t *e, int code, const char *fmt, ...)
 {
 	va_list ap;
 	int n = 0;
@@ -94,7 +94,7 @@ int sqfs_errtext_end(sqfs_errtext_t *e, int code, const char *fmt, ...)
 	return code;
 }
 
-int sqfs_errtext_wrap(sqfs_errtext_t *e, int code, const char *fmt, ...)
+int errtext_wrap(errtext_t *e, int code, const char *fmt, ...)
 {
 	char inner[sizeof(e->text)];
 	va_list ap;
@@ -117,7 +117,7 @@ int sqfs_errtext_wrap(sqfs_errtext_t *e, int code, const char *fmt, ...)
 	return code;
 }
 
-void sqfs_errtext_copy(const sqfs_errtext_t *e, char *out)
+void errtext_copy(const errtext_t *e, char *out)
 {
 	memcpy(out, e->text, sizeof(e->text));
 }

@@ -6,9 +6,9 @@
  * from it) keep the text of their last failure, so that a tool can tell
  * its user what went wrong and where without knowing the library's rules.
  *
- * The protocol, per public call: sqfs_errtext_begin at its start; the code
- * that finds a fault describes it with sqfs_errtext_set; every failing
- * exit passes its code through sqfs_errtext_end, which keeps a description
+ * The protocol, per public call: errtext_begin at its start; the code
+ * that finds a fault describes it with errtext_set; every failing
+ * exit passes its code through errtext_end, which keeps a description
  * set during the call and otherwise writes the call's context and the
  * code's phrase. So the text never describes an earlier failure, and a
  * failure that nobody described still says where it happened.
@@ -24,17 +24,17 @@ typedef struct {
 	char text[SQFS_ERROR_TEXT_SIZE];
 	/* text describes a failure of the current call */
 	bool fresh;
-} sqfs_errtext_t;
+} errtext_t;
 
 #define SQFS_ERRTEXT_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
-static inline void sqfs_errtext_begin(sqfs_errtext_t *e)
+static inline void errtext_begin(errtext_t *e)
 {
 	e->fresh = false;
 }
 
 /* Describe a fault (printf-style); returns code, for `return set(...)`. */
-int sqfs_errtext_set(sqfs_errtext_t *e, int code, const char *fmt, ...)
+int errtext_set(errtext_t *e, int code, const char *fmt, ...)
     SQFS_ERRTEXT_PRINTF(3, 4);
 
 /*
@@ -42,7 +42,7 @@ int sqfs_errtext_set(sqfs_errtext_t *e, int code, const char *fmt, ...)
  * set during the call, or gets "CONTEXT: phrase of code" (just the phrase
  * if fmt is NULL). Returns code.
  */
-int sqfs_errtext_end(sqfs_errtext_t *e, int code, const char *fmt, ...)
+int errtext_end(errtext_t *e, int code, const char *fmt, ...)
     SQFS_ERRTEXT_PRINTF(3, 4);
 
 /*
@@ -50,10 +50,10 @@ int sqfs_errtext_end(sqfs_errtext_t *e, int code, const char *fmt, ...)
  * "CONTEXT: words"; without any, "CONTEXT: phrase of code". Returns code
  * (0 passes untouched).
  */
-int sqfs_errtext_wrap(sqfs_errtext_t *e, int code, const char *fmt, ...)
+int errtext_wrap(errtext_t *e, int code, const char *fmt, ...)
     SQFS_ERRTEXT_PRINTF(3, 4);
 
 /* Copy the words into a caller's buffer of SQFS_ERROR_TEXT_SIZE bytes. */
-void sqfs_errtext_copy(const sqfs_errtext_t *e, char *out);
+void errtext_copy(const errtext_t *e, char *out);
 
 #endif /* SQFS_ERROR_INTERNAL_H */

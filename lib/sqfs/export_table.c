@@ -16,9 +16,9 @@
 
 #include <stdlib.h>
 
-int sqfs_export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			    const uint64_t *refs, uint32_t count,
-			    sqfs_super_t *super)
+int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       const uint64_t *refs, uint32_t count,
+		       sqfs_super_t *super)
 {
 	uint8_t *raw;
 	uint32_t i;
@@ -42,13 +42,12 @@ int sqfs_export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	return ret;
 }
 
-int sqfs_export_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			   const sqfs_super_t *super, uint64_t lower,
-			   uint64_t upper, uint64_t **out,
-			   uint64_t *first_block)
+int export_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		      const sqfs_super_t *super, uint64_t lower, uint64_t upper,
+		      uint64_t **out, uint64_t *first_block)
 {
 	void *refs;
-	int ret = sqfs_table_load_words(
+	int ret = table_load_words(
 	    file, cmp, super->inode_count, SQFS_EXPORT_ENTRY_SIZE,
 	    super->export_table_start, lower, upper, &refs, first_block);
 

@@ -64,8 +64,8 @@ typedef struct file_rec {
 	void *user;
 	/* the copy, in the same allocation */
 	sqfs_inode_t *inode;
-	sqfs_data_file_t fi;
-	/* what sqfs_data_file_info said, handed back at the first piece */
+	data_file_t fi;
+	/* what data_file_info said, handed back at the first piece */
 	int error;
 	const char *why;
 	/* how many pieces the file is handed back as */
@@ -91,7 +91,7 @@ typedef struct {
 } piece_t;
 
 struct sqfs_file_stream {
-	sqfs_data_source_t src;
+	data_source_t src;
 	uint8_t *zeros;
 
 	slot_t *slots;
@@ -136,8 +136,7 @@ static slot_t *slot_of(util_job_t *job)
 
 static void run_job(sqfs_compressor_t *cmp, slot_t *s)
 {
-	s->result =
-	    sqfs_data_uncompress(cmp, s->packed, s->len, s->out, s->outsize);
+	s->result = data_uncompress(cmp, s->packed, s->len, s->out, s->outsize);
 }
 
 /* On a worker, with its own compressor copy. */
@@ -288,8 +287,8 @@ static int schedule_block(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 	slot_t *s;
 	int ret;
 
-	p->size = sqfs_data_block_expect(fs->src.block_size, &f->fi, p->index);
-	p->why = sqfs_data_check_word(fs->src.block_size, word);
+	p->size = data_block_expect(fs->src.block_size, &f->fi, p->index);
+	p->why = data_check_word(fs->src.block_size, word);
 	if (p->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 	if (word == 0) {
@@ -302,8 +301,8 @@ static int schedule_block(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 		return SQFS_ERROR_CORRUPTED;
 	}
 	pos = start + fs->sched_pos;
-	p->why = sqfs_data_check_place(fs->src.region_start, fs->src.region_end,
-				       pos, word & SQFS_SIZE_WORD_LENGTH);
+	p->why = data_check_place(fs->src.region_start, fs->src.region_end, pos,
+				  word & SQFS_SIZE_WORD_LENGTH);
 	if (p->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 
@@ -312,7 +311,7 @@ static int schedule_block(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 		return 1;
 	ret = load(fs, s, pos, word, p->size);
 	if (ret == SQFS_ERROR_CORRUPTED)
-		p->why = SQFS_DATA_WRONG_SIZE;
+		p->why = DATA_WRONG_SIZE;
 	if (ret != 0)
 		return ret;
 	s->refs = 1;
@@ -337,12 +336,12 @@ static int schedule_tail(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 	if (s == NULL) {
 		ret = sqfs_image_get_fragment(fs->src.img, index, &frag);
 		if (ret < 0) {
-			p->why = SQFS_DATA_NO_FRAGMENT;
+			p->why = DATA_NO_FRAGMENT;
 			return ret;
 		}
-		p->why = sqfs_data_check_fragment(fs->src.block_size,
-						  fs->src.region_start,
-						  fs->src.region_end, &frag);
+		p->why = data_check_fragment(fs->src.block_size,
+					     fs->src.region_start,
+					     fs->src.region_end, &frag);
 		if (p->why != NULL)
 			return SQFS_ERROR_CORRUPTED;
 		s = get_slot(fs);
@@ -350,7 +349,7 @@ static int schedule_tail(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 			return 1;
 		ret = load(fs, s, frag.start, frag.size, fs->src.block_size);
 		if (ret == SQFS_ERROR_CORRUPTED)
-			p->why = SQFS_DATA_WRONG_SIZE;
+			p->why = DATA_WRONG_SIZE;
 		if (ret != 0)
 			return ret;
 		s->cached = true;
@@ -443,19 +442,19 @@ static int check_piece(piece_t *p)
 	if (result < 0)
 		return (int)result;
 	if (p->tail)
-		p->why = sqfs_data_check_tail((size_t)result, (uint32_t)p->skip,
-					      p->size);
+		p->why =
+		    data_check_tail((size_t)result, (uint32_t)p->skip, p->size);
 	else if ((size_t)result != p->size)
-		p->why = SQFS_DATA_WRONG_SIZE;
+		p->why = DATA_WRONG_SIZE;
 	return p->why != NULL ? SQFS_ERROR_CORRUPTED : 0;
 }
 
 /* The words of the error the stream hands back. */
 static int word_error(sqfs_file_stream_t *fs)
 {
-	return sqfs_data_fault(sqfs_image_errtext(fs->src.img), fs->error,
-			       fs->error_inode, fs->error_index,
-			       fs->error_count, fs->error_why);
+	return data_fault(image_errtext(fs->src.img), fs->error,
+			  fs->error_inode, fs->error_index, fs->error_count,
+			  fs->error_why);
 }
 
 int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
@@ -465,7 +464,7 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 
 	if (fs == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(sqfs_image_errtext(fs->src.img));
+	errtext_begin(image_errtext(fs->src.img));
 
 	release(fs);
 	if (fs->error != 0) {
@@ -476,10 +475,10 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 	if (fs->piece_count == 0) {
 		if (fs->files == NULL)
 			return 1;
-		return sqfs_errtext_set(sqfs_image_errtext(fs->src.img),
-					SQFS_ERROR_INTERNAL,
-					"file stream: files queued but none "
-					"scheduled");
+		return errtext_set(image_errtext(fs->src.img),
+				   SQFS_ERROR_INTERNAL,
+				   "file stream: files queued but none "
+				   "scheduled");
 	}
 
 	p = &fs->pieces[fs->piece_head];
@@ -498,8 +497,7 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 		fs->error = ret;
 		fs->error_block = *out;
 		fs->error_inode = p->file->inode->inode_number;
-		fs->error_index =
-		    p->whole_file ? SQFS_DATA_WHOLE_FILE : p->index;
+		fs->error_index = p->whole_file ? DATA_WHOLE_FILE : p->index;
 		fs->error_count = p->file->fi.count;
 		fs->error_why = p->why;
 		return word_error(fs);
@@ -523,11 +521,11 @@ int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
 
 	if (fs == NULL || inode == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(sqfs_image_errtext(fs->src.img));
+	errtext_begin(image_errtext(fs->src.img));
 	if (inode->type != SQFS_INODE_FILE &&
 	    inode->type != SQFS_INODE_EXT_FILE)
-		return sqfs_errtext_set(
-		    sqfs_image_errtext(fs->src.img), SQFS_ERROR_NOT_FILE,
+		return errtext_set(
+		    image_errtext(fs->src.img), SQFS_ERROR_NOT_FILE,
 		    "inode %u: not a regular file", inode->inode_number);
 	if (inode->payload_size > SIZE_MAX - sizeof(*inode) - sizeof(*f))
 		return SQFS_ERROR_ALLOC;
@@ -542,7 +540,7 @@ int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
 	memcpy(f->inode, inode, inode_size);
 	f->user = user;
 
-	f->why = sqfs_data_file_info(fs->src.block_size, f->inode, &f->fi);
+	f->why = data_file_info(fs->src.block_size, f->inode, &f->fi);
 	f->error = f->why != NULL ? SQFS_ERROR_CORRUPTED : 0;
 	f->pieces = 1;
 	if (f->error == 0 && f->fi.count + (f->fi.tail > 0 ? 1 : 0) > 0)
@@ -584,7 +582,7 @@ int sqfs_file_stream_create(sqfs_image_t *img, unsigned int num_jobs,
 	fs = calloc(1, sizeof(*fs));
 	if (fs == NULL)
 		return SQFS_ERROR_ALLOC;
-	if (sqfs_data_source_init(&fs->src, img) != 0) {
+	if (data_source_init(&fs->src, img) != 0) {
 		free(fs);
 		return SQFS_ERROR_CORRUPTED;
 	}

@@ -114,7 +114,7 @@
 #define SQFS_XATTR_MAX_VALUE_SIZE 65536u
 
 /* The prefix of namespace id ("user." for 0), or NULL past the last. */
-static inline const char *sqfs_xattr_prefix(unsigned int id)
+static inline const char *xattr_prefix(unsigned int id)
 {
 	static const char *const prefixes[SQFS_XATTR_PREFIX_COUNT] = {
 	    "user.", "trusted.", "security."};
@@ -124,12 +124,12 @@ static inline const char *sqfs_xattr_prefix(unsigned int id)
 
 /* The namespace id of a full key ("user.foo": 0), with the length of its
  * prefix in *prefix_len; -1 if the format cannot store its namespace. */
-static inline int sqfs_xattr_namespace(const char *key, size_t *prefix_len)
+static inline int xattr_namespace(const char *key, size_t *prefix_len)
 {
 	unsigned int id;
 
 	for (id = 0; id < SQFS_XATTR_PREFIX_COUNT; ++id) {
-		const char *prefix = sqfs_xattr_prefix(id);
+		const char *prefix = xattr_prefix(id);
 		size_t len = strlen(prefix);
 
 		if (strncmp(key, prefix, len) == 0) {

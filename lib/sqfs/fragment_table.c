@@ -16,9 +16,9 @@
 
 #include <stdlib.h>
 
-int sqfs_fragment_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			      const sqfs_fragment_t *list, size_t count,
-			      sqfs_super_t *super)
+int fragment_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			 const sqfs_fragment_t *list, size_t count,
+			 sqfs_super_t *super)
 {
 	uint64_t start;
 	uint8_t *raw;
@@ -71,10 +71,10 @@ static int check_entry(const sqfs_super_t *super, uint64_t data_start,
 	return 0;
 }
 
-int sqfs_fragment_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			     const sqfs_super_t *super, uint64_t data_start,
-			     uint64_t upper, sqfs_fragment_t **out,
-			     uint64_t *first_block)
+int fragment_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			const sqfs_super_t *super, uint64_t data_start,
+			uint64_t upper, sqfs_fragment_t **out,
+			uint64_t *first_block)
 {
 	uint32_t count = super->fragment_entry_count, i;
 	sqfs_fragment_t *list;
@@ -83,10 +83,10 @@ int sqfs_fragment_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	int ret;
 
 	*out = NULL;
-	ret = sqfs_table_load(file, cmp, count, SQFS_FRAGMENT_ENTRY_SIZE,
-			      super->fragment_table_start,
-			      super->directory_table_start, upper, &raw,
-			      first_block);
+	ret =
+	    table_load(file, cmp, count, SQFS_FRAGMENT_ENTRY_SIZE,
+		       super->fragment_table_start,
+		       super->directory_table_start, upper, &raw, first_block);
 	if (ret != 0)
 		return ret;
 

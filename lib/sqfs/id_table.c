@@ -216,9 +216,9 @@ int sqfs_id_table_write(sqfs_id_table_t *tbl, sqfs_file_t *file,
 	return 0;
 }
 
-int sqfs_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
-		       const sqfs_super_t *super, uint64_t lower,
-		       uint64_t upper, uint32_t **out, uint64_t *first_block)
+int id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		  const sqfs_super_t *super, uint64_t lower, uint64_t upper,
+		  uint32_t **out, uint64_t *first_block)
 {
 	void *ids;
 	int ret;
@@ -227,9 +227,9 @@ int sqfs_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	/* every inode refers to an id: an image without one is damaged */
 	if (super->id_count == 0)
 		return SQFS_ERROR_CORRUPTED;
-	ret = sqfs_table_load_words(file, cmp, super->id_count,
-				    SQFS_ID_ENTRY_SIZE, super->id_table_start,
-				    lower, upper, &ids, first_block);
+	ret = table_load_words(file, cmp, super->id_count, SQFS_ID_ENTRY_SIZE,
+			       super->id_table_start, lower, upper, &ids,
+			       first_block);
 	*out = ids;
 	return ret;
 }
@@ -252,7 +252,7 @@ int sqfs_id_table_read(sqfs_id_table_t *tbl, sqfs_file_t *file,
 		    ? super->xattr_id_table_start
 		    : super->bytes_used;
 
-	ret = sqfs_id_table_load(file, cmp, super, lower, upper, &ids, NULL);
+	ret = id_table_load(file, cmp, super, lower, upper, &ids, NULL);
 	if (ret != 0)
 		return ret;
 

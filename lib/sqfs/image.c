@@ -56,17 +56,17 @@ struct sqfs_image {
 	uint64_t kv_start;
 	uint64_t kv_end;
 	uint32_t xattr_count;
-	sqfs_xattr_id_entry_t *xattr_ids;
+	xattr_id_entry_t *xattr_ids;
 	sqfs_meta_reader_t *kv;
 
 	/* Words of the last failure of the image or a reader made from it
 	 * (sqfs_image_error); readers share them, as they share the image's
 	 * one thread. */
-	sqfs_errtext_t err;
+	errtext_t err;
 };
 
 /* The error text is the one thing a const lookup may change. */
-static sqfs_errtext_t *err_of(const sqfs_image_t *img)
+static errtext_t *err_of(const sqfs_image_t *img)
 {
 	return &((sqfs_image_t *)img)->err;
 }
@@ -89,21 +89,21 @@ static int load_tables(sqfs_image_t *img)
 	 * these ends cannot overflow */
 	if (has_frag) {
 		frag_end = s->fragment_table_start +
-			   sqfs_table_index_size(s->fragment_entry_count,
-						 SQFS_FRAGMENT_ENTRY_SIZE);
+			   table_index_size(s->fragment_entry_count,
+					    SQFS_FRAGMENT_ENTRY_SIZE);
 	}
 	if (has_export) {
-		exp_end = s->export_table_start +
-			  sqfs_table_index_size(s->inode_count,
-						SQFS_EXPORT_ENTRY_SIZE);
+		exp_end =
+		    s->export_table_start +
+		    table_index_size(s->inode_count, SQFS_EXPORT_ENTRY_SIZE);
 	}
 
 	id_end = s->bytes_used;
 	if (has_xattr) {
-		ret = sqfs_xattr_id_table_header(img->file, s, &img->kv_start,
-						 &img->xattr_count);
+		ret = xattr_id_table_header(img->file, s, &img->kv_start,
+					    &img->xattr_count);
 		if (ret != 0)
-			return sqfs_errtext_end(
+			return errtext_end(
 			    &img->err, ret, "xattr id table header at %llu",
 			    (unsigned long long)s->xattr_id_table_start);
 		id_end = img->kv_start;
@@ -111,54 +111,52 @@ static int load_tables(sqfs_image_t *img)
 
 	/* the id index ends exactly where the next table starts */
 	if (s->id_table_start +
-		sqfs_table_index_size(s->id_count, SQFS_ID_ENTRY_SIZE) !=
+		table_index_size(s->id_count, SQFS_ID_ENTRY_SIZE) !=
 	    id_end)
-		return sqfs_errtext_set(&img->err, SQFS_ERROR_CORRUPTED,
-					"id table: index at %llu for %u ids "
-					"does not end at %llu, where the next "
-					"table starts",
-					(unsigned long long)s->id_table_start,
-					(unsigned int)s->id_count,
-					(unsigned long long)id_end);
+		return errtext_set(&img->err, SQFS_ERROR_CORRUPTED,
+				   "id table: index at %llu for %u ids "
+				   "does not end at %llu, where the next "
+				   "table starts",
+				   (unsigned long long)s->id_table_start,
+				   (unsigned int)s->id_count,
+				   (unsigned long long)id_end);
 
 	lower = has_export ? exp_end
 			   : (has_frag ? frag_end : s->directory_table_start);
-	ret = sqfs_id_table_load(img->file, img->cmp, s, lower, id_end,
-				 &img->ids, &id_first);
+	ret = id_table_load(img->file, img->cmp, s, lower, id_end, &img->ids,
+			    &id_first);
 	if (ret != 0)
-		return sqfs_errtext_end(&img->err, ret, "id table");
+		return errtext_end(&img->err, ret, "id table");
 	next_first = id_first;
 
 	if (has_export) {
 		/* ... and so does the export index */
 		if (exp_end != id_first)
-			return sqfs_errtext_set(
+			return errtext_set(
 			    &img->err, SQFS_ERROR_CORRUPTED,
 			    "export table: index does not end at %llu, where "
 			    "the id table starts",
 			    (unsigned long long)id_first);
 		lower = has_frag ? frag_end : s->directory_table_start;
-		ret = sqfs_export_table_load(img->file, img->cmp, s, lower,
-					     id_first, &img->export_refs,
-					     &exp_first);
+		ret = export_table_load(img->file, img->cmp, s, lower, id_first,
+					&img->export_refs, &exp_first);
 		if (ret != 0)
-			return sqfs_errtext_end(&img->err, ret, "export table");
+			return errtext_end(&img->err, ret, "export table");
 		next_first = exp_first;
 	}
 
 	if (has_frag) {
 		/* the fragment index alone may be followed by a gap */
-		ret = sqfs_fragment_table_load(img->file, img->cmp, s,
-					       img->data_start, next_first,
-					       &img->fragments, &frag_first);
+		ret = fragment_table_load(img->file, img->cmp, s,
+					  img->data_start, next_first,
+					  &img->fragments, &frag_first);
 		if (ret != 0)
-			return sqfs_errtext_end(&img->err, ret,
-						"fragment table");
+			return errtext_end(&img->err, ret, "fragment table");
 		next_first = frag_first;
 	}
 
 	if (next_first < s->directory_table_start)
-		return sqfs_errtext_set(
+		return errtext_set(
 		    &img->err, SQFS_ERROR_CORRUPTED,
 		    "the tables overlap the directory "
 		    "table at %llu",
@@ -167,11 +165,11 @@ static int load_tables(sqfs_image_t *img)
 
 	if (!has_xattr)
 		return 0;
-	ret = sqfs_xattr_id_table_load(img->file, img->cmp, s, img->kv_start,
-				       img->xattr_count, &img->xattr_ids,
-				       &img->kv_end);
+	ret = xattr_id_table_load(img->file, img->cmp, s, img->kv_start,
+				  img->xattr_count, &img->xattr_ids,
+				  &img->kv_end);
 	if (ret != 0)
-		return sqfs_errtext_end(&img->err, ret, "xattr id table");
+		return errtext_end(&img->err, ret, "xattr id table");
 	return sqfs_meta_reader_create(img->file, img->cmp, img->kv_start,
 				       img->kv_end, &img->kv);
 }
@@ -189,38 +187,38 @@ static int setup_compressor(sqfs_image_t *img)
 		    sqfs_compressor_name(img->super.compression_id);
 
 		if (name == NULL)
-			return sqfs_errtext_set(&img->err, ret,
-						"unknown compressor id %u",
-						img->super.compression_id);
-		return sqfs_errtext_end(&img->err, ret, "compressor %s", name);
+			return errtext_set(&img->err, ret,
+					   "unknown compressor id %u",
+					   img->super.compression_id);
+		return errtext_end(&img->err, ret, "compressor %s", name);
 	}
 
 	img->data_start = SQFS_SUPER_SIZE;
 	if (img->super.flags & SQFS_FLAG_COMPRESSOR_OPTIONS) {
 		ret = sqfs_compressor_config_read_options(&img->cfg, img->file);
 		if (ret != 0)
-			return sqfs_errtext_end(&img->err, ret,
-						"compressor options");
+			return errtext_end(&img->err, ret,
+					   "compressor options");
 
 		/* read_options accepted a raw block of this length */
-		ret = sqfs_read_exact(img->file, SQFS_SUPER_SIZE, header,
+		ret = file_read_exact(img->file, SQFS_SUPER_SIZE, header,
 				      sizeof(header));
 		if (ret != 0)
-			return sqfs_errtext_end(&img->err, ret,
-						"compressor options");
+			return errtext_end(&img->err, ret,
+					   "compressor options");
 		img->data_start +=
 		    sizeof(header) + (get_le16(header) & SQFS_META_LENGTH);
 	}
 
 	if (img->data_start > img->super.inode_table_start)
-		return sqfs_errtext_set(
+		return errtext_set(
 		    &img->err, SQFS_ERROR_CORRUPTED,
 		    "the inode table starts at %llu, "
 		    "inside the compressor options",
 		    (unsigned long long)img->super.inode_table_start);
 
 	ret = sqfs_compressor_create(&img->cfg, &img->cmp);
-	return sqfs_errtext_end(&img->err, ret, "compressor");
+	return errtext_end(&img->err, ret, "compressor");
 }
 
 /* Words for a superblock sqfs_super_read refused, which it decoded into
@@ -232,39 +230,38 @@ static void super_failed(sqfs_image_t *img, int ret)
 
 	switch (ret) {
 	case SQFS_ERROR_SUPER_MAGIC:
-		sqfs_errtext_end(&img->err, ret, NULL);
+		errtext_end(&img->err, ret, NULL);
 		break;
 	case SQFS_ERROR_TRUNCATED:
 		if (size < SQFS_SUPER_SIZE)
-			sqfs_errtext_set(&img->err, ret,
-					 "the file of %llu bytes is too "
-					 "short for a superblock",
-					 (unsigned long long)size);
+			errtext_set(&img->err, ret,
+				    "the file of %llu bytes is too "
+				    "short for a superblock",
+				    (unsigned long long)size);
 		else
-			sqfs_errtext_set(&img->err, ret,
-					 "the image is cut short: it says "
-					 "%llu bytes, the file has %llu",
-					 (unsigned long long)s->bytes_used,
-					 (unsigned long long)size);
+			errtext_set(&img->err, ret,
+				    "the image is cut short: it says "
+				    "%llu bytes, the file has %llu",
+				    (unsigned long long)s->bytes_used,
+				    (unsigned long long)size);
 		break;
 	case SQFS_ERROR_SUPER_VERSION:
-		sqfs_errtext_set(&img->err, ret,
-				 "SquashFS version %u.%u, not 4.0",
-				 (unsigned int)s->version_major,
-				 (unsigned int)s->version_minor);
+		errtext_set(&img->err, ret, "SquashFS version %u.%u, not 4.0",
+			    (unsigned int)s->version_major,
+			    (unsigned int)s->version_minor);
 		break;
 	case SQFS_ERROR_SUPER_BLOCK_SIZE:
-		sqfs_errtext_set(&img->err, ret,
-				 "superblock: block size %u with block log "
-				 "%u",
-				 s->block_size, (unsigned int)s->block_log);
+		errtext_set(&img->err, ret,
+			    "superblock: block size %u with block log "
+			    "%u",
+			    s->block_size, (unsigned int)s->block_log);
 		break;
 	case SQFS_ERROR_UNSUPPORTED:
-		sqfs_errtext_set(&img->err, ret, "unknown compressor id %u",
-				 (unsigned int)s->compression_id);
+		errtext_set(&img->err, ret, "unknown compressor id %u",
+			    (unsigned int)s->compression_id);
 		break;
 	default:
-		sqfs_errtext_end(&img->err, ret, "superblock");
+		errtext_end(&img->err, ret, "superblock");
 		break;
 	}
 }
@@ -293,7 +290,7 @@ int sqfs_image_open(sqfs_file_t *file, sqfs_image_t **out, char *why)
 	if (img == NULL)
 		return open_failed(why, SQFS_ERROR_ALLOC, "out of memory");
 	img->file = file;
-	sqfs_errtext_begin(&img->err);
+	errtext_begin(&img->err);
 
 	ret = sqfs_super_read(&img->super, file);
 	if (ret != 0) {
@@ -318,9 +315,9 @@ int sqfs_image_open(sqfs_file_t *file, sqfs_image_t **out, char *why)
 	*out = img;
 	return 0;
 fail:
-	sqfs_errtext_end(&img->err, ret, NULL);
+	errtext_end(&img->err, ret, NULL);
 	if (why != NULL)
-		sqfs_errtext_copy(&img->err, why);
+		errtext_copy(&img->err, why);
 	sqfs_image_destroy(img);
 	return ret;
 }
@@ -368,22 +365,22 @@ int sqfs_image_read_inode(sqfs_image_t *img, uint64_t ref, sqfs_inode_t **out)
 
 	if (img == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&img->err);
+	errtext_begin(&img->err);
 
 	if (offset >= SQFS_META_BLOCK_SIZE ||
 	    block >=
 		img->super.directory_table_start - img->super.inode_table_start)
-		return sqfs_errtext_set(&img->err, SQFS_ERROR_OUT_OF_BOUNDS,
-					"inode reference %llu:%zu lies outside "
-					"the inode table",
-					(unsigned long long)block, offset);
+		return errtext_set(&img->err, SQFS_ERROR_OUT_OF_BOUNDS,
+				   "inode reference %llu:%zu lies outside "
+				   "the inode table",
+				   (unsigned long long)block, offset);
 
 	ret = sqfs_meta_reader_seek(
 	    img->inodes, img->super.inode_table_start + block, offset);
 	if (ret == 0)
 		ret = sqfs_inode_read(img->inodes, &img->super, out);
-	return sqfs_errtext_end(&img->err, ret, "inode at %llu:%zu",
-				(unsigned long long)block, offset);
+	return errtext_end(&img->err, ret, "inode at %llu:%zu",
+			   (unsigned long long)block, offset);
 }
 
 int sqfs_image_read_root(sqfs_image_t *img, sqfs_inode_t **out)
@@ -400,8 +397,8 @@ int sqfs_image_read_root(sqfs_image_t *img, sqfs_inode_t **out)
 
 	if (sqfs_inode_type_basic(root->type) != SQFS_INODE_DIR) {
 		free(root);
-		return sqfs_errtext_set(&img->err, SQFS_ERROR_CORRUPTED,
-					"the root inode is not a directory");
+		return errtext_set(&img->err, SQFS_ERROR_CORRUPTED,
+				   "the root inode is not a directory");
 	}
 	*out = root;
 	return 0;
@@ -412,11 +409,11 @@ int sqfs_image_get_id(const sqfs_image_t *img, uint16_t index, uint32_t *id)
 	if (img == NULL || id == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	if (index >= img->super.id_count)
-		return sqfs_errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
-					"id index %u is past the id table "
-					"(%u ids)",
-					(unsigned int)index,
-					(unsigned int)img->super.id_count);
+		return errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
+				   "id index %u is past the id table "
+				   "(%u ids)",
+				   (unsigned int)index,
+				   (unsigned int)img->super.id_count);
 	*id = img->ids[index];
 	return 0;
 }
@@ -427,10 +424,10 @@ int sqfs_image_get_fragment(const sqfs_image_t *img, uint32_t index,
 	if (img == NULL || frag == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	if (index >= img->super.fragment_entry_count)
-		return sqfs_errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
-					"fragment %u is past the fragment "
-					"table (%u entries)",
-					index, img->super.fragment_entry_count);
+		return errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
+				   "fragment %u is past the fragment "
+				   "table (%u entries)",
+				   index, img->super.fragment_entry_count);
 	*frag = img->fragments[index];
 	return 0;
 }
@@ -441,12 +438,12 @@ int sqfs_image_inode_ref(const sqfs_image_t *img, uint32_t inode_number,
 	if (img == NULL || ref == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	if (img->export_refs == NULL)
-		return sqfs_errtext_set(err_of(img), SQFS_ERROR_UNSUPPORTED,
-					"the image has no export table");
+		return errtext_set(err_of(img), SQFS_ERROR_UNSUPPORTED,
+				   "the image has no export table");
 	if (inode_number == 0 || inode_number > img->super.inode_count)
-		return sqfs_errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
-					"inode number %u is outside 1..%u",
-					inode_number, img->super.inode_count);
+		return errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
+				   "inode number %u is outside 1..%u",
+				   inode_number, img->super.inode_count);
 	*ref = img->export_refs[inode_number - 1];
 	return 0;
 }
@@ -463,52 +460,51 @@ int sqfs_image_inode_owner(const sqfs_image_t *img, const sqfs_inode_t *inode,
 	if (ret == 0)
 		ret = sqfs_image_get_id(img, inode->gid_idx, gid);
 	if (ret != 0)
-		return sqfs_errtext_set(err_of(img), ret,
-					"inode %u: owner or group index "
-					"past the id table (%u ids)",
-					inode->inode_number,
-					(unsigned int)img->super.id_count);
+		return errtext_set(err_of(img), ret,
+				   "inode %u: owner or group index "
+				   "past the id table (%u ids)",
+				   inode->inode_number,
+				   (unsigned int)img->super.id_count);
 	return 0;
 }
 
 /* ---- internal ------------------------------------------------------------ */
 
-sqfs_errtext_t *sqfs_image_errtext(const sqfs_image_t *img)
+errtext_t *image_errtext(const sqfs_image_t *img)
 {
 	return err_of(img);
 }
 
-sqfs_file_t *sqfs_image_file(const sqfs_image_t *img)
+sqfs_file_t *image_file(const sqfs_image_t *img)
 {
 	return img->file;
 }
 
-sqfs_compressor_t *sqfs_image_compressor(const sqfs_image_t *img)
+sqfs_compressor_t *image_compressor(const sqfs_image_t *img)
 {
 	return img->cmp;
 }
 
-int sqfs_image_open_dir_table(const sqfs_image_t *img, sqfs_meta_reader_t **out)
+int image_open_dir_table(const sqfs_image_t *img, sqfs_meta_reader_t **out)
 {
 	return sqfs_meta_reader_create(img->file, img->cmp,
 				       img->super.directory_table_start,
 				       img->dir_end, out);
 }
 
-uint64_t sqfs_image_dir_table_end(const sqfs_image_t *img)
+uint64_t image_dir_table_end(const sqfs_image_t *img)
 {
 	return img->dir_end;
 }
 
-void sqfs_image_data_region(const sqfs_image_t *img, uint64_t *start,
-			    uint64_t *end)
+void image_data_region(const sqfs_image_t *img, uint64_t *start, uint64_t *end)
 {
 	*start = img->data_start;
 	*end = img->super.inode_table_start;
 }
 
-int sqfs_image_xattr_id(const sqfs_image_t *img, uint32_t index,
-			sqfs_xattr_id_entry_t *out)
+int image_xattr_id(const sqfs_image_t *img, uint32_t index,
+		   xattr_id_entry_t *out)
 {
 	if (index >= img->xattr_count)
 		return SQFS_ERROR_OUT_OF_BOUNDS;
@@ -516,8 +512,8 @@ int sqfs_image_xattr_id(const sqfs_image_t *img, uint32_t index,
 	return 0;
 }
 
-sqfs_meta_reader_t *sqfs_image_kv_reader(sqfs_image_t *img, uint64_t *start,
-					 uint64_t *end)
+sqfs_meta_reader_t *image_kv_reader(sqfs_image_t *img, uint64_t *start,
+				    uint64_t *end)
 {
 	*start = img->kv_start;
 	*end = img->kv_end;

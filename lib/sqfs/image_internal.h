@@ -17,45 +17,43 @@
  * it: a reader's public call begins them and words its failures here, so
  * that sqfs_image_error describes the last call that failed.
  */
-sqfs_errtext_t *sqfs_image_errtext(const sqfs_image_t *img);
+errtext_t *image_errtext(const sqfs_image_t *img);
 
 /* The file the image reads from. */
-sqfs_file_t *sqfs_image_file(const sqfs_image_t *img);
+sqfs_file_t *image_file(const sqfs_image_t *img);
 
 /* The image's compressor (decompression only). */
-sqfs_compressor_t *sqfs_image_compressor(const sqfs_image_t *img);
+sqfs_compressor_t *image_compressor(const sqfs_image_t *img);
 
 /*
  * A new metadata reader confined to the directory table,
  * [directory_table_start, end of the directory table), for a caller that
  * keeps its own position (each directory reader has one).
  */
-int sqfs_image_open_dir_table(const sqfs_image_t *img,
-			      sqfs_meta_reader_t **out);
+int image_open_dir_table(const sqfs_image_t *img, sqfs_meta_reader_t **out);
 
 /* Where the directory table ends (the next table's first block). */
-uint64_t sqfs_image_dir_table_end(const sqfs_image_t *img);
+uint64_t image_dir_table_end(const sqfs_image_t *img);
 
 /*
  * The region where data and fragment blocks may lie: from the end of the
  * superblock and options block up to inode_table_start.
  */
-void sqfs_image_data_region(const sqfs_image_t *img, uint64_t *start,
-			    uint64_t *end);
+void image_data_region(const sqfs_image_t *img, uint64_t *start, uint64_t *end);
 
 /* Xattr-id entry index, as sqfs_image_open checked it: ref's offset is
  * below 8192 and its block inside the key/value stream
  * (SQFS_ERROR_OUT_OF_BOUNDS past the table, and always when the image has
  * no xattrs). */
-int sqfs_image_xattr_id(const sqfs_image_t *img, uint32_t index,
-			sqfs_xattr_id_entry_t *out);
+int image_xattr_id(const sqfs_image_t *img, uint32_t index,
+		   xattr_id_entry_t *out);
 
 /*
  * The image's reader of the xattr key/value stream [*start, *end) (xattr
  * refs are relative to *start); NULL when the image has no xattrs. Shared:
  * whoever uses it sets its position first.
  */
-sqfs_meta_reader_t *sqfs_image_kv_reader(sqfs_image_t *img, uint64_t *start,
-					 uint64_t *end);
+sqfs_meta_reader_t *image_kv_reader(sqfs_image_t *img, uint64_t *start,
+				    uint64_t *end);
 
 #endif /* SQFS_IMAGE_INTERNAL_H */

@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 
 /* The image's error text, where the source words its failures. */
-#define ERR(s) sqfs_image_errtext((s)->img)
+#define ERR(s) image_errtext((s)->img)
 
 /* What the queue keeps of a walker entry besides the inode. */
 typedef struct {
@@ -53,7 +53,7 @@ struct sqfs_image_source {
 	uint32_t flags;
 	uint32_t block_size;
 	sqfs_walker_t *walker;
-	sqfs_read_ahead_t *ahead;
+	read_ahead_t *ahead;
 	/* for data not unpacked ahead; made when first needed */
 	sqfs_data_reader_t *dr;
 	bool walk_done;
@@ -73,7 +73,7 @@ struct sqfs_image_source {
 
 	/* reading its data: the block list, the next block index and
 	 * offset, through the data reader or not, and whether done */
-	sqfs_data_file_t fi;
+	data_file_t fi;
 	bool by_reader;
 	size_t next_index;
 	uint64_t offset;
@@ -110,7 +110,7 @@ void sqfs_image_source_destroy(sqfs_image_source_t *src)
 		return;
 	sqfs_xattr_list_free(src->xattrs, src->xattr_count);
 	/* the queue frees the items still in it, the current one too */
-	sqfs_read_ahead_destroy(src->ahead);
+	read_ahead_destroy(src->ahead);
 	sqfs_data_reader_destroy(src->dr);
 	sqfs_walker_destroy(src->walker);
 	free(src->extents);
@@ -154,7 +154,7 @@ int sqfs_image_source_create(sqfs_image_t *img, const char *path,
 		return SQFS_ERROR_ALLOC;
 	src->img = img;
 	src->flags = opt->flags;
-	ret = sqfs_data_block_size(img, &src->block_size);
+	ret = data_block_size(img, &src->block_size);
 	if (ret != 0)
 		goto fail;
 
@@ -164,15 +164,15 @@ int sqfs_image_source_create(sqfs_image_t *img, const char *path,
 		wflags |= SQFS_WALK_START_ONLY;
 	if (opt->flags & SQFS_SOURCE_ONE_LEVEL)
 		wflags |= SQFS_WALK_ONE_LEVEL;
-	ret = sqfs_walker_create(img, path, opt->max_depth, wflags,
-				 &src->walker);
+	ret =
+	    sqfs_walker_create(img, path, opt->max_depth, wflags, &src->walker);
 	if (ret != 0)
 		goto fail;
 
 	/* without data ahead, workers would have nothing to do */
 	jobs = (opt->flags & SQFS_SOURCE_NO_DATA) ? 1 : opt->num_jobs;
-	ret = sqfs_read_ahead_create(img, jobs, opt->max_entries,
-				     opt->max_bytes, item_free, &src->ahead);
+	ret = read_ahead_create(img, jobs, opt->max_entries, opt->max_bytes,
+				item_free, &src->ahead);
 	if (ret != 0)
 		goto fail;
 	*out = src;
@@ -188,14 +188,14 @@ fail:
 static int failed(sqfs_image_source_t *src, int ret)
 {
 	src->err = ret;
-	sqfs_errtext_end(ERR(src), ret, NULL);
-	sqfs_errtext_copy(ERR(src), src->err_text);
+	errtext_end(ERR(src), ret, NULL);
+	errtext_copy(ERR(src), src->err_text);
 	return ret;
 }
 
 static int repeat_failure(sqfs_image_source_t *src)
 {
-	return sqfs_errtext_set(ERR(src), src->err, "%s", src->err_text);
+	return errtext_set(ERR(src), src->err, "%s", src->err_text);
 }
 
 /* ---- entries ------------------------------------------------------------- */
@@ -211,7 +211,7 @@ static bool is_file(const sqfs_inode_t *inode)
 static int fill(sqfs_image_source_t *src)
 {
 	while (!src->walk_done && !src->walk_failed &&
-	       !sqfs_read_ahead_full(src->ahead)) {
+	       !read_ahead_full(src->ahead)) {
 		sqfs_walk_entry_t ent;
 		item_t *it;
 		size_t bytes;
@@ -232,8 +232,8 @@ static int fill(sqfs_image_source_t *src)
 		if (it == NULL)
 			return SQFS_ERROR_ALLOC;
 		it->path = strdup(ent.path);
-		it->link = ent.link_target != NULL ? strdup(ent.link_target)
-						   : NULL;
+		it->link =
+		    ent.link_target != NULL ? strdup(ent.link_target) : NULL;
 		it->post = ent.post;
 		if (it->path == NULL ||
 		    (ent.link_target != NULL && it->link == NULL)) {
@@ -245,8 +245,7 @@ static int fill(sqfs_image_source_t *src)
 		/* a hard link's data is its first name's, handed out there */
 		data = !(src->flags & SQFS_SOURCE_NO_DATA) && !ent.post &&
 		       ent.link_target == NULL && is_file(ent.inode);
-		ret = sqfs_read_ahead_push(src->ahead, ent.inode, data, it,
-					   bytes);
+		ret = read_ahead_push(src->ahead, ent.inode, data, it, bytes);
 		if (ret != 0) {
 			item_free(it);
 			return ret;
@@ -269,16 +268,16 @@ static int drop_current(sqfs_image_source_t *src)
 	if (it == NULL)
 		return 0;
 	src->cur = NULL;
-	ret = sqfs_read_ahead_pop(src->ahead);
+	ret = read_ahead_pop(src->ahead);
 	if (ret != 0)
-		ret = sqfs_errtext_wrap(ERR(src), ret, "'%s'",
-					it->path[0] != '\0' ? it->path : "/");
+		ret = errtext_wrap(ERR(src), ret, "'%s'",
+				   it->path[0] != '\0' ? it->path : "/");
 	item_free(it);
 	return ret;
 }
 
 /* Describe the queue's oldest entry in src->entry. */
-static int describe(sqfs_image_source_t *src, const sqfs_ahead_entry_t *e)
+static int describe(sqfs_image_source_t *src, const ahead_entry_t *e)
 {
 	const sqfs_inode_t *in = e->inode;
 	sqfs_entry_t *ent = &src->entry;
@@ -298,8 +297,8 @@ static int describe(sqfs_image_source_t *src, const sqfs_ahead_entry_t *e)
 	ent->nlink = in->nlink;
 	ret = sqfs_image_inode_owner(src->img, in, &ent->uid, &ent->gid);
 	if (ret != 0)
-		return sqfs_errtext_wrap(ERR(src), ret, "'%s'",
-					 it->path[0] != '\0' ? it->path : "/");
+		return errtext_wrap(ERR(src), ret, "'%s'",
+				    it->path[0] != '\0' ? it->path : "/");
 
 	switch (sqfs_inode_type_basic(in->type)) {
 	case SQFS_INODE_DIR:
@@ -312,10 +311,10 @@ static int describe(sqfs_image_source_t *src, const sqfs_ahead_entry_t *e)
 		/* the inode reader stores the target with a NUL after it */
 		if (in->payload_size <= in->data.slink.target_size ||
 		    in->payload[in->data.slink.target_size] != '\0')
-			return sqfs_errtext_set(ERR(src), SQFS_ERROR_CORRUPTED,
-						"inode %u: the symlink target "
-						"is damaged",
-						in->inode_number);
+			return errtext_set(ERR(src), SQFS_ERROR_CORRUPTED,
+					   "inode %u: the symlink target "
+					   "is damaged",
+					   in->inode_number);
 		ent->size = in->data.slink.target_size;
 		ent->symlink_target = (const char *)in->payload;
 		break;
@@ -334,9 +333,9 @@ static int describe(sqfs_image_source_t *src, const sqfs_ahead_entry_t *e)
 		if (ret != 0) {
 			src->xattrs = NULL;
 			src->xattr_count = 0;
-			return sqfs_errtext_wrap(ERR(src), ret, "'%s'",
-						 it->path[0] != '\0' ? it->path
-								     : "/");
+			return errtext_wrap(ERR(src), ret, "'%s'",
+					    it->path[0] != '\0' ? it->path
+								: "/");
 		}
 		ent->xattrs = src->xattrs;
 		ent->xattr_count = src->xattr_count;
@@ -348,20 +347,19 @@ static int describe(sqfs_image_source_t *src, const sqfs_ahead_entry_t *e)
 	/* a hard link's data is not unpacked ahead, but can be read */
 	src->data_done = !is_file(in) || it->post;
 	if (!src->data_done) {
-		const char *why = sqfs_data_file_info(src->block_size, in,
-						      &src->fi);
+		const char *why = data_file_info(src->block_size, in, &src->fi);
 
 		if (why != NULL)
-			return sqfs_errtext_set(ERR(src), SQFS_ERROR_CORRUPTED,
-						"inode %u: %s",
-						in->inode_number, why);
+			return errtext_set(ERR(src), SQFS_ERROR_CORRUPTED,
+					   "inode %u: %s", in->inode_number,
+					   why);
 	}
 	return 0;
 }
 
 static int next_entry(sqfs_image_source_t *src, const sqfs_entry_t **out)
 {
-	const sqfs_ahead_entry_t *e;
+	const ahead_entry_t *e;
 	int ret;
 
 	ret = drop_current(src);
@@ -369,7 +367,7 @@ static int next_entry(sqfs_image_source_t *src, const sqfs_entry_t **out)
 		ret = fill(src);
 	if (ret != 0)
 		return ret;
-	e = sqfs_read_ahead_oldest(src->ahead);
+	e = read_ahead_oldest(src->ahead);
 	if (e == NULL) {
 		sqfs_walk_entry_t ent;
 
@@ -390,7 +388,7 @@ int sqfs_image_source_next(sqfs_image_source_t *src, const sqfs_entry_t **out)
 
 	if (src == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(src));
+	errtext_begin(ERR(src));
 	if (src->err != 0)
 		return repeat_failure(src);
 	ret = next_entry(src, out);
@@ -404,7 +402,7 @@ static uint64_t block_length(const sqfs_image_source_t *src, size_t index)
 {
 	if (index >= src->fi.count)
 		return src->fi.tail;
-	return sqfs_data_block_expect(src->block_size, &src->fi, index);
+	return data_block_expect(src->block_size, &src->fi, index);
 }
 
 static bool is_sparse(const sqfs_image_source_t *src, size_t index)
@@ -457,10 +455,9 @@ static int read_by_reader(sqfs_image_source_t *src, sqfs_data_run_t *out)
 	if (ret != 0)
 		return ret;
 	if (blk.size != block_length(src, index) || blk.offset != src->offset)
-		return sqfs_errtext_set(ERR(src), SQFS_ERROR_CORRUPTED,
-					"inode %u: block %zu: %s",
-					src->inode->inode_number, index,
-					SQFS_DATA_WRONG_SIZE);
+		return errtext_set(
+		    ERR(src), SQFS_ERROR_CORRUPTED, "inode %u: block %zu: %s",
+		    src->inode->inode_number, index, DATA_WRONG_SIZE);
 	out->offset = blk.offset;
 	out->size = blk.size;
 	out->data = blk.data;
@@ -477,7 +474,7 @@ static int read_ahead_run(sqfs_image_source_t *src, sqfs_data_run_t *out)
 	int ret;
 
 	do {
-		ret = sqfs_read_ahead_read(src->ahead, &blk);
+		ret = read_ahead_read(src->ahead, &blk);
 		if (ret != 0) {
 			if (ret == 1)
 				src->data_done = true;
@@ -496,10 +493,10 @@ static int read_ahead_run(sqfs_image_source_t *src, sqfs_data_run_t *out)
 	/* a hole takes in the sparse blocks after it */
 	out->data = NULL;
 	while (is_sparse(src, src->next_index)) {
-		ret = sqfs_read_ahead_read(src->ahead, &blk);
+		ret = read_ahead_read(src->ahead, &blk);
 		if (ret != 0) {
 			if (ret == 1)
-				return sqfs_errtext_set(
+				return errtext_set(
 				    ERR(src), SQFS_ERROR_INTERNAL,
 				    "inode %u: the file stream ends inside "
 				    "a hole",
@@ -508,11 +505,11 @@ static int read_ahead_run(sqfs_image_source_t *src, sqfs_data_run_t *out)
 		}
 		if (!(blk.flags & SQFS_FILE_BLOCK_SPARSE) ||
 		    blk.index != src->next_index)
-			return sqfs_errtext_set(ERR(src), SQFS_ERROR_INTERNAL,
-						"inode %u: the file stream is "
-						"out of step with the block "
-						"list",
-						src->inode->inode_number);
+			return errtext_set(ERR(src), SQFS_ERROR_INTERNAL,
+					   "inode %u: the file stream is "
+					   "out of step with the block "
+					   "list",
+					   src->inode->inode_number);
 		out->size += blk.size;
 		src->next_index = blk.index + 1;
 		src->offset = blk.offset + blk.size;
@@ -526,7 +523,7 @@ int sqfs_image_source_read(sqfs_image_source_t *src, sqfs_data_run_t *out)
 
 	if (src == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(src));
+	errtext_begin(ERR(src));
 	if (src->err != 0)
 		return repeat_failure(src);
 	if (src->inode == NULL || src->data_done)
@@ -540,12 +537,12 @@ int sqfs_image_source_rewind(sqfs_image_source_t *src)
 {
 	if (src == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(src));
+	errtext_begin(ERR(src));
 	if (src->err != 0)
 		return repeat_failure(src);
 	if (src->inode == NULL)
-		return sqfs_errtext_set(ERR(src), SQFS_ERROR_SEQUENCE,
-					"no entry to read again");
+		return errtext_set(ERR(src), SQFS_ERROR_SEQUENCE,
+				   "no entry to read again");
 	if (!is_file(src->inode) || src->cur->post)
 		return 0;
 	/* what the queue unpacked is skipped when the entry goes */
@@ -558,15 +555,14 @@ int sqfs_image_source_rewind(sqfs_image_source_t *src)
 
 /* ---- extents ------------------------------------------------------------- */
 
-static int add_extent(sqfs_image_source_t *src, uint64_t offset,
-		      uint64_t size)
+static int add_extent(sqfs_image_source_t *src, uint64_t offset, uint64_t size)
 {
 	sqfs_extent_t *last;
 
 	if (size == 0)
 		return 0;
-	last = src->extent_count > 0 ? &src->extents[src->extent_count - 1]
-				     : NULL;
+	last =
+	    src->extent_count > 0 ? &src->extents[src->extent_count - 1] : NULL;
 	if (last != NULL && last->offset + last->size == offset) {
 		last->size += size;
 		return 0;
@@ -594,12 +590,12 @@ int sqfs_image_source_extents(sqfs_image_source_t *src,
 
 	if (src == NULL || list == NULL || count == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(src));
+	errtext_begin(ERR(src));
 	if (src->err != 0)
 		return repeat_failure(src);
 	if (src->inode == NULL || !is_file(src->inode))
-		return sqfs_errtext_set(ERR(src), SQFS_ERROR_NOT_FILE,
-					"the entry is not a regular file");
+		return errtext_set(ERR(src), SQFS_ERROR_NOT_FILE,
+				   "the entry is not a regular file");
 	src->extent_count = 0;
 	for (size_t i = 0; ret == 0 && i < src->fi.count; ++i) {
 		uint64_t len = block_length(src, i);

@@ -22,17 +22,17 @@
 #include <string.h>
 
 /* The image's error text, where the queue words its failures. */
-#define ERR(ra) sqfs_image_errtext((ra)->img)
+#define ERR(ra) image_errtext((ra)->img)
 
 typedef struct {
-	/* what sqfs_read_ahead_oldest shows; pub.inode is the copy */
-	sqfs_ahead_entry_t pub;
+	/* what read_ahead_oldest shows; pub.inode is the copy */
+	ahead_entry_t pub;
 	sqfs_inode_t *inode;
 	/* counted against max_bytes */
 	size_t bytes;
 } slot_t;
 
-struct sqfs_read_ahead {
+struct read_ahead {
 	sqfs_image_t *img;
 	sqfs_file_stream_t *fs;
 	void (*drop)(void *user);
@@ -54,11 +54,11 @@ struct sqfs_read_ahead {
 	char err_text[SQFS_ERROR_TEXT_SIZE];
 };
 
-int sqfs_read_ahead_create(sqfs_image_t *img, unsigned int num_jobs,
-			   size_t max_entries, size_t max_bytes,
-			   void (*drop)(void *user), sqfs_read_ahead_t **out)
+int read_ahead_create(sqfs_image_t *img, unsigned int num_jobs,
+		      size_t max_entries, size_t max_bytes,
+		      void (*drop)(void *user), read_ahead_t **out)
 {
-	sqfs_read_ahead_t *ra;
+	read_ahead_t *ra;
 	int ret;
 
 	if (img == NULL || out == NULL)
@@ -71,26 +71,25 @@ int sqfs_read_ahead_create(sqfs_image_t *img, unsigned int num_jobs,
 	ra->img = img;
 	ra->drop = drop;
 	ra->max_entries =
-	    max_entries > 0 ? max_entries : SQFS_READ_AHEAD_DEFAULT_ENTRIES;
-	ra->max_bytes =
-	    max_bytes > 0 ? max_bytes : SQFS_READ_AHEAD_DEFAULT_BYTES;
+	    max_entries > 0 ? max_entries : READ_AHEAD_DEFAULT_ENTRIES;
+	ra->max_bytes = max_bytes > 0 ? max_bytes : READ_AHEAD_DEFAULT_BYTES;
 	/* destroy copes with whatever is not made yet */
 	ra->ring = calloc(ra->max_entries, sizeof(ra->ring[0]));
 	ret = ra->ring != NULL ? sqfs_file_stream_create(img, num_jobs, &ra->fs)
 			       : SQFS_ERROR_ALLOC;
 	if (ret != 0)
-		sqfs_read_ahead_destroy(ra);
+		read_ahead_destroy(ra);
 	else
 		*out = ra;
 	return ret;
 }
 
-static slot_t *oldest(const sqfs_read_ahead_t *ra)
+static slot_t *oldest(const read_ahead_t *ra)
 {
 	return ra->count > 0 ? &ra->ring[ra->head] : NULL;
 }
 
-static void remove_oldest(sqfs_read_ahead_t *ra)
+static void remove_oldest(read_ahead_t *ra)
 {
 	slot_t *s = &ra->ring[ra->head];
 
@@ -103,7 +102,7 @@ static void remove_oldest(sqfs_read_ahead_t *ra)
 	ra->read_done = false;
 }
 
-void sqfs_read_ahead_destroy(sqfs_read_ahead_t *ra)
+void read_ahead_destroy(read_ahead_t *ra)
 {
 	if (ra == NULL)
 		return;
@@ -118,19 +117,19 @@ void sqfs_read_ahead_destroy(sqfs_read_ahead_t *ra)
 	free(ra);
 }
 
-bool sqfs_read_ahead_full(const sqfs_read_ahead_t *ra)
+bool read_ahead_full(const read_ahead_t *ra)
 {
 	return ra->count == ra->max_entries ||
 	       (ra->count > 0 && ra->bytes > ra->max_bytes);
 }
 
-size_t sqfs_read_ahead_count(const sqfs_read_ahead_t *ra)
+size_t read_ahead_count(const read_ahead_t *ra)
 {
 	return ra->count;
 }
 
-int sqfs_read_ahead_push(sqfs_read_ahead_t *ra, const sqfs_inode_t *inode,
-			 bool with_data, void *user, size_t user_bytes)
+int read_ahead_push(read_ahead_t *ra, const sqfs_inode_t *inode, bool with_data,
+		    void *user, size_t user_bytes)
 {
 	size_t inode_size;
 	slot_t *s;
@@ -138,17 +137,17 @@ int sqfs_read_ahead_push(sqfs_read_ahead_t *ra, const sqfs_inode_t *inode,
 
 	if (ra == NULL || inode == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(ra));
+	errtext_begin(ERR(ra));
 	if (ra->count == ra->max_entries)
-		return sqfs_errtext_set(ERR(ra), SQFS_ERROR_SEQUENCE,
-					"read ahead: %zu entries queued, the "
-					"most it holds",
-					ra->count);
+		return errtext_set(ERR(ra), SQFS_ERROR_SEQUENCE,
+				   "read ahead: %zu entries queued, the "
+				   "most it holds",
+				   ra->count);
 	if (with_data && inode->type != SQFS_INODE_FILE &&
 	    inode->type != SQFS_INODE_EXT_FILE)
-		return sqfs_errtext_set(ERR(ra), SQFS_ERROR_NOT_FILE,
-					"inode %u: not a regular file",
-					inode->inode_number);
+		return errtext_set(ERR(ra), SQFS_ERROR_NOT_FILE,
+				   "inode %u: not a regular file",
+				   inode->inode_number);
 	if (inode->payload_size > SIZE_MAX - sizeof(*inode))
 		return SQFS_ERROR_ALLOC;
 	inode_size = sizeof(*inode) + inode->payload_size;
@@ -156,7 +155,7 @@ int sqfs_read_ahead_push(sqfs_read_ahead_t *ra, const sqfs_inode_t *inode,
 	s = &ra->ring[(ra->head + ra->count) % ra->max_entries];
 	s->inode = malloc(inode_size);
 	if (s->inode == NULL)
-		return sqfs_errtext_end(ERR(ra), SQFS_ERROR_ALLOC, NULL);
+		return errtext_end(ERR(ra), SQFS_ERROR_ALLOC, NULL);
 	memcpy(s->inode, inode, inode_size);
 
 	if (with_data) {
@@ -177,7 +176,7 @@ int sqfs_read_ahead_push(sqfs_read_ahead_t *ra, const sqfs_inode_t *inode,
 	return 0;
 }
 
-const sqfs_ahead_entry_t *sqfs_read_ahead_oldest(const sqfs_read_ahead_t *ra)
+const ahead_entry_t *read_ahead_oldest(const read_ahead_t *ra)
 {
 	const slot_t *s = oldest(ra);
 
@@ -185,26 +184,26 @@ const sqfs_ahead_entry_t *sqfs_read_ahead_oldest(const sqfs_read_ahead_t *ra)
 }
 
 /* A failure of reading: every later read fails with the same words. */
-static int read_failed(sqfs_read_ahead_t *ra, int ret)
+static int read_failed(read_ahead_t *ra, int ret)
 {
 	ra->err = ret;
-	sqfs_errtext_end(ERR(ra), ret, NULL);
-	sqfs_errtext_copy(ERR(ra), ra->err_text);
+	errtext_end(ERR(ra), ret, NULL);
+	errtext_copy(ERR(ra), ra->err_text);
 	return ret;
 }
 
-static int read_block(sqfs_read_ahead_t *ra, sqfs_file_block_t *out)
+static int read_block(read_ahead_t *ra, sqfs_file_block_t *out)
 {
 	slot_t *s = oldest(ra);
 	uint64_t size;
 	int ret;
 
 	if (ra->err != 0)
-		return sqfs_errtext_set(ERR(ra), ra->err, "%s", ra->err_text);
+		return errtext_set(ERR(ra), ra->err, "%s", ra->err_text);
 	if (s == NULL || !s->pub.with_data)
-		return sqfs_errtext_set(ERR(ra), SQFS_ERROR_SEQUENCE,
-					"read ahead: the oldest entry has no "
-					"data queued");
+		return errtext_set(ERR(ra), SQFS_ERROR_SEQUENCE,
+				   "read ahead: the oldest entry has no "
+				   "data queued");
 	if (ra->read_done)
 		return 1;
 
@@ -212,9 +211,9 @@ static int read_block(sqfs_read_ahead_t *ra, sqfs_file_block_t *out)
 	if (ret < 0)
 		return read_failed(ra, ret);
 	if (ret == 1 || out->user != s) {
-		sqfs_errtext_set(ERR(ra), SQFS_ERROR_INTERNAL,
-				 "read ahead: the file stream is out of step "
-				 "with the queue");
+		errtext_set(ERR(ra), SQFS_ERROR_INTERNAL,
+			    "read ahead: the file stream is out of step "
+			    "with the queue");
 		return read_failed(ra, SQFS_ERROR_INTERNAL);
 	}
 
@@ -222,22 +221,22 @@ static int read_block(sqfs_read_ahead_t *ra, sqfs_file_block_t *out)
 	 * sure the pieces add up to the file */
 	size = s->inode->data.file.file_size;
 	if (out->offset != ra->read_offset || out->size > size - out->offset) {
-		sqfs_errtext_set(ERR(ra), SQFS_ERROR_CORRUPTED,
-				 "inode %u: block %zu does not continue the "
-				 "file",
-				 s->inode->inode_number, out->index);
+		errtext_set(ERR(ra), SQFS_ERROR_CORRUPTED,
+			    "inode %u: block %zu does not continue the "
+			    "file",
+			    s->inode->inode_number, out->index);
 		return read_failed(ra, SQFS_ERROR_CORRUPTED);
 	}
 	ra->read_offset += out->size;
 	if (out->flags & SQFS_FILE_BLOCK_LAST) {
 		ra->read_done = true;
 		if (ra->read_offset != size) {
-			sqfs_errtext_set(ERR(ra), SQFS_ERROR_CORRUPTED,
-					 "inode %u: the data ends at %llu of "
-					 "%llu bytes",
-					 s->inode->inode_number,
-					 (unsigned long long)ra->read_offset,
-					 (unsigned long long)size);
+			errtext_set(ERR(ra), SQFS_ERROR_CORRUPTED,
+				    "inode %u: the data ends at %llu of "
+				    "%llu bytes",
+				    s->inode->inode_number,
+				    (unsigned long long)ra->read_offset,
+				    (unsigned long long)size);
 			return read_failed(ra, SQFS_ERROR_CORRUPTED);
 		}
 	}
@@ -245,15 +244,15 @@ static int read_block(sqfs_read_ahead_t *ra, sqfs_file_block_t *out)
 	return 0;
 }
 
-int sqfs_read_ahead_read(sqfs_read_ahead_t *ra, sqfs_file_block_t *out)
+int read_ahead_read(read_ahead_t *ra, sqfs_file_block_t *out)
 {
 	if (ra == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(ra));
+	errtext_begin(ERR(ra));
 	return read_block(ra, out);
 }
 
-int sqfs_read_ahead_pop(sqfs_read_ahead_t *ra)
+int read_ahead_pop(read_ahead_t *ra)
 {
 	sqfs_file_block_t blk;
 	slot_t *s;
@@ -261,7 +260,7 @@ int sqfs_read_ahead_pop(sqfs_read_ahead_t *ra)
 
 	if (ra == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(ra));
+	errtext_begin(ERR(ra));
 	s = oldest(ra);
 	if (s == NULL)
 		return 0;

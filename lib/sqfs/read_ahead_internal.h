@@ -14,7 +14,7 @@
  *
  * Limits: the queue holds at most max_entries entries, and once it holds
  * max_bytes bytes (inode copies, plus what the caller counts for its own
- * pointers) sqfs_read_ahead_full says to take the oldest out first. Neither
+ * pointers) read_ahead_full says to take the oldest out first. Neither
  * depends on the number of jobs, so a program whose output follows the
  * order of the entries writes the same output whatever the number.
  *
@@ -33,22 +33,22 @@
 #include "sqfs/image.h"
 #include "sqfs/inode.h"
 
-typedef struct sqfs_read_ahead sqfs_read_ahead_t;
+typedef struct read_ahead read_ahead_t;
 
 /* The limits a program takes when it passes 0. */
-#define SQFS_READ_AHEAD_DEFAULT_ENTRIES 4096u
-#define SQFS_READ_AHEAD_DEFAULT_BYTES (16u << 20)
+#define READ_AHEAD_DEFAULT_ENTRIES 4096u
+#define READ_AHEAD_DEFAULT_BYTES (16u << 20)
 
-/* A queued entry, as sqfs_read_ahead_oldest shows it. */
+/* A queued entry, as read_ahead_oldest shows it. */
 typedef struct {
 	/* A copy of the inode queued; owned by the queue, valid until the
 	 * entry is popped. */
 	const sqfs_inode_t *inode;
 	/* The caller's pointer, as queued. */
 	void *user;
-	/* Whether its data is read through sqfs_read_ahead_read. */
+	/* Whether its data is read through read_ahead_read. */
 	bool with_data;
-} sqfs_ahead_entry_t;
+} ahead_entry_t;
 
 /*
  * Create a queue reading from img (used, not owned: it must outlive the
@@ -57,19 +57,18 @@ typedef struct {
  * NULL, is called with the pointer of every entry still queued when the
  * queue is destroyed. Fails with SQFS_ERROR_ALLOC.
  */
-int sqfs_read_ahead_create(sqfs_image_t *img, unsigned int num_jobs,
-				    size_t max_entries, size_t max_bytes,
-				    void (*drop)(void *user),
-				    sqfs_read_ahead_t **out);
+int read_ahead_create(sqfs_image_t *img, unsigned int num_jobs,
+		      size_t max_entries, size_t max_bytes,
+		      void (*drop)(void *user), read_ahead_t **out);
 
 /* Stop the workers and free everything; NULL is allowed. */
-void sqfs_read_ahead_destroy(sqfs_read_ahead_t *ra);
+void read_ahead_destroy(read_ahead_t *ra);
 
 /* Whether the oldest entry must be popped before another is pushed. */
-bool sqfs_read_ahead_full(const sqfs_read_ahead_t *ra);
+bool read_ahead_full(const read_ahead_t *ra);
 
 /* How many entries are queued. */
-size_t sqfs_read_ahead_count(const sqfs_read_ahead_t *ra);
+size_t read_ahead_count(const read_ahead_t *ra);
 
 /*
  * Queue an entry: the inode is copied, user is kept as given and counted
@@ -77,13 +76,11 @@ size_t sqfs_read_ahead_count(const sqfs_read_ahead_t *ra);
  * SQFS_ERROR_NOT_FILE otherwise) its blocks are unpacked ahead. Fails with
  * SQFS_ERROR_SEQUENCE when full, SQFS_ERROR_ALLOC; nothing is queued then.
  */
-int sqfs_read_ahead_push(sqfs_read_ahead_t *ra,
-				  const sqfs_inode_t *inode, bool with_data,
-				  void *user, size_t user_bytes);
+int read_ahead_push(read_ahead_t *ra, const sqfs_inode_t *inode, bool with_data,
+		    void *user, size_t user_bytes);
 
 /* The oldest entry, or NULL when the queue is empty. */
-const sqfs_ahead_entry_t *
-sqfs_read_ahead_oldest(const sqfs_read_ahead_t *ra);
+const ahead_entry_t *read_ahead_oldest(const read_ahead_t *ra);
 
 /*
  * The next block of the oldest entry's data, in file order, waiting for it
@@ -94,8 +91,7 @@ sqfs_read_ahead_oldest(const sqfs_read_ahead_t *ra);
  * image. The blocks' offsets and sizes are checked to add up to the file
  * size. After an error every later call fails.
  */
-int sqfs_read_ahead_read(sqfs_read_ahead_t *ra,
-				  sqfs_file_block_t *out);
+int read_ahead_read(read_ahead_t *ra, sqfs_file_block_t *out);
 
 /*
  * Take the oldest entry out (the caller has done with its pointer). Data
@@ -103,7 +99,6 @@ int sqfs_read_ahead_read(sqfs_read_ahead_t *ra,
  * among them (or one met before) is returned, and the entry goes all the
  * same. Returns 0 also for an empty queue.
  */
-int sqfs_read_ahead_pop(sqfs_read_ahead_t *ra);
-
+int read_ahead_pop(read_ahead_t *ra);
 
 #endif /* SQFS_READ_AHEAD_INTERNAL_H */

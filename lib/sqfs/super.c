@@ -11,15 +11,9 @@
 #include "sqfs/super.h"
 #include "util/le.h"
 
+#include "sqfs/table_internal.h"
+
 #include <string.h>
-
-/* Bytes of the u64 index array of a lookup table of count entries. */
-static uint64_t table_index_size(uint64_t count, uint64_t entry_size)
-{
-	uint64_t bytes = count * entry_size;
-
-	return ((bytes + SQFS_META_BLOCK_SIZE - 1) / SQFS_META_BLOCK_SIZE) * 8;
-}
 
 static bool block_size_valid(uint32_t size, uint16_t log)
 {

@@ -29,7 +29,7 @@ static size_t block_count(size_t size)
 	       (size % SQFS_META_BLOCK_SIZE != 0 ? 1 : 0);
 }
 
-uint64_t sqfs_table_index_size(uint64_t count, uint64_t entry_size)
+uint64_t table_index_size(uint64_t count, uint64_t entry_size)
 {
 	uint64_t bytes = count * entry_size;
 
@@ -38,8 +38,8 @@ uint64_t sqfs_table_index_size(uint64_t count, uint64_t entry_size)
 	       sizeof(uint64_t);
 }
 
-int sqfs_table_write_blocks(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			    const void *data, size_t size, uint8_t *index)
+int table_write_blocks(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       const void *data, size_t size, uint8_t *index)
 {
 	const uint8_t *src = data;
 	size_t count = block_count(size), i, chunk;
@@ -94,7 +94,7 @@ int sqfs_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	if (index == NULL)
 		return SQFS_ERROR_ALLOC;
 
-	ret = sqfs_table_write_blocks(file, cmp, data, size, index);
+	ret = table_write_blocks(file, cmp, data, size, index);
 	if (ret == 0) {
 		pos = file->get_size(file);
 		ret =
@@ -106,7 +106,7 @@ int sqfs_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	return ret;
 }
 
-int sqfs_read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
+int file_read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
 {
 	int ret = file->read_at(file, pos, buf, size);
 
@@ -114,8 +114,8 @@ int sqfs_read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size)
 	return ret == SQFS_ERROR_OUT_OF_BOUNDS ? SQFS_ERROR_TRUNCATED : ret;
 }
 
-int sqfs_table_read_index(sqfs_file_t *file, uint64_t pos, size_t count,
-			  uint64_t **out)
+int table_read_index(sqfs_file_t *file, uint64_t pos, size_t count,
+		     uint64_t **out)
 {
 	uint64_t *index;
 	size_t i;
@@ -127,7 +127,7 @@ int sqfs_table_read_index(sqfs_file_t *file, uint64_t pos, size_t count,
 	index = malloc(count * sizeof(uint64_t));
 	if (index == NULL)
 		return SQFS_ERROR_ALLOC;
-	ret = sqfs_read_exact(file, pos, index, count * sizeof(uint64_t));
+	ret = file_read_exact(file, pos, index, count * sizeof(uint64_t));
 	if (ret != 0) {
 		free(index);
 		return ret;
@@ -140,8 +140,8 @@ int sqfs_table_read_index(sqfs_file_t *file, uint64_t pos, size_t count,
 }
 
 /* Limits first, then order and steps. */
-int sqfs_table_check_index(const uint64_t *index, size_t count, uint64_t end,
-			   uint64_t lower)
+int table_check_index(const uint64_t *index, size_t count, uint64_t end,
+		      uint64_t lower)
 {
 	size_t i;
 
@@ -170,7 +170,7 @@ static int read_block(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t pos,
 	size_t len;
 	int err;
 
-	err = sqfs_read_exact(file, pos, header, sizeof(header));
+	err = file_read_exact(file, pos, header, sizeof(header));
 	if (err != 0)
 		return err;
 
@@ -183,12 +183,12 @@ static int read_block(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t pos,
 	if (get_le16(header) & SQFS_META_RAW) {
 		if (len != expected)
 			return SQFS_ERROR_CORRUPTED;
-		return sqfs_read_exact(file, pos + 2, out, len);
+		return file_read_exact(file, pos + 2, out, len);
 	}
 
 	if (cmp == NULL)
 		return SQFS_ERROR_UNSUPPORTED;
-	err = sqfs_read_exact(file, pos + 2, scratch, len);
+	err = file_read_exact(file, pos + 2, scratch, len);
 	if (err != 0)
 		return err;
 
@@ -226,9 +226,9 @@ static int grow(uint8_t **data, size_t *capacity, size_t done, size_t chunk,
 	return 0;
 }
 
-int sqfs_table_decode(sqfs_file_t *file, sqfs_compressor_t *cmp,
-		      const uint64_t *index, size_t count, uint64_t end,
-		      size_t size, void **out)
+int table_decode(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		 const uint64_t *index, size_t count, uint64_t end, size_t size,
+		 void **out)
 {
 	uint8_t *scratch, *data = NULL;
 	size_t i, chunk, done = 0, capacity = 0;
@@ -295,14 +295,14 @@ static int table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
 	if (index_start + index_size > file->get_size(file))
 		return SQFS_ERROR_TRUNCATED;
 
-	ret = sqfs_table_read_index(file, index_start, count, &index);
+	ret = table_read_index(file, index_start, count, &index);
 	if (ret != 0)
 		return ret;
 
-	ret = sqfs_table_check_index(index, count, index_start, lower_limit);
+	ret = table_check_index(index, count, index_start, lower_limit);
 	if (ret == 0)
-		ret = sqfs_table_decode(file, cmp, index, count, index_start,
-					size, out);
+		ret = table_decode(file, cmp, index, count, index_start, size,
+				   out);
 	if (ret == 0 && first_block != NULL)
 		*first_block = index[0];
 	free(index);
@@ -317,9 +317,9 @@ int sqfs_table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
 			  upper_limit, out, NULL);
 }
 
-int sqfs_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
-		    uint64_t entry_size, uint64_t index_start, uint64_t lower,
-		    uint64_t upper, void **data, uint64_t *first_block)
+int table_load(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
+	       uint64_t entry_size, uint64_t index_start, uint64_t lower,
+	       uint64_t upper, void **data, uint64_t *first_block)
 {
 	/* 32-bit hosts: a size_t must hold the table */
 	if (count > SIZE_MAX / entry_size)
@@ -328,10 +328,9 @@ int sqfs_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
 			  lower, upper, data, first_block);
 }
 
-int sqfs_table_load_words(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			  uint64_t count, size_t word_size,
-			  uint64_t index_start, uint64_t lower, uint64_t upper,
-			  void **out, uint64_t *first_block)
+int table_load_words(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
+		     size_t word_size, uint64_t index_start, uint64_t lower,
+		     uint64_t upper, void **out, uint64_t *first_block)
 {
 	uint8_t *raw;
 	void *data;
@@ -340,8 +339,8 @@ int sqfs_table_load_words(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	*out = NULL;
 	if (word_size != 4 && word_size != 8)
 		return SQFS_ERROR_INTERNAL;
-	ret = sqfs_table_load(file, cmp, count, word_size, index_start, lower,
-			      upper, &data, first_block);
+	ret = table_load(file, cmp, count, word_size, index_start, lower, upper,
+			 &data, first_block);
 	if (ret != 0)
 		return ret;
 

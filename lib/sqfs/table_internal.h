@@ -33,7 +33,7 @@
 
 /* Read size bytes at pos; SQFS_ERROR_TRUNCATED if the file ends first
  * (the callers only read inside bytes_used). */
-int sqfs_read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size);
+int file_read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size);
 
 /*
  * Append size bytes of data to file as metadata blocks (uncompressed if cmp
@@ -42,16 +42,16 @@ int sqfs_read_exact(sqfs_file_t *file, uint64_t pos, void *buf, size_t size);
  * sqfs_table_write puts it right after the blocks, the xattr-id table
  * after its header.
  */
-int sqfs_table_write_blocks(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			    const void *data, size_t size, uint8_t *index);
+int table_write_blocks(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       const void *data, size_t size, uint8_t *index);
 
 /* Read the count positions of an index at pos into a malloc'ed array in
- * host order. Nothing is checked yet (sqfs_table_check_index). */
-int sqfs_table_read_index(sqfs_file_t *file, uint64_t pos, size_t count,
-			  uint64_t **out);
+ * host order. Nothing is checked yet (table_check_index). */
+int table_read_index(sqfs_file_t *file, uint64_t pos, size_t count,
+		     uint64_t **out);
 
 /* Bytes of the u64 index of a table of count entries of entry_size bytes. */
-uint64_t sqfs_table_index_size(uint64_t count, uint64_t entry_size);
+uint64_t table_index_size(uint64_t count, uint64_t entry_size);
 
 /*
  * Check the block positions of an index alone, before any block is read:
@@ -59,8 +59,8 @@ uint64_t sqfs_table_index_size(uint64_t count, uint64_t entry_size);
  * block (the last one ends at end) longer than a metadata block can be
  * (else SQFS_ERROR_CORRUPTED).
  */
-int sqfs_table_check_index(const uint64_t *index, size_t count, uint64_t end,
-			   uint64_t lower);
+int table_check_index(const uint64_t *index, size_t count, uint64_t end,
+		      uint64_t lower);
 
 /*
  * Decode size bytes from the count metadata blocks of a checked index, the
@@ -68,26 +68,25 @@ int sqfs_table_check_index(const uint64_t *index, size_t count, uint64_t end,
  * (a full block, or the rest). *out receives a malloc'ed buffer, grown as
  * blocks decode rather than sized from size up front.
  */
-int sqfs_table_decode(sqfs_file_t *file, sqfs_compressor_t *cmp,
-		      const uint64_t *index, size_t count, uint64_t end,
-		      size_t size, void **out);
+int table_decode(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		 const uint64_t *index, size_t count, uint64_t end, size_t size,
+		 void **out);
 
 /*
  * sqfs_table_read for count entries of entry_size bytes, also giving the
  * position of the table's first block: where the region before the table
  * must end.
  */
-int sqfs_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
-		    uint64_t entry_size, uint64_t index_start, uint64_t lower,
-		    uint64_t upper, void **data, uint64_t *first_block);
+int table_load(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
+	       uint64_t entry_size, uint64_t index_start, uint64_t lower,
+	       uint64_t upper, void **data, uint64_t *first_block);
 
-/* sqfs_table_load for a table of little-endian words of word_size (4 or
+/* table_load for a table of little-endian words of word_size (4 or
  * 8) bytes, turned into host order: *out is a uint32_t or uint64_t array
  * (free it). */
-int sqfs_table_load_words(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			  uint64_t count, size_t word_size,
-			  uint64_t index_start, uint64_t lower, uint64_t upper,
-			  void **out, uint64_t *first_block);
+int table_load_words(sqfs_file_t *file, sqfs_compressor_t *cmp, uint64_t count,
+		     size_t word_size, uint64_t index_start, uint64_t lower,
+		     uint64_t upper, void **out, uint64_t *first_block);
 
 /* ---- fragment_table.c -----------------------------------------------------
  */
@@ -96,43 +95,42 @@ int sqfs_table_load_words(sqfs_file_t *file, sqfs_compressor_t *cmp,
  * Write count entries as the fragment table and record it in super (no
  * table, and SQFS_TABLE_ABSENT, for none).
  */
-int sqfs_fragment_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			      const sqfs_fragment_t *list, size_t count,
-			      sqfs_super_t *super);
+int fragment_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			 const sqfs_fragment_t *list, size_t count,
+			 sqfs_super_t *super);
 
 /*
  * Load the fragment table super names, from below upper: every entry a
  * size word without reserved bits and a non-empty block of at most the
  * block size inside the data region [data_start, inode_table_start).
  */
-int sqfs_fragment_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			     const sqfs_super_t *super, uint64_t data_start,
-			     uint64_t upper, sqfs_fragment_t **out,
-			     uint64_t *first_block);
+int fragment_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			const sqfs_super_t *super, uint64_t data_start,
+			uint64_t upper, sqfs_fragment_t **out,
+			uint64_t *first_block);
 
 /* ---- export_table.c -------------------------------------------------------
  */
 
 /* Write refs[0 .. count) (of inodes 1 .. count) as the export table, record
  * it in super and mark the image exportable. */
-int sqfs_export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			    const uint64_t *refs, uint32_t count,
-			    sqfs_super_t *super);
+int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       const uint64_t *refs, uint32_t count,
+		       sqfs_super_t *super);
 
 /* Load the export table of super's inode_count entries from [lower, upper).
  * The references are checked where they are used. */
-int sqfs_export_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			   const sqfs_super_t *super, uint64_t lower,
-			   uint64_t upper, uint64_t **out,
-			   uint64_t *first_block);
+int export_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		      const sqfs_super_t *super, uint64_t lower, uint64_t upper,
+		      uint64_t **out, uint64_t *first_block);
 
 /* ---- id_table.c -----------------------------------------------------------
  */
 
 /* Load the id_count ids of super from [lower, upper). */
-int sqfs_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
-		       const sqfs_super_t *super, uint64_t lower,
-		       uint64_t upper, uint32_t **out, uint64_t *first_block);
+int id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		  const sqfs_super_t *super, uint64_t lower, uint64_t upper,
+		  uint32_t **out, uint64_t *first_block);
 
 /* ---- xattr_id_table.c -----------------------------------------------------
  */
@@ -144,33 +142,33 @@ typedef struct {
 	uint32_t count;
 	/* Advisory only: writers disagree on what it counts. */
 	uint32_t size;
-} sqfs_xattr_id_entry_t;
+} xattr_id_entry_t;
 
 /*
  * Write the xattr-id table after a key/value stream that starts at
  * kv_start: the entries in metadata blocks, then the header and the index
  * (super->xattr_id_table_start points at the header).
  */
-int sqfs_xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			      const sqfs_xattr_id_entry_t *ids, size_t count,
-			      uint64_t kv_start, sqfs_super_t *super);
+int xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			 const xattr_id_entry_t *ids, size_t count,
+			 uint64_t kv_start, sqfs_super_t *super);
 
 /*
  * Read the header super's xattr_id_table_start points at: where the
  * key/value stream starts, and how many entries there are (at least one,
  * with an index that ends exactly at bytes_used).
  */
-int sqfs_xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
-			       uint64_t *kv_start, uint32_t *count);
+int xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
+			  uint64_t *kv_start, uint32_t *count);
 
 /*
  * Load the count entries after the header: the blocks lie in [kv_end,
  * header), where kv_end (the first block, returned) is past kv_start so
  * that the stream is not empty; every reference points into the stream.
  */
-int sqfs_xattr_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			     const sqfs_super_t *super, uint64_t kv_start,
-			     uint32_t count, sqfs_xattr_id_entry_t **out,
-			     uint64_t *kv_end);
+int xattr_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			const sqfs_super_t *super, uint64_t kv_start,
+			uint32_t count, xattr_id_entry_t **out,
+			uint64_t *kv_end);
 
 #endif /* SQFS_TABLE_INTERNAL_H */

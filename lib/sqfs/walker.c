@@ -32,7 +32,7 @@
 #include <string.h>
 
 /* The image's error text, where the walker words its failures. */
-#define ERR(w) sqfs_image_errtext((w)->img)
+#define ERR(w) image_errtext((w)->img)
 
 typedef struct {
 	/* Position of the entry that named the inode first (unused for the
@@ -46,7 +46,7 @@ typedef struct {
 } node_t;
 
 typedef struct {
-	sqfs_dir_state_t st;
+	dir_state_t st;
 	sqfs_inode_t *inode;
 	/* Length of the directory's path in the path buffer. */
 	size_t path_len;
@@ -194,8 +194,8 @@ static int node_path(sqfs_walker_t *w, uint32_t id, const char **out)
 	for (i = chain.count; i-- > 0;) {
 		const node_t *nd = get_node(w, ((uint32_t *)chain.data)[i]);
 
-		ret = sqfs_dir_reader_name_at(w->dr, nd->ent_block,
-					      nd->ent_offset, w->name, &len);
+		ret = dir_reader_name_at(w->dr, nd->ent_block, nd->ent_offset,
+					 w->name, &len);
 		if (ret == 0 && w->pool.count > start)
 			ret = array_append_bytes(&w->pool, "/", 1);
 		if (ret == 0)
@@ -259,21 +259,20 @@ static int visit(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
 	if (ret != 0)
 		return ret;
 	if (depth > w->max_depth)
-		return sqfs_errtext_set(ERR(w), SQFS_ERROR_LIMIT,
-					"'%s': nested deeper than %u levels",
-					(const char *)w->path.data,
-					w->max_depth);
+		return errtext_set(ERR(w), SQFS_ERROR_LIMIT,
+				   "'%s': nested deeper than %u levels",
+				   (const char *)w->path.data, w->max_depth);
 
 	ret = sqfs_image_read_inode(w->img, dent->inode_ref, &inode);
 	if (ret != 0)
-		return sqfs_errtext_wrap(ERR(w), ret, "'%s'",
-					 (const char *)w->path.data);
+		return errtext_wrap(ERR(w), ret, "'%s'",
+				    (const char *)w->path.data);
 	if (inode->inode_number != dent->inode_number) {
-		ret = sqfs_errtext_set(ERR(w), SQFS_ERROR_CORRUPTED,
-				       "'%s': the listing says inode %u, the "
-				       "inode says %u",
-				       (const char *)w->path.data,
-				       dent->inode_number, inode->inode_number);
+		ret = errtext_set(ERR(w), SQFS_ERROR_CORRUPTED,
+				  "'%s': the listing says inode %u, the "
+				  "inode says %u",
+				  (const char *)w->path.data,
+				  dent->inode_number, inode->inode_number);
 		goto fail;
 	}
 	ent->path = w->path.data;
@@ -285,25 +284,25 @@ static int visit(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
 		/* a directory met twice is a loop or a directory hard link;
 		 * two objects of one number are simply broken */
 		if (is_dir(inode) && first->is_dir) {
-			ret = sqfs_errtext_set(ERR(w), SQFS_ERROR_LOOP,
-					       "'%s': directory inode %u is "
-					       "reached a second time (a loop "
-					       "or a directory hard link)",
-					       (const char *)w->path.data,
-					       inode->inode_number);
+			ret = errtext_set(ERR(w), SQFS_ERROR_LOOP,
+					  "'%s': directory inode %u is "
+					  "reached a second time (a loop "
+					  "or a directory hard link)",
+					  (const char *)w->path.data,
+					  inode->inode_number);
 			goto fail;
 		}
 		if (is_dir(inode) || first->is_dir ||
 		    first->inode_ref != dent->inode_ref) {
-			ret = sqfs_errtext_set(ERR(w), SQFS_ERROR_CORRUPTED,
-					       "'%s': inode number %u belongs "
-					       "to two different inodes",
-					       (const char *)w->path.data,
-					       inode->inode_number);
+			ret = errtext_set(ERR(w), SQFS_ERROR_CORRUPTED,
+					  "'%s': inode number %u belongs "
+					  "to two different inodes",
+					  (const char *)w->path.data,
+					  inode->inode_number);
 			goto fail;
 		}
 		/* the reader moves while the first path is spelled out */
-		sqfs_dir_reader_save(w->dr, &top->st);
+		dir_reader_save(w->dr, &top->st);
 		ret = node_path(w, (uint32_t)prev, &ent->link_target);
 		if (ret != 0)
 			goto fail;
@@ -311,7 +310,7 @@ static int visit(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
 		return 0;
 	}
 
-	sqfs_dir_reader_entry_pos(w->dr, &node.ent_block, &offset);
+	dir_reader_entry_pos(w->dr, &node.ent_block, &offset);
 	node.ent_offset = (uint16_t)offset;
 	node.inode_ref = dent->inode_ref;
 	node.parent = top->node;
@@ -324,7 +323,7 @@ static int visit(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
 		w->cur = inode;
 		return 0;
 	}
-	sqfs_dir_reader_save(w->dr, &top->st);
+	dir_reader_save(w->dr, &top->st);
 	return push_level(w, inode, id);
 fail:
 	free(inode);
@@ -337,8 +336,8 @@ static int listing_failed(sqfs_walker_t *w, int ret)
 	const char *path = w->path.data;
 
 	if (path[0] == '\0')
-		return sqfs_errtext_wrap(ERR(w), ret, "the start directory");
-	return sqfs_errtext_wrap(ERR(w), ret, "'%s'", path);
+		return errtext_wrap(ERR(w), ret, "the start directory");
+	return errtext_wrap(ERR(w), ret, "'%s'", path);
 }
 
 /* The next step of the walk; 1 at the end. */
@@ -356,7 +355,7 @@ static int step(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 	while (w->levels.count > 0) {
 		top = top_level(w);
 		if (w->restore) {
-			ret = sqfs_dir_reader_restore(w->dr, &top->st);
+			ret = dir_reader_restore(w->dr, &top->st);
 			if (ret != 0)
 				return listing_failed(w, ret);
 			w->restore = false;
@@ -390,9 +389,9 @@ int sqfs_walker_next(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 
 	if (w == NULL || ent == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(ERR(w));
+	errtext_begin(ERR(w));
 	if (w->err != 0)
-		return sqfs_errtext_set(ERR(w), w->err, "%s", w->err_text);
+		return errtext_set(ERR(w), w->err, "%s", w->err_text);
 	if (w->done)
 		return 1;
 
@@ -408,8 +407,8 @@ int sqfs_walker_next(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 	if (ret < 0) {
 		memset(ent, 0, sizeof(*ent));
 		w->err = ret;
-		sqfs_errtext_end(ERR(w), ret, NULL);
-		sqfs_errtext_copy(ERR(w), w->err_text);
+		errtext_end(ERR(w), ret, NULL);
+		errtext_copy(ERR(w), w->err_text);
 	} else if (ret > 0) {
 		w->done = true;
 	}
@@ -425,8 +424,7 @@ int sqfs_walker_create(sqfs_image_t *img, const char *path,
 	sqfs_walker_t *w;
 	int ret;
 
-	if (img == NULL || path == NULL || out == NULL ||
-	    (flags & ~known) != 0)
+	if (img == NULL || path == NULL || out == NULL || (flags & ~known) != 0)
 		return SQFS_ERROR_ARG_INVALID;
 
 	w = calloc(1, sizeof(*w));

@@ -17,10 +17,10 @@
 
 int sqfs_xattr_check(const sqfs_xattr_t *x, const char **why)
 {
-	return sqfs_xattr_check_ns(x, why, NULL);
+	return xattr_check_ns(x, why, NULL);
 }
 
-int sqfs_xattr_check_ns(const sqfs_xattr_t *x, const char **why, int *ns)
+int xattr_check_ns(const sqfs_xattr_t *x, const char **why, int *ns)
 {
 	const char *reason = NULL;
 	size_t prefix_len, len;
@@ -31,7 +31,7 @@ int sqfs_xattr_check_ns(const sqfs_xattr_t *x, const char **why, int *ns)
 		ret = SQFS_ERROR_ARG_INVALID;
 		goto out;
 	}
-	id = sqfs_xattr_namespace(x->key, &prefix_len);
+	id = xattr_namespace(x->key, &prefix_len);
 	if (id < 0) {
 		reason = "namespace not supported (only user., trusted. and "
 			 "security.)";

@@ -22,9 +22,9 @@
 
 #include <stdlib.h>
 
-int sqfs_xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			      const sqfs_xattr_id_entry_t *ids, size_t count,
-			      uint64_t kv_start, sqfs_super_t *super)
+int xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			 const xattr_id_entry_t *ids, size_t count,
+			 uint64_t kv_start, sqfs_super_t *super)
 {
 	uint8_t *raw = NULL, *tail = NULL;
 	uint64_t index_size, hdr_pos;
@@ -35,7 +35,7 @@ int sqfs_xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	    count > SIZE_MAX / SQFS_XATTR_ID_ENTRY_SIZE)
 		return SQFS_ERROR_OVERFLOW;
 	size = count * SQFS_XATTR_ID_ENTRY_SIZE;
-	index_size = sqfs_table_index_size(count, SQFS_XATTR_ID_ENTRY_SIZE);
+	index_size = table_index_size(count, SQFS_XATTR_ID_ENTRY_SIZE);
 	raw = malloc(size);
 	/* the header and the index are written together */
 	tail = malloc(SQFS_XATTR_ID_HEADER_SIZE + (size_t)index_size);
@@ -51,8 +51,8 @@ int sqfs_xattr_id_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		put_le32(p + 12, ids[i].size);
 	}
 
-	ret = sqfs_table_write_blocks(file, cmp, raw, size,
-				      tail + SQFS_XATTR_ID_HEADER_SIZE);
+	ret = table_write_blocks(file, cmp, raw, size,
+				 tail + SQFS_XATTR_ID_HEADER_SIZE);
 	if (ret != 0)
 		goto out;
 
@@ -75,15 +75,15 @@ out:
 	return ret;
 }
 
-int sqfs_xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
-			       uint64_t *kv_start, uint32_t *count)
+int xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
+			  uint64_t *kv_start, uint32_t *count)
 {
 	uint64_t header_pos = super->xattr_id_table_start;
 	uint8_t header[SQFS_XATTR_ID_HEADER_SIZE];
 	int ret;
 
 	/* sqfs_super_validate: header_pos + 16 <= bytes_used */
-	ret = sqfs_read_exact(file, header_pos, header, sizeof(header));
+	ret = file_read_exact(file, header_pos, header, sizeof(header));
 	if (ret != 0)
 		return ret;
 
@@ -93,44 +93,44 @@ int sqfs_xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
 		return SQFS_ERROR_CORRUPTED;
 
 	if (super->bytes_used - (header_pos + SQFS_XATTR_ID_HEADER_SIZE) !=
-	    sqfs_table_index_size(*count, SQFS_XATTR_ID_ENTRY_SIZE))
+	    table_index_size(*count, SQFS_XATTR_ID_ENTRY_SIZE))
 		return SQFS_ERROR_CORRUPTED;
 	return 0;
 }
 
-int sqfs_xattr_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
-			     const sqfs_super_t *super, uint64_t kv_start,
-			     uint32_t count, sqfs_xattr_id_entry_t **out,
-			     uint64_t *kv_end)
+int xattr_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+			const sqfs_super_t *super, uint64_t kv_start,
+			uint32_t count, xattr_id_entry_t **out,
+			uint64_t *kv_end)
 {
 	uint64_t header_pos = super->xattr_id_table_start;
 	uint64_t index_pos = header_pos + SQFS_XATTR_ID_HEADER_SIZE;
 	uint64_t size = super->bytes_used - index_pos, region;
 	size_t blocks = (size_t)(size / sizeof(uint64_t)), i;
-	sqfs_xattr_id_entry_t *ids = NULL;
+	xattr_id_entry_t *ids = NULL;
 	uint64_t *index = NULL;
 	void *raw = NULL;
 	int ret;
 
 	*out = NULL;
-	/* sqfs_xattr_id_table_header matched the index to count, and the
+	/* xattr_id_table_header matched the index to count, and the
 	 * index fits the file, which bounds this allocation */
 	if (size > SIZE_MAX || blocks == 0 || kv_start >= header_pos)
 		return SQFS_ERROR_CORRUPTED;
 	if ((uint64_t)count * SQFS_XATTR_ID_ENTRY_SIZE > SIZE_MAX)
 		return SQFS_ERROR_OVERFLOW;
-	ret = sqfs_table_read_index(file, index_pos, blocks, &index);
+	ret = table_read_index(file, index_pos, blocks, &index);
 	if (ret != 0)
 		return ret;
 
 	/* the key/value stream must not be empty: kv_start < index[0] */
-	ret = sqfs_table_check_index(index, blocks, header_pos, kv_start + 1);
+	ret = table_check_index(index, blocks, header_pos, kv_start + 1);
 	if (ret != 0) {
 		ret = SQFS_ERROR_CORRUPTED;
 		goto out;
 	}
-	ret = sqfs_table_decode(file, cmp, index, blocks, header_pos,
-				(size_t)count * SQFS_XATTR_ID_ENTRY_SIZE, &raw);
+	ret = table_decode(file, cmp, index, blocks, header_pos,
+			   (size_t)count * SQFS_XATTR_ID_ENTRY_SIZE, &raw);
 	if (ret != 0)
 		goto out;
 

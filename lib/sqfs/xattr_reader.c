@@ -186,7 +186,7 @@ static int read_pair(xattr_state_t *st, bool last)
 
 	if ((type & ~KEY_TYPE_VALID_BITS) != 0)
 		return SQFS_ERROR_CORRUPTED;
-	prefix = sqfs_xattr_prefix(type & SQFS_XATTR_TYPE_PREFIX_MASK);
+	prefix = xattr_prefix(type & SQFS_XATTR_TYPE_PREFIX_MASK);
 	if (prefix != NULL)
 		plen = strlen(prefix);
 	if (name_size == 0 || name_size > SQFS_XATTR_MAX_KEY_SIZE - plen)
@@ -249,7 +249,7 @@ static int read_pair(xattr_state_t *st, bool last)
 int sqfs_image_read_xattrs(sqfs_image_t *img, const sqfs_inode_t *inode,
 			   sqfs_xattr_t **list, size_t *count)
 {
-	sqfs_xattr_id_entry_t ent;
+	xattr_id_entry_t ent;
 	xattr_state_t st;
 	uint32_t i;
 	int ret;
@@ -258,29 +258,28 @@ int sqfs_image_read_xattrs(sqfs_image_t *img, const sqfs_inode_t *inode,
 		return SQFS_ERROR_ARG_INVALID;
 	*list = NULL;
 	*count = 0;
-	sqfs_errtext_begin(sqfs_image_errtext(img));
+	errtext_begin(image_errtext(img));
 
 	if (inode->xattr_index == SQFS_NO_XATTR)
 		return 0;
-	ret = sqfs_image_xattr_id(img, inode->xattr_index, &ent);
+	ret = image_xattr_id(img, inode->xattr_index, &ent);
 	if (ret != 0)
-		return sqfs_errtext_set(sqfs_image_errtext(img), ret,
-					"inode %u: xattr index %u is past the "
-					"xattr id table",
-					inode->inode_number,
-					inode->xattr_index);
+		return errtext_set(image_errtext(img), ret,
+				   "inode %u: xattr index %u is past the "
+				   "xattr id table",
+				   inode->inode_number, inode->xattr_index);
 	if (ent.count == 0)
 		return 0;
 	if (ent.count > MAX_PAIRS)
-		return sqfs_errtext_set(
-		    sqfs_image_errtext(img), SQFS_ERROR_LIMIT,
-		    "inode %u: %u xattrs, more than %u", inode->inode_number,
-		    ent.count, (unsigned int)MAX_PAIRS);
+		return errtext_set(image_errtext(img), SQFS_ERROR_LIMIT,
+				   "inode %u: %u xattrs, more than %u",
+				   inode->inode_number, ent.count,
+				   (unsigned int)MAX_PAIRS);
 
 	memset(&st, 0, sizeof(st));
 	st.img = img;
 	st.count = ent.count;
-	st.mr = sqfs_image_kv_reader(img, &st.kv_start, &st.kv_end);
+	st.mr = image_kv_reader(img, &st.kv_start, &st.kv_end);
 	if (st.mr == NULL)
 		return SQFS_ERROR_INTERNAL;
 
@@ -290,9 +289,8 @@ int sqfs_image_read_xattrs(sqfs_image_t *img, const sqfs_inode_t *inode,
 
 	if (ret != 0) {
 		sqfs_xattr_list_free(st.list, st.used);
-		return sqfs_errtext_end(sqfs_image_errtext(img), ret,
-					"inode %u: xattrs",
-					inode->inode_number);
+		return errtext_end(image_errtext(img), ret, "inode %u: xattrs",
+				   inode->inode_number);
 	}
 	*list = st.list;
 	*count = st.used;

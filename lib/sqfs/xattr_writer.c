@@ -77,7 +77,7 @@ typedef struct {
 	size_t used;
 } index_t;
 
-struct sqfs_xattr_writer {
+struct xattr_writer {
 	bool open;
 	bool flushed;
 
@@ -110,11 +110,11 @@ static uint32_t hash_bytes(uint32_t h, const void *data, size_t size)
 
 #define HASH_SEED 2166136261u
 
-typedef bool (*match_fn)(const sqfs_xattr_writer_t *xw, uint32_t id,
+typedef bool (*match_fn)(const xattr_writer_t *xw, uint32_t id,
 			 const void *what, size_t size);
 
 /* The slot holding a match for what, or the empty slot where it goes. */
-static slot_t *index_find(const sqfs_xattr_writer_t *xw, const index_t *ix,
+static slot_t *index_find(const xattr_writer_t *xw, const index_t *ix,
 			  uint32_t hash, match_fn match, const void *what,
 			  size_t size)
 {
@@ -162,8 +162,8 @@ static int index_grow(index_t *ix)
 
 /* ---- interning ---------------------------------------------------------- */
 
-static bool key_matches(const sqfs_xattr_writer_t *xw, uint32_t id,
-			const void *what, size_t size)
+static bool key_matches(const xattr_writer_t *xw, uint32_t id, const void *what,
+			size_t size)
 {
 	const key_rec_t *rec = (const key_rec_t *)xw->keys.data + id;
 
@@ -172,7 +172,7 @@ static bool key_matches(const sqfs_xattr_writer_t *xw, uint32_t id,
 		      size) == 0;
 }
 
-static bool value_matches(const sqfs_xattr_writer_t *xw, uint32_t id,
+static bool value_matches(const xattr_writer_t *xw, uint32_t id,
 			  const void *what, size_t size)
 {
 	const value_rec_t *rec = (const value_rec_t *)xw->values.data + id;
@@ -183,8 +183,8 @@ static bool value_matches(const sqfs_xattr_writer_t *xw, uint32_t id,
 		       size) == 0);
 }
 
-static bool set_matches(const sqfs_xattr_writer_t *xw, uint32_t id,
-			const void *what, size_t count)
+static bool set_matches(const xattr_writer_t *xw, uint32_t id, const void *what,
+			size_t count)
 {
 	const set_rec_t *rec = (const set_rec_t *)xw->sets.data + id;
 
@@ -198,7 +198,7 @@ static bool set_matches(const sqfs_xattr_writer_t *xw, uint32_t id,
  * index. The record fields are filled in by the caller for new ones, which
  * *is_new reports.
  */
-static int intern(sqfs_xattr_writer_t *xw, index_t *ix, array_t *recs,
+static int intern(xattr_writer_t *xw, index_t *ix, array_t *recs,
 		  size_t rec_size, array_t *pool, match_fn match,
 		  const void *data, size_t size, uint32_t *id, size_t *off,
 		  bool *is_new)
@@ -238,7 +238,7 @@ static int intern(sqfs_xattr_writer_t *xw, index_t *ix, array_t *recs,
 	return 0;
 }
 
-static int intern_key(sqfs_xattr_writer_t *xw, const char *key, size_t len,
+static int intern_key(xattr_writer_t *xw, const char *key, size_t len,
 		      uint8_t ns, uint32_t *id)
 {
 	key_rec_t *rec;
@@ -257,7 +257,7 @@ static int intern_key(sqfs_xattr_writer_t *xw, const char *key, size_t len,
 	return 0;
 }
 
-static int intern_value(sqfs_xattr_writer_t *xw, const void *value, size_t size,
+static int intern_value(xattr_writer_t *xw, const void *value, size_t size,
 			uint32_t *id)
 {
 	value_rec_t *rec;
@@ -280,9 +280,9 @@ static int intern_value(sqfs_xattr_writer_t *xw, const void *value, size_t size,
 
 /* ---- collecting sets ---------------------------------------------------- */
 
-int sqfs_xattr_writer_create(sqfs_xattr_writer_t **out)
+int xattr_writer_create(xattr_writer_t **out)
 {
-	sqfs_xattr_writer_t *xw;
+	xattr_writer_t *xw;
 
 	if (out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
@@ -293,7 +293,7 @@ int sqfs_xattr_writer_create(sqfs_xattr_writer_t **out)
 	return 0;
 }
 
-void sqfs_xattr_writer_destroy(sqfs_xattr_writer_t *xw)
+void xattr_writer_destroy(xattr_writer_t *xw)
 {
 	if (xw == NULL)
 		return;
@@ -311,7 +311,7 @@ void sqfs_xattr_writer_destroy(sqfs_xattr_writer_t *xw)
 	free(xw);
 }
 
-int sqfs_xattr_writer_begin(sqfs_xattr_writer_t *xw)
+int xattr_writer_begin(xattr_writer_t *xw)
 {
 	if (xw == NULL)
 		return SQFS_ERROR_ARG_INVALID;
@@ -323,8 +323,8 @@ int sqfs_xattr_writer_begin(sqfs_xattr_writer_t *xw)
 	return 0;
 }
 
-int sqfs_xattr_writer_add(sqfs_xattr_writer_t *xw, const char *key,
-			  const void *value, size_t size)
+int xattr_writer_add(xattr_writer_t *xw, const char *key, const void *value,
+		     size_t size)
 {
 	uint32_t key_id, value_id;
 	open_pair_t *pair;
@@ -340,7 +340,7 @@ int sqfs_xattr_writer_add(sqfs_xattr_writer_t *xw, const char *key,
 		const sqfs_xattr_t x = {
 		    .key = key, .value = value, .size = size};
 
-		ret = sqfs_xattr_check_ns(&x, NULL, &ns);
+		ret = xattr_check_ns(&x, NULL, &ns);
 		if (ret != 0)
 			return ret;
 	}
@@ -380,7 +380,7 @@ static int compare_open_pairs(const void *a, const void *b)
 
 /* Sort the open set by key into scratch, keeping the last value given
  * for a repeated key; returns the number of pairs. */
-static size_t canonical_set(sqfs_xattr_writer_t *xw)
+static size_t canonical_set(xattr_writer_t *xw)
 {
 	open_pair_t *cur = xw->cur.data;
 	pair_t *out = xw->scratch.data;
@@ -404,7 +404,7 @@ static size_t canonical_set(sqfs_xattr_writer_t *xw)
 	return n;
 }
 
-int sqfs_xattr_writer_end(sqfs_xattr_writer_t *xw, uint32_t *index)
+int xattr_writer_end(xattr_writer_t *xw, uint32_t *index)
 {
 	const pair_t *set;
 	set_rec_t *rec;
@@ -475,12 +475,12 @@ static uint64_t stream_ref(const sqfs_meta_writer_t *mw)
 }
 
 /* Write one pair; *size grows by the bytes it takes. */
-static int write_pair(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
+static int write_pair(xattr_writer_t *xw, sqfs_meta_writer_t *mw,
 		      const pair_t *pair, uint64_t *size)
 {
 	const key_rec_t *key = (const key_rec_t *)xw->keys.data + pair->key;
 	value_rec_t *value = (value_rec_t *)xw->values.data + pair->value;
-	size_t prefix = strlen(sqfs_xattr_prefix(key->ns));
+	size_t prefix = strlen(xattr_prefix(key->ns));
 	bool ool = value->written && value->size >= OOL_MIN_SIZE;
 	uint8_t
 	    hdr[SQFS_XATTR_KEY_HEADER_SIZE + SQFS_XATTR_VALUE_HEADER_SIZE + 8];
@@ -520,8 +520,8 @@ static int write_pair(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
 }
 
 /* Write the kv stream and fill in the id entries. */
-static int write_kv(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
-		    sqfs_xattr_id_entry_t *ids)
+static int write_kv(xattr_writer_t *xw, sqfs_meta_writer_t *mw,
+		    xattr_id_entry_t *ids)
 {
 	const set_rec_t *sets = xw->sets.data;
 	const pair_t *pairs = xw->pairs.data;
@@ -546,12 +546,12 @@ static int write_kv(sqfs_xattr_writer_t *xw, sqfs_meta_writer_t *mw,
 	return sqfs_meta_writer_flush(mw);
 }
 
-int sqfs_xattr_writer_flush(sqfs_xattr_writer_t *xw, sqfs_file_t *file,
-			    sqfs_super_t *super, sqfs_compressor_t *cmp)
+int xattr_writer_flush(xattr_writer_t *xw, sqfs_file_t *file,
+		       sqfs_super_t *super, sqfs_compressor_t *cmp)
 {
 	const unsigned int flags =
 	    cmp == NULL ? SQFS_META_WRITER_NO_COMPRESS : 0;
-	sqfs_xattr_id_entry_t *ids;
+	xattr_id_entry_t *ids;
 	sqfs_meta_writer_t *mw = NULL;
 	uint64_t kv_start;
 	int ret;
@@ -579,8 +579,8 @@ int sqfs_xattr_writer_flush(sqfs_xattr_writer_t *xw, sqfs_file_t *file,
 		ret = write_kv(xw, mw, ids);
 	sqfs_meta_writer_destroy(mw);
 	if (ret == 0)
-		ret = sqfs_xattr_id_table_write(file, cmp, ids, xw->sets.count,
-						kv_start, super);
+		ret = xattr_id_table_write(file, cmp, ids, xw->sets.count,
+					   kv_start, super);
 	if (ret == 0)
 		xw->flushed = true;
 	free(ids);

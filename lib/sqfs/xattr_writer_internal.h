@@ -16,21 +16,21 @@
 #include "sqfs/predef.h"
 #include "sqfs/xattr.h"
 
-typedef struct sqfs_xattr_writer sqfs_xattr_writer_t;
+typedef struct xattr_writer xattr_writer_t;
 
 /*
  * sqfs_xattr_check (sqfs/xattr.h) that also gives the namespace id of a
  * key it accepts in *ns (may be NULL): the rules and the namespace lookup
  * in one pass (xattr.c).
  */
-int sqfs_xattr_check_ns(const sqfs_xattr_t *x, const char **why, int *ns);
+int xattr_check_ns(const sqfs_xattr_t *x, const char **why, int *ns);
 
-int sqfs_xattr_writer_create(sqfs_xattr_writer_t **out);
+int xattr_writer_create(xattr_writer_t **out);
 
-void sqfs_xattr_writer_destroy(sqfs_xattr_writer_t *xw);
+void xattr_writer_destroy(xattr_writer_t *xw);
 
 /* Start a new set. */
-int sqfs_xattr_writer_begin(sqfs_xattr_writer_t *xw);
+int xattr_writer_begin(xattr_writer_t *xw);
 
 /*
  * Add a pair to the current set. key carries its namespace prefix; keys of
@@ -38,21 +38,21 @@ int sqfs_xattr_writer_begin(sqfs_xattr_writer_t *xw);
  * prefix or a key over 255 bytes SQFS_ERROR_ARG_INVALID, a value over
  * 65536 bytes SQFS_ERROR_OVERFLOW. A key given twice keeps the last value.
  */
-int sqfs_xattr_writer_add(sqfs_xattr_writer_t *xw, const char *key,
-			  const void *value, size_t size);
+int xattr_writer_add(xattr_writer_t *xw, const char *key, const void *value,
+		     size_t size);
 
 /*
  * Close the current set; *index receives its xattr-id index, shared with
  * any identical earlier set, or SQFS_NO_XATTR if the set is empty.
  */
-int sqfs_xattr_writer_end(sqfs_xattr_writer_t *xw, uint32_t *index);
+int xattr_writer_end(xattr_writer_t *xw, uint32_t *index);
 
 /*
  * Append the xattr table (kv stream, id entries, header, index) to file
  * and set super->xattr_id_table_start. With no sets it writes nothing,
  * leaves the table absent and sets SQFS_FLAG_NO_XATTRS.
  */
-int sqfs_xattr_writer_flush(sqfs_xattr_writer_t *xw, sqfs_file_t *file,
-			    sqfs_super_t *super, sqfs_compressor_t *cmp);
+int xattr_writer_flush(xattr_writer_t *xw, sqfs_file_t *file,
+		       sqfs_super_t *super, sqfs_compressor_t *cmp);
 
 #endif /* SQFS_XATTR_WRITER_INTERNAL_H */

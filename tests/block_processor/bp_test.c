@@ -71,29 +71,29 @@ void bp_ctx_open(bp_ctx_t *c, uint32_t block_size, unsigned int opts,
 	c->desc.max_backlog = bp_test_backlog;
 	c->desc.no_tail_packing = (opts & BP_TEST_NO_TAIL_PACKING) != 0;
 	c->desc.no_fragments = (opts & BP_TEST_NO_FRAGMENTS) != 0;
-	assert_int_equal(sqfs_block_processor_create(&c->desc, &c->bp), 0);
+	assert_int_equal(block_processor_create(&c->desc, &c->bp), 0);
 	assert_non_null(c->bp);
 }
 
-void bp_ctx_add(bp_ctx_t *c, sqfs_file_data_t *fd, const uint8_t *data,
-		size_t size, unsigned int flags)
+void bp_ctx_add(bp_ctx_t *c, file_data_t *fd, const uint8_t *data, size_t size,
+		unsigned int flags)
 {
 	static const size_t chunks[] = {1, 1000, 70000, 4096, 333, 200000};
 	size_t done = 0, i = 0;
 
-	assert_int_equal(sqfs_block_processor_begin(c->bp, fd, flags), 0);
+	assert_int_equal(block_processor_begin(c->bp, fd, flags), 0);
 	while (done < size) {
 		size_t n = chunks[i++ % (sizeof(chunks) / sizeof(chunks[0]))];
 
 		if (n > size - done)
 			n = size - done;
-		assert_int_equal(
-		    sqfs_block_processor_append(c->bp, data + done, n), 0);
+		assert_int_equal(block_processor_append(c->bp, data + done, n),
+				 0);
 		done += n;
 	}
-	assert_int_equal(sqfs_block_processor_end(c->bp), 0);
+	assert_int_equal(block_processor_end(c->bp), 0);
 	assert_true(fd->size == size);
-	if (flags & SQFS_BLK_ALIGN)
+	if (flags & BP_FILE_ALIGN)
 		c->padded = true;
 }
 
@@ -104,11 +104,11 @@ uint64_t bp_ctx_size(const bp_ctx_t *c)
 
 void bp_ctx_finish(bp_ctx_t *c)
 {
-	sqfs_block_stats_t st;
+	block_stats_t st;
 	uint64_t end;
 
-	assert_int_equal(sqfs_block_processor_finish(c->bp), 0);
-	sqfs_block_processor_get_stats(c->bp, &st);
+	assert_int_equal(block_processor_finish(c->bp), 0);
+	block_processor_get_stats(c->bp, &st);
 	end = bp_ctx_size(c);
 	if (c->padded)
 		assert_true(end >= BP_TEST_PREFIX + st.bytes_written);
@@ -117,8 +117,8 @@ void bp_ctx_finish(bp_ctx_t *c)
 
 	memset(&c->super, 0, sizeof(c->super));
 	c->super.fragment_entry_count = 77;
-	assert_int_equal(
-	    sqfs_block_processor_write_fragment_table(c->bp, &c->super), 0);
+	assert_int_equal(block_processor_write_fragment_table(c->bp, &c->super),
+			 0);
 	c->fcount = c->super.fragment_entry_count;
 	assert_int_equal(c->fcount, st.fragment_blocks);
 	if (c->fcount == 0) {
@@ -135,7 +135,7 @@ void bp_ctx_finish(bp_ctx_t *c)
 
 void bp_ctx_close(bp_ctx_t *c)
 {
-	sqfs_block_processor_destroy(c->bp);
+	block_processor_destroy(c->bp);
 	sqfs_compressor_destroy(c->cmp);
 	sqfs_file_destroy(c->file);
 	free(c->ftable);
@@ -178,7 +178,7 @@ static size_t decode_block(const bp_ctx_t *c, uint64_t pos, uint32_t word,
 	return (size_t)ret;
 }
 
-void bp_check_file(const bp_ctx_t *c, const sqfs_file_data_t *fd,
+void bp_check_file(const bp_ctx_t *c, const file_data_t *fd,
 		   const uint8_t *data, size_t size)
 {
 	uint32_t bs = c->desc.block_size;

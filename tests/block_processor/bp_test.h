@@ -27,8 +27,8 @@ typedef enum {
 typedef struct {
 	sqfs_file_t *file;
 	sqfs_compressor_t *cmp;
-	sqfs_block_processor_t *bp;
-	sqfs_block_processor_desc_t desc;
+	block_processor_t *bp;
+	block_processor_desc_t desc;
 	sqfs_super_t super;
 	/* The fragment table as read back after finish. */
 	uint8_t *ftable;
@@ -54,8 +54,8 @@ void bp_ctx_open(bp_ctx_t *c, uint32_t block_size, unsigned int opts,
 		 sqfs_file_t *file);
 
 /* Pack one file, appending in chunks of varying size. */
-void bp_ctx_add(bp_ctx_t *c, sqfs_file_data_t *fd, const uint8_t *data,
-		size_t size, unsigned int flags);
+void bp_ctx_add(bp_ctx_t *c, file_data_t *fd, const uint8_t *data, size_t size,
+		unsigned int flags);
 
 /* finish, write the fragment table and read it back; checks that the
  * output holds exactly the prefix and the bytes the stats report. */
@@ -67,7 +67,7 @@ void bp_ctx_close(bp_ctx_t *c);
 uint64_t bp_ctx_size(const bp_ctx_t *c);
 
 /* Decode the file's blocks and fragment and compare with data. */
-void bp_check_file(const bp_ctx_t *c, const sqfs_file_data_t *fd,
+void bp_check_file(const bp_ctx_t *c, const file_data_t *fd,
 		   const uint8_t *data, size_t size);
 
 /* The fragment table entry of fragment block idx. */

@@ -36,11 +36,11 @@ static void sizes_for(uint32_t bs, size_t sizes[NSIZES])
 static void run_sizes(uint32_t bs, test_data_kind_t kind, bool gzip,
 		      unsigned int flags)
 {
-	sqfs_file_data_t fd[NSIZES];
+	file_data_t fd[NSIZES];
 	uint8_t *data[NSIZES];
 	size_t sizes[NSIZES], i, j;
 	uint64_t total = 0, stored = 0, sparse = 0;
-	sqfs_block_stats_t st;
+	block_stats_t st;
 	bp_ctx_t c;
 
 	sizes_for(bs, sizes);
@@ -61,7 +61,7 @@ static void run_sizes(uint32_t bs, test_data_kind_t kind, bool gzip,
 
 			stored += w != 0;
 			sparse += w == 0;
-			if (flags & SQFS_BLK_DONT_COMPRESS)
+			if (flags & BP_FILE_DONT_COMPRESS)
 				assert_true(w & SQFS_SIZE_WORD_RAW);
 			if (kind == TEST_DATA_RANDOM)
 				assert_true(
@@ -69,7 +69,7 @@ static void run_sizes(uint32_t bs, test_data_kind_t kind, bool gzip,
 				    ((j < sizes[i] / bs ? bs : sizes[i] % bs) |
 				     SQFS_SIZE_WORD_RAW));
 			if (kind == TEST_DATA_TEXT && j < sizes[i] / bs &&
-			    !(flags & SQFS_BLK_DONT_COMPRESS))
+			    !(flags & BP_FILE_DONT_COMPRESS))
 				assert_true(w > 0 && w < bs);
 		}
 	}
@@ -90,7 +90,7 @@ static void run_sizes(uint32_t bs, test_data_kind_t kind, bool gzip,
 	assert_true(fd[4].blocks_start > fd[3].blocks_start);
 	assert_true(fd[5].blocks_start > fd[4].blocks_start);
 
-	sqfs_block_processor_get_stats(c.bp, &st);
+	block_processor_get_stats(c.bp, &st);
 	assert_true(st.bytes_in == total);
 	assert_true(st.files == NSIZES);
 	assert_true(st.data_blocks == stored);
@@ -100,7 +100,7 @@ static void run_sizes(uint32_t bs, test_data_kind_t kind, bool gzip,
 	assert_true(st.fragment_blocks == c.fcount);
 	/* the tails 1, bs-1, 1 and 777 cannot share one block */
 	assert_true(c.fcount >= 2);
-	if (flags & SQFS_BLK_DONT_COMPRESS) {
+	if (flags & BP_FILE_DONT_COMPRESS) {
 		for (i = 0; i < c.fcount; ++i) {
 			uint64_t start;
 			uint32_t word;
@@ -111,7 +111,7 @@ static void run_sizes(uint32_t bs, test_data_kind_t kind, bool gzip,
 	}
 
 	for (i = 0; i < NSIZES; ++i) {
-		sqfs_file_data_cleanup(&fd[i]);
+		file_data_cleanup(&fd[i]);
 		assert_null(fd[i].block_sizes);
 		free(data[i]);
 	}
@@ -138,15 +138,15 @@ static void test_sizes_128k(void **state)
 static void test_dont_compress(void **state)
 {
 	(void)state;
-	run_sizes(4096, TEST_DATA_TEXT, false, SQFS_BLK_DONT_COMPRESS);
-	run_sizes(131072, TEST_DATA_TEXT, true, SQFS_BLK_DONT_COMPRESS);
+	run_sizes(4096, TEST_DATA_TEXT, false, BP_FILE_DONT_COMPRESS);
+	run_sizes(131072, TEST_DATA_TEXT, true, BP_FILE_DONT_COMPRESS);
 }
 
 static void test_1mib(void **state)
 {
 	const uint32_t bs = 1048576;
 	const size_t size = 2 * (size_t)bs + 300000;
-	sqfs_file_data_t fd, fd2;
+	file_data_t fd, fd2;
 	uint8_t *data, *small;
 	bp_ctx_t c;
 
@@ -166,8 +166,8 @@ static void test_1mib(void **state)
 	assert_int_equal(fd2.fragment_index, 0);
 	assert_int_equal(fd.fragment_offset, 0);
 	assert_int_equal(fd2.fragment_offset, 300000);
-	sqfs_file_data_cleanup(&fd);
-	sqfs_file_data_cleanup(&fd2);
+	file_data_cleanup(&fd);
+	file_data_cleanup(&fd2);
 	bp_ctx_close(&c);
 	free(data);
 	free(small);
@@ -175,27 +175,26 @@ static void test_1mib(void **state)
 
 /* Pack data as a file made of the pieces in ops: positive numbers are
  * that many bytes of data, negative ones a hole of that many bytes. */
-static void add_with_holes(bp_ctx_t *c, sqfs_file_data_t *fd,
-			   const uint8_t *data, const long *ops, size_t nops,
-			   unsigned int flags)
+static void add_with_holes(bp_ctx_t *c, file_data_t *fd, const uint8_t *data,
+			   const long *ops, size_t nops, unsigned int flags)
 {
 	size_t off = 0, i;
 
-	assert_int_equal(sqfs_block_processor_begin(c->bp, fd, flags), 0);
+	assert_int_equal(block_processor_begin(c->bp, fd, flags), 0);
 	for (i = 0; i < nops; ++i) {
 		if (ops[i] >= 0) {
-			assert_int_equal(sqfs_block_processor_append(
+			assert_int_equal(block_processor_append(
 					     c->bp, data + off, (size_t)ops[i]),
 					 0);
 			off += (size_t)ops[i];
 		} else {
-			assert_int_equal(sqfs_block_processor_append_hole(
+			assert_int_equal(block_processor_append_hole(
 					     c->bp, (uint64_t)-ops[i]),
 					 0);
 			off += (size_t)-ops[i];
 		}
 	}
-	assert_int_equal(sqfs_block_processor_end(c->bp), 0);
+	assert_int_equal(block_processor_end(c->bp), 0);
 	assert_true(fd->size == off);
 }
 
@@ -243,12 +242,12 @@ static void test_holes(void **state)
 	    {ops_a, sizeof(ops_a) / sizeof(ops_a[0]), 0},
 	    {ops_b, sizeof(ops_b) / sizeof(ops_b[0]), 0},
 	    {ops_c, sizeof(ops_c) / sizeof(ops_c[0]), 0},
-	    {ops_b, sizeof(ops_b) / sizeof(ops_b[0]), SQFS_BLK_NO_SPARSE},
+	    {ops_b, sizeof(ops_b) / sizeof(ops_b[0]), BP_FILE_NO_SPARSE},
 	};
-	sqfs_file_data_t fd[4];
+	file_data_t fd[4];
 	uint8_t *data, *expect[4];
 	size_t size[4], i, j;
-	sqfs_block_stats_t st;
+	block_stats_t st;
 	uint64_t sparse_blocks = 0;
 	bp_ctx_t c;
 
@@ -264,7 +263,7 @@ static void test_holes(void **state)
 
 	for (i = 0; i < 4; ++i) {
 		bp_check_file(&c, &fd[i], expect[i], size[i]);
-		if (files[i].flags & SQFS_BLK_NO_SPARSE)
+		if (files[i].flags & BP_FILE_NO_SPARSE)
 			continue;
 		for (j = 0; j < fd[i].block_count; ++j) {
 			sparse_blocks += fd[i].block_sizes[j] == 0;
@@ -300,12 +299,12 @@ static void test_holes(void **state)
 	assert_true(fd[3].sparse_bytes == 0);
 	assert_true(fd[3].blocks_start > fd[1].blocks_start);
 
-	sqfs_block_processor_get_stats(c.bp, &st);
+	block_processor_get_stats(c.bp, &st);
 	assert_true(st.sparse_blocks == sparse_blocks);
 	assert_true(st.bytes_in == size[0] + size[1] + size[2] + size[3]);
 
 	for (i = 0; i < 4; ++i) {
-		sqfs_file_data_cleanup(&fd[i]);
+		file_data_cleanup(&fd[i]);
 		free(expect[i]);
 	}
 	free(data);
@@ -316,8 +315,8 @@ static void test_huge_hole(void **state)
 {
 	const uint32_t bs = 131072;
 	const uint64_t hole = 5ull << 30;
-	sqfs_file_data_t fd, fd2;
-	sqfs_block_stats_t st;
+	file_data_t fd, fd2;
+	block_stats_t st;
 	uint64_t before;
 	clock_t t0 = clock();
 	uint32_t i;
@@ -327,18 +326,17 @@ static void test_huge_hole(void **state)
 	bp_ctx_open(&c, bs, 0, NULL);
 	before = bp_ctx_size(&c);
 
-	assert_int_equal(sqfs_block_processor_begin(c.bp, &fd, 0), 0);
-	assert_int_equal(sqfs_block_processor_append_hole(c.bp, hole), 0);
-	assert_int_equal(sqfs_block_processor_end(c.bp), 0);
+	assert_int_equal(block_processor_begin(c.bp, &fd, 0), 0);
+	assert_int_equal(block_processor_append_hole(c.bp, hole), 0);
+	assert_int_equal(block_processor_end(c.bp), 0);
 	assert_true(bp_ctx_size(&c) == before);
 
 	/* the same hole, then 10 bytes of data: a fragment */
-	assert_int_equal(sqfs_block_processor_begin(c.bp, &fd2, 0), 0);
-	assert_int_equal(sqfs_block_processor_append(c.bp, "x", 1), 0);
-	assert_int_equal(sqfs_block_processor_append_hole(c.bp, hole), 0);
-	assert_int_equal(sqfs_block_processor_append(c.bp, "0123456789", 10),
-			 0);
-	assert_int_equal(sqfs_block_processor_end(c.bp), 0);
+	assert_int_equal(block_processor_begin(c.bp, &fd2, 0), 0);
+	assert_int_equal(block_processor_append(c.bp, "x", 1), 0);
+	assert_int_equal(block_processor_append_hole(c.bp, hole), 0);
+	assert_int_equal(block_processor_append(c.bp, "0123456789", 10), 0);
+	assert_int_equal(block_processor_end(c.bp), 0);
 	bp_ctx_finish(&c);
 
 	assert_true(fd.size == hole);
@@ -358,7 +356,7 @@ static void test_huge_hole(void **state)
 	assert_true(fd2.fragment_index != SQFS_NO_FRAGMENT);
 	assert_true(fd2.sparse_bytes == hole - bs);
 
-	sqfs_block_processor_get_stats(c.bp, &st);
+	block_processor_get_stats(c.bp, &st);
 	assert_true(st.bytes_in == 2 * hole + 11);
 	assert_true(st.sparse_blocks == 2 * (hole / bs) - 1);
 	assert_true(st.data_blocks == 1);
@@ -367,15 +365,15 @@ static void test_huge_hole(void **state)
 	/* and fast, even under sanitizers */
 	assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 5.0);
 
-	sqfs_file_data_cleanup(&fd);
-	sqfs_file_data_cleanup(&fd2);
+	file_data_cleanup(&fd);
+	file_data_cleanup(&fd2);
 	bp_ctx_close(&c);
 }
 
 static void test_zero_tail(void **state)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t fd[4];
+	file_data_t fd[4];
 	uint8_t *data, *zeros;
 	bp_ctx_t c;
 	size_t i;
@@ -392,8 +390,8 @@ static void test_zero_tail(void **state)
 	/* a small zero file: one sparse block, no fragment, no data */
 	bp_ctx_add(&c, &fd[1], zeros, 100, 0);
 	/* without sparse blocks the same two files store their zeros */
-	bp_ctx_add(&c, &fd[2], data, bs + 100, SQFS_BLK_NO_SPARSE);
-	bp_ctx_add(&c, &fd[3], zeros, bs + 100, SQFS_BLK_NO_SPARSE);
+	bp_ctx_add(&c, &fd[2], data, bs + 100, BP_FILE_NO_SPARSE);
+	bp_ctx_add(&c, &fd[3], zeros, bs + 100, BP_FILE_NO_SPARSE);
 	bp_ctx_finish(&c);
 
 	bp_check_file(&c, &fd[0], data, bs + 100);
@@ -417,7 +415,7 @@ static void test_zero_tail(void **state)
 	assert_true(fd[3].sparse_bytes == 0);
 
 	for (i = 0; i < 4; ++i)
-		sqfs_file_data_cleanup(&fd[i]);
+		file_data_cleanup(&fd[i]);
 	bp_ctx_close(&c);
 	free(data);
 	free(zeros);
@@ -429,7 +427,7 @@ static void tail_policy(unsigned int opts, unsigned int flags, bool *small,
 			bool *big)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t a, b;
+	file_data_t a, b;
 	uint8_t *data;
 	bp_ctx_t c;
 
@@ -452,8 +450,8 @@ static void tail_policy(unsigned int opts, unsigned int flags, bool *small,
 		assert_true((b.block_sizes[2] & SQFS_SIZE_WORD_LENGTH) <= 1000);
 	}
 
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&b);
+	file_data_cleanup(&a);
+	file_data_cleanup(&b);
 	bp_ctx_close(&c);
 	free(data);
 }
@@ -469,14 +467,14 @@ static void test_tail_options(void **state)
 	assert_true(small && !big);
 	tail_policy(BP_TEST_NO_FRAGMENTS, 0, &small, &big);
 	assert_true(!small && !big);
-	tail_policy(0, SQFS_BLK_DONT_FRAGMENT, &small, &big);
+	tail_policy(0, BP_FILE_DONT_FRAGMENT, &small, &big);
 	assert_true(!small && !big);
 }
 
 static void test_align(void **state)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t a, b, d, e;
+	file_data_t a, b, d, e;
 	const uint8_t *mem;
 	uint64_t before;
 	uint8_t *data;
@@ -488,11 +486,11 @@ static void test_align(void **state)
 	bp_ctx_open(&c, bs, 0, NULL);
 
 	/* a short last block leaves the output at an odd size */
-	bp_ctx_add(&c, &a, data, bs + 10, SQFS_BLK_DONT_FRAGMENT);
+	bp_ctx_add(&c, &a, data, bs + 10, BP_FILE_DONT_FRAGMENT);
 	assert_true(bp_ctx_size(&c) % 4096 != 0);
 
 	before = bp_ctx_size(&c);
-	bp_ctx_add(&c, &b, data + bs, 2 * bs, SQFS_BLK_ALIGN);
+	bp_ctx_add(&c, &b, data + bs, 2 * bs, BP_FILE_ALIGN);
 	assert_int_equal(b.blocks_start % 4096, 0);
 	assert_true(b.blocks_start > before);
 	mem = test_memory_file_data(c.file, &size);
@@ -501,13 +499,13 @@ static void test_align(void **state)
 
 	/* a duplicate of a's unaligned first block is not merged with it
 	 * when the file must be aligned */
-	bp_ctx_add(&c, &d, data, bs, SQFS_BLK_ALIGN);
+	bp_ctx_add(&c, &d, data, bs, BP_FILE_ALIGN);
 	assert_int_equal(d.blocks_start % 4096, 0);
 	assert_true(d.blocks_start != a.blocks_start);
 
 	/* a duplicate of an aligned run: merged, padding cut off too */
 	before = bp_ctx_size(&c);
-	bp_ctx_add(&c, &e, data + bs, 2 * bs, SQFS_BLK_ALIGN);
+	bp_ctx_add(&c, &e, data + bs, 2 * bs, BP_FILE_ALIGN);
 	assert_true(e.blocks_start == b.blocks_start);
 	assert_true(bp_ctx_size(&c) == before);
 
@@ -517,10 +515,10 @@ static void test_align(void **state)
 	bp_check_file(&c, &d, data, bs);
 	bp_check_file(&c, &e, data + bs, 2 * bs);
 
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&b);
-	sqfs_file_data_cleanup(&d);
-	sqfs_file_data_cleanup(&e);
+	file_data_cleanup(&a);
+	file_data_cleanup(&b);
+	file_data_cleanup(&d);
+	file_data_cleanup(&e);
 	bp_ctx_close(&c);
 	free(data);
 }

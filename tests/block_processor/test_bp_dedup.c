@@ -27,19 +27,19 @@ static uint64_t const_hash(const void *data, size_t size)
 	return 42;
 }
 
-static sqfs_block_stats_t stats(const bp_ctx_t *c)
+static block_stats_t stats(const bp_ctx_t *c)
 {
-	sqfs_block_stats_t st;
+	block_stats_t st;
 
-	sqfs_block_processor_get_stats(c->bp, &st);
+	block_processor_get_stats(c->bp, &st);
 	return st;
 }
 
 static void run_same_twice(uint32_t bs)
 {
 	const size_t size = 3 * (size_t)bs + 500;
-	sqfs_file_data_t a, b;
-	sqfs_block_stats_t st;
+	file_data_t a, b;
+	block_stats_t st;
 	uint64_t before;
 	uint8_t *data;
 	bp_ctx_t c;
@@ -65,8 +65,8 @@ static void run_same_twice(uint32_t bs)
 	bp_ctx_finish(&c);
 	bp_check_file(&c, &a, data, size);
 	bp_check_file(&c, &b, data, size);
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&b);
+	file_data_cleanup(&a);
+	file_data_cleanup(&b);
 	bp_ctx_close(&c);
 	free(data);
 }
@@ -81,7 +81,7 @@ static void test_same_file_twice(void **state)
 static void test_middle_of_earlier_file(void **state)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t a, m, d, e;
+	file_data_t a, m, d, e;
 	uint8_t *data, *e_data;
 	uint64_t before, off;
 	bp_ctx_t c;
@@ -123,10 +123,10 @@ static void test_middle_of_earlier_file(void **state)
 	bp_check_file(&c, &d, data + bs, bs + 100);
 	bp_check_file(&c, &e, e_data, 2 * bs);
 
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&m);
-	sqfs_file_data_cleanup(&d);
-	sqfs_file_data_cleanup(&e);
+	file_data_cleanup(&a);
+	file_data_cleanup(&m);
+	file_data_cleanup(&d);
+	file_data_cleanup(&e);
 	bp_ctx_close(&c);
 	free(data);
 	free(e_data);
@@ -136,7 +136,7 @@ static void test_one_byte_differs(void **state)
 {
 	const uint32_t bs = 4096;
 	const size_t size = 3 * (size_t)bs;
-	sqfs_file_data_t a, b, s1, s2;
+	file_data_t a, b, s1, s2;
 	uint8_t *data, *other;
 	uint64_t before;
 	bp_ctx_t c;
@@ -156,11 +156,11 @@ static void test_one_byte_differs(void **state)
 	assert_true(bp_ctx_size(&c) > before);
 
 	/* the same with a short last block */
-	bp_ctx_add(&c, &s1, data, size - 50, SQFS_BLK_DONT_FRAGMENT);
+	bp_ctx_add(&c, &s1, data, size - 50, BP_FILE_DONT_FRAGMENT);
 	before = bp_ctx_size(&c);
 	memcpy(other, data, size);
 	other[size - 51] ^= 0x80;
-	bp_ctx_add(&c, &s2, other, size - 50, SQFS_BLK_DONT_FRAGMENT);
+	bp_ctx_add(&c, &s2, other, size - 50, BP_FILE_DONT_FRAGMENT);
 	assert_true(s2.blocks_start == before);
 	assert_true(stats(&c).duplicate_blocks == 0);
 
@@ -172,10 +172,10 @@ static void test_one_byte_differs(void **state)
 	bp_check_file(&c, &b, other, size);
 	bp_check_file(&c, &s1, data, size - 50);
 
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&b);
-	sqfs_file_data_cleanup(&s1);
-	sqfs_file_data_cleanup(&s2);
+	file_data_cleanup(&a);
+	file_data_cleanup(&b);
+	file_data_cleanup(&s1);
+	file_data_cleanup(&s2);
 	bp_ctx_close(&c);
 	free(data);
 	free(other);
@@ -186,7 +186,7 @@ static void test_one_byte_differs(void **state)
 static void test_block_hash_collision(void **state)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t a, b, a2, b2;
+	file_data_t a, b, a2, b2;
 	uint8_t *x, *y;
 	uint64_t before;
 	bp_ctx_t c;
@@ -196,7 +196,7 @@ static void test_block_hash_collision(void **state)
 	y = test_make_data(2 * bs, TEST_DATA_RANDOM, 42);
 
 	bp_ctx_open(&c, bs, 0, NULL);
-	sqfs_block_processor_set_hash_fn(c.bp, const_hash);
+	block_processor_set_hash_fn(c.bp, const_hash);
 	bp_ctx_add(&c, &a, x, 2 * bs, 0);
 	before = bp_ctx_size(&c);
 	bp_ctx_add(&c, &b, y, 2 * bs, 0);
@@ -219,10 +219,10 @@ static void test_block_hash_collision(void **state)
 	bp_check_file(&c, &a2, x, 2 * bs);
 	bp_check_file(&c, &b2, y, 2 * bs);
 
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&b);
-	sqfs_file_data_cleanup(&a2);
-	sqfs_file_data_cleanup(&b2);
+	file_data_cleanup(&a);
+	file_data_cleanup(&b);
+	file_data_cleanup(&a2);
+	file_data_cleanup(&b2);
 	bp_ctx_close(&c);
 	free(x);
 	free(y);
@@ -231,7 +231,7 @@ static void test_block_hash_collision(void **state)
 static void test_fragment_hash_collision(void **state)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t fx, fy, fx2, fz, fp, fq, fp2;
+	file_data_t fx, fy, fx2, fz, fp, fq, fp2;
 	uint8_t *x, *y, *z, *p, *q;
 	bp_ctx_t c;
 
@@ -243,7 +243,7 @@ static void test_fragment_hash_collision(void **state)
 	q = test_make_data(100, TEST_DATA_RANDOM, 55);
 
 	bp_ctx_open(&c, bs, 0, NULL);
-	sqfs_block_processor_set_hash_fn(c.bp, const_hash);
+	block_processor_set_hash_fn(c.bp, const_hash);
 	bp_ctx_add(&c, &fx, x, 3000, 0);
 	/* y does not fit next to x: x's block is written */
 	bp_ctx_add(&c, &fy, y, 3000, 0);
@@ -296,7 +296,7 @@ static void test_tiny_tails_exact(void **state)
 {
 	const uint32_t bs = 4096;
 	enum { PER_SIZE = 100, N = 8 * PER_SIZE };
-	sqfs_file_data_t *first, *again;
+	file_data_t *first, *again;
 	uint8_t bytes[N][8];
 	size_t i, j;
 	bp_ctx_t c;
@@ -312,17 +312,17 @@ static void test_tiny_tails_exact(void **state)
 			bytes[i][j] = (uint8_t)(i / 8 * 2 + 1 + j * 13);
 	}
 	bp_ctx_open(&c, bs, 0, NULL);
-	sqfs_block_processor_set_hash_fn(c.bp, const_hash);
+	block_processor_set_hash_fn(c.bp, const_hash);
 	for (i = 0; i < N; ++i)
 		bp_ctx_add(&c, &first[i], bytes[i], i % 8 + 1, 0);
 	assert_int_equal(stats(&c).duplicate_fragments, 0);
 	/* filler: the blocks of the first copies are all written */
 	for (i = 0; i < 3; ++i) {
-		sqfs_file_data_t fill;
+		file_data_t fill;
 		uint8_t *f = test_make_data(3000, TEST_DATA_RANDOM, 60 + i);
 
 		bp_ctx_add(&c, &fill, f, 3000, 0);
-		sqfs_file_data_cleanup(&fill);
+		file_data_cleanup(&fill);
 		free(f);
 	}
 	for (i = N; i-- > 0;)
@@ -338,8 +338,8 @@ static void test_tiny_tails_exact(void **state)
 	for (i = 0; i < N; ++i) {
 		bp_check_file(&c, &first[i], bytes[i], i % 8 + 1);
 		bp_check_file(&c, &again[i], bytes[i], i % 8 + 1);
-		sqfs_file_data_cleanup(&first[i]);
-		sqfs_file_data_cleanup(&again[i]);
+		file_data_cleanup(&first[i]);
+		file_data_cleanup(&again[i]);
 	}
 	bp_ctx_close(&c);
 	free(first);
@@ -350,7 +350,7 @@ static void test_fragment_dedup(void **state)
 {
 	const uint32_t bs = 4096;
 	static const size_t sizes[5] = {900, 1, 1500, 901, 2000};
-	sqfs_file_data_t fd[60];
+	file_data_t fd[60];
 	uint8_t *tails[5];
 	size_t i;
 	bp_ctx_t c;
@@ -394,7 +394,7 @@ static void test_fragment_dedup(void **state)
 
 		if (i < 5 || i >= 30)
 			bp_check_file(&c, &fd[i], tails[k], sizes[k]);
-		sqfs_file_data_cleanup(&fd[i]);
+		file_data_cleanup(&fd[i]);
 	}
 	for (i = 0; i < 5; ++i)
 		free(tails[i]);
@@ -409,7 +409,7 @@ static void test_fragment_dedup(void **state)
 static void test_dedup_then_fragment_flush(void **state)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t a, b;
+	file_data_t a, b;
 	uint8_t *da, *db;
 	bp_ctx_t c;
 
@@ -429,8 +429,8 @@ static void test_dedup_then_fragment_flush(void **state)
 	bp_check_file(&c, &a, da, bs + 3000);
 	bp_check_file(&c, &b, db, bs + 3000);
 
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&b);
+	file_data_cleanup(&a);
+	file_data_cleanup(&b);
 	bp_ctx_close(&c);
 	free(da);
 	free(db);
@@ -440,7 +440,7 @@ static void test_dedup_then_fragment_flush(void **state)
 static void test_run_split_by_fragment_block(void **state)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t a, b, z, yz, xy;
+	file_data_t a, b, z, yz, xy;
 	uint8_t *data, *buf;
 	bp_ctx_t c;
 
@@ -477,11 +477,11 @@ static void test_run_split_by_fragment_block(void **state)
 	bp_check_file(&c, &a, data, bs + 3000);
 	bp_check_file(&c, &b, data + 2 * bs, bs + 3000);
 
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&b);
-	sqfs_file_data_cleanup(&z);
-	sqfs_file_data_cleanup(&yz);
-	sqfs_file_data_cleanup(&xy);
+	file_data_cleanup(&a);
+	file_data_cleanup(&b);
+	file_data_cleanup(&z);
+	file_data_cleanup(&yz);
+	file_data_cleanup(&xy);
 	bp_ctx_close(&c);
 	free(data);
 	free(buf);
@@ -491,7 +491,7 @@ static void test_run_split_by_fragment_block(void **state)
 static void test_sparse_inside_run(void **state)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t a, b, a2;
+	file_data_t a, b, a2;
 	uint8_t *holey, *dense;
 	bp_ctx_t c;
 
@@ -517,9 +517,9 @@ static void test_sparse_inside_run(void **state)
 	bp_check_file(&c, &b, dense, 2 * bs);
 	bp_check_file(&c, &a2, holey, 3 * bs);
 
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&b);
-	sqfs_file_data_cleanup(&a2);
+	file_data_cleanup(&a);
+	file_data_cleanup(&b);
+	file_data_cleanup(&a2);
 	bp_ctx_close(&c);
 	free(holey);
 	free(dense);
@@ -529,7 +529,7 @@ static void test_dont_deduplicate(void **state)
 {
 	const uint32_t bs = 4096;
 	const size_t size = 2 * (size_t)bs + 700;
-	sqfs_file_data_t a, b, d, e;
+	file_data_t a, b, d, e;
 	uint64_t before;
 	uint8_t *data;
 	bp_ctx_t c;
@@ -540,7 +540,7 @@ static void test_dont_deduplicate(void **state)
 	bp_ctx_add(&c, &a, data, size, 0);
 
 	before = bp_ctx_size(&c);
-	bp_ctx_add(&c, &b, data, size, SQFS_BLK_DONT_DEDUPLICATE);
+	bp_ctx_add(&c, &b, data, size, BP_FILE_DONT_DEDUPLICATE);
 	assert_true(b.blocks_start == before);
 	assert_true(b.fragment_offset != a.fragment_offset);
 
@@ -552,7 +552,7 @@ static void test_dont_deduplicate(void **state)
 	assert_true(bp_ctx_size(&c) == before);
 
 	/* and e, flagged, does not look */
-	bp_ctx_add(&c, &e, data, size, SQFS_BLK_DONT_DEDUPLICATE);
+	bp_ctx_add(&c, &e, data, size, BP_FILE_DONT_DEDUPLICATE);
 	assert_true(e.blocks_start == before);
 	assert_true(stats(&c).duplicate_blocks == 2);
 	assert_true(stats(&c).duplicate_fragments == 1);
@@ -563,10 +563,10 @@ static void test_dont_deduplicate(void **state)
 	bp_check_file(&c, &d, data, size);
 	bp_check_file(&c, &e, data, size);
 
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&b);
-	sqfs_file_data_cleanup(&d);
-	sqfs_file_data_cleanup(&e);
+	file_data_cleanup(&a);
+	file_data_cleanup(&b);
+	file_data_cleanup(&d);
+	file_data_cleanup(&e);
 	bp_ctx_close(&c);
 	free(data);
 }
@@ -576,7 +576,7 @@ static void test_dont_deduplicate(void **state)
 static void test_shared_first_block(void **state)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t fd[40], again;
+	file_data_t fd[40], again;
 	uint8_t *data, *buf;
 	uint64_t before;
 	size_t i;
@@ -605,8 +605,8 @@ static void test_shared_first_block(void **state)
 	bp_ctx_finish(&c);
 	bp_check_file(&c, &again, buf, 2 * bs);
 	for (i = 0; i < 40; ++i)
-		sqfs_file_data_cleanup(&fd[i]);
-	sqfs_file_data_cleanup(&again);
+		file_data_cleanup(&fd[i]);
+	file_data_cleanup(&again);
 	bp_ctx_close(&c);
 	free(data);
 	free(buf);
@@ -619,7 +619,7 @@ static void test_shared_first_block(void **state)
 static void test_no_overlap_with_self(void **state)
 {
 	const uint32_t bs = 4096;
-	sqfs_file_data_t a, b;
+	file_data_t a, b;
 	uint8_t *data;
 	bp_ctx_t c;
 
@@ -636,8 +636,8 @@ static void test_no_overlap_with_self(void **state)
 	bp_check_file(&c, &a, data, bs);
 	bp_check_file(&c, &b, data, 2 * bs);
 
-	sqfs_file_data_cleanup(&a);
-	sqfs_file_data_cleanup(&b);
+	file_data_cleanup(&a);
+	file_data_cleanup(&b);
 	bp_ctx_close(&c);
 	free(data);
 }

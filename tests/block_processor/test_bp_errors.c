@@ -116,28 +116,27 @@ static fail_file_t *ff_create(void)
 /* ---- a scenario touching every path that does I/O -------------------------
  */
 
-static int add_file(sqfs_block_processor_t *bp, sqfs_file_data_t *fd,
-		    const uint8_t *data, size_t size, uint64_t hole,
-		    unsigned int flags)
+static int add_file(block_processor_t *bp, file_data_t *fd, const uint8_t *data,
+		    size_t size, uint64_t hole, unsigned int flags)
 {
 	int ret;
 
-	ret = sqfs_block_processor_begin(bp, fd, flags);
+	ret = block_processor_begin(bp, fd, flags);
 	if (ret == 0 && hole > 0)
-		ret = sqfs_block_processor_append_hole(bp, hole);
+		ret = block_processor_append_hole(bp, hole);
 	if (ret == 0)
-		ret = sqfs_block_processor_append(bp, data, size);
+		ret = block_processor_append(bp, data, size);
 	if (ret == 0)
-		ret = sqfs_block_processor_end(bp);
+		ret = block_processor_end(bp);
 	return ret;
 }
 
 /* Returns the first error (0 if none); afterwards every call must fail
  * with SQFS_ERROR_SEQUENCE. */
-static int run_scenario(sqfs_block_processor_t *bp, sqfs_file_data_t *fd,
+static int run_scenario(block_processor_t *bp, file_data_t *fd,
 			const uint8_t *data, sqfs_super_t *super)
 {
-	sqfs_file_data_t probe;
+	file_data_t probe;
 	int ret;
 
 	memset(fd, 0, NFILES * sizeof(*fd));
@@ -153,37 +152,36 @@ static int run_scenario(sqfs_block_processor_t *bp, sqfs_file_data_t *fd,
 		ret = add_file(bp, &fd[3], data + 2 * BS, 3000, 0, 0);
 	if (ret == 0)
 		ret = add_file(bp, &fd[4], data + 5 * BS, 2 * BS + 100, BS + 5,
-			       SQFS_BLK_ALIGN);
+			       BP_FILE_ALIGN);
 	if (ret == 0)
 		ret = add_file(bp, &fd[5], data + 6 * BS, BS + 1000, 0,
-			       SQFS_BLK_DONT_COMPRESS | SQFS_BLK_ALIGN);
+			       BP_FILE_DONT_COMPRESS | BP_FILE_ALIGN);
 	if (ret == 0)
 		ret = add_file(bp, &fd[6], data, 2 * BS + 3000, 0,
-			       SQFS_BLK_ALIGN | SQFS_BLK_DONT_FRAGMENT);
+			       BP_FILE_ALIGN | BP_FILE_DONT_FRAGMENT);
 	if (ret == 0)
-		ret = sqfs_block_processor_finish(bp);
+		ret = block_processor_finish(bp);
 	if (ret == 0)
-		ret = sqfs_block_processor_write_fragment_table(bp, super);
+		ret = block_processor_write_fragment_table(bp, super);
 	if (ret == 0)
 		return 0;
 
 	assert_true(ret < 0);
-	assert_int_equal(sqfs_block_processor_begin(bp, &probe, 0),
+	assert_int_equal(block_processor_begin(bp, &probe, 0),
 			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_block_processor_append(bp, "x", 1),
+	assert_int_equal(block_processor_append(bp, "x", 1),
 			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_block_processor_end(bp), SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_block_processor_finish(bp), SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_block_processor_write_fragment_table(bp, super),
+	assert_int_equal(block_processor_end(bp), SQFS_ERROR_SEQUENCE);
+	assert_int_equal(block_processor_finish(bp), SQFS_ERROR_SEQUENCE);
+	assert_int_equal(block_processor_write_fragment_table(bp, super),
 			 SQFS_ERROR_SEQUENCE);
 	return ret;
 }
 
 /* Run the scenario on f (which it destroys); *written receives the bytes
  * written successfully, *failures the failures f reported. */
-static int scenario_on(fail_file_t *f, sqfs_file_data_t *fd,
-		       const uint8_t *data, bool check, uint64_t *written,
-		       unsigned int *failures)
+static int scenario_on(fail_file_t *f, file_data_t *fd, const uint8_t *data,
+		       bool check, uint64_t *written, unsigned int *failures)
 {
 	sqfs_super_t super;
 	bp_ctx_t c;
@@ -219,7 +217,7 @@ static int scenario_on(fail_file_t *f, sqfs_file_data_t *fd,
 		free(big);
 	}
 	for (i = 0; i < NFILES; ++i)
-		sqfs_file_data_cleanup(&fd[i]);
+		file_data_cleanup(&fd[i]);
 	if (written != NULL)
 		*written = f->written;
 	if (failures != NULL)
@@ -236,7 +234,7 @@ static const unsigned int io_workers[] = {0, 1, 3, 8};
 
 static void write_failures(void)
 {
-	sqfs_file_data_t fd[NFILES];
+	file_data_t fd[NFILES];
 	uint64_t total, budget, step, written;
 	unsigned int failures;
 	uint8_t *data;
@@ -285,7 +283,7 @@ static void test_write_failures(void **state)
 
 static void read_and_truncate_failures(void)
 {
-	sqfs_file_data_t fd[NFILES];
+	file_data_t fd[NFILES];
 	unsigned int failures;
 	uint8_t *data;
 	fail_file_t *f;
@@ -323,7 +321,7 @@ static void test_read_and_truncate_failures(void **state)
 
 /* ---- calls out of order and bad arguments -------------------------------- */
 
-static sqfs_block_processor_t *make_bp(bp_ctx_t *c)
+static block_processor_t *make_bp(bp_ctx_t *c)
 {
 	bp_ctx_open(c, BS, 0, NULL);
 	return c->bp;
@@ -331,7 +329,7 @@ static sqfs_block_processor_t *make_bp(bp_ctx_t *c)
 
 static void test_sequence(void **state)
 {
-	sqfs_file_data_t fd, fd2;
+	file_data_t fd, fd2;
 	sqfs_super_t super;
 	bp_ctx_t c;
 
@@ -339,141 +337,136 @@ static void test_sequence(void **state)
 	memset(&super, 0, sizeof(super));
 
 	/* data without a file */
-	assert_int_equal(sqfs_block_processor_append(make_bp(&c), "a", 1),
+	assert_int_equal(block_processor_append(make_bp(&c), "a", 1),
 			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_block_processor_begin(c.bp, &fd, 0),
+	assert_int_equal(block_processor_begin(c.bp, &fd, 0),
 			 SQFS_ERROR_SEQUENCE);
 	bp_ctx_close(&c);
 
-	assert_int_equal(sqfs_block_processor_append_hole(make_bp(&c), 1),
+	assert_int_equal(block_processor_append_hole(make_bp(&c), 1),
 			 SQFS_ERROR_SEQUENCE);
 	bp_ctx_close(&c);
-	assert_int_equal(sqfs_block_processor_end(make_bp(&c)),
-			 SQFS_ERROR_SEQUENCE);
+	assert_int_equal(block_processor_end(make_bp(&c)), SQFS_ERROR_SEQUENCE);
 	bp_ctx_close(&c);
 	assert_int_equal(
-	    sqfs_block_processor_write_fragment_table(make_bp(&c), &super),
+	    block_processor_write_fragment_table(make_bp(&c), &super),
 	    SQFS_ERROR_SEQUENCE);
 	bp_ctx_close(&c);
 
 	/* a file inside a file; finish with a file open (destroy then
 	 * frees the half-filled block) */
-	assert_int_equal(sqfs_block_processor_begin(make_bp(&c), &fd, 0), 0);
-	assert_int_equal(sqfs_block_processor_append(c.bp, "abc", 3), 0);
-	assert_int_equal(sqfs_block_processor_begin(c.bp, &fd2, 0),
+	assert_int_equal(block_processor_begin(make_bp(&c), &fd, 0), 0);
+	assert_int_equal(block_processor_append(c.bp, "abc", 3), 0);
+	assert_int_equal(block_processor_begin(c.bp, &fd2, 0),
 			 SQFS_ERROR_SEQUENCE);
-	sqfs_file_data_cleanup(&fd);
+	file_data_cleanup(&fd);
 	bp_ctx_close(&c);
-	assert_int_equal(sqfs_block_processor_begin(make_bp(&c), &fd, 0), 0);
-	assert_int_equal(sqfs_block_processor_append(c.bp, "abc", 3), 0);
-	assert_int_equal(sqfs_block_processor_finish(c.bp),
-			 SQFS_ERROR_SEQUENCE);
-	sqfs_file_data_cleanup(&fd);
+	assert_int_equal(block_processor_begin(make_bp(&c), &fd, 0), 0);
+	assert_int_equal(block_processor_append(c.bp, "abc", 3), 0);
+	assert_int_equal(block_processor_finish(c.bp), SQFS_ERROR_SEQUENCE);
+	file_data_cleanup(&fd);
 	bp_ctx_close(&c);
 
 	/* after finish: no more files, one table */
 	make_bp(&c);
-	assert_int_equal(sqfs_block_processor_begin(c.bp, &fd, 0), 0);
-	assert_int_equal(sqfs_block_processor_append(c.bp, "abc", 3), 0);
-	assert_int_equal(sqfs_block_processor_end(c.bp), 0);
-	assert_int_equal(sqfs_block_processor_finish(c.bp), 0);
-	assert_int_equal(
-	    sqfs_block_processor_write_fragment_table(c.bp, &super), 0);
+	assert_int_equal(block_processor_begin(c.bp, &fd, 0), 0);
+	assert_int_equal(block_processor_append(c.bp, "abc", 3), 0);
+	assert_int_equal(block_processor_end(c.bp), 0);
+	assert_int_equal(block_processor_finish(c.bp), 0);
+	assert_int_equal(block_processor_write_fragment_table(c.bp, &super), 0);
 	assert_int_equal(super.fragment_entry_count, 1);
-	assert_int_equal(
-	    sqfs_block_processor_write_fragment_table(c.bp, &super),
-	    SQFS_ERROR_SEQUENCE);
-	sqfs_file_data_cleanup(&fd);
+	assert_int_equal(block_processor_write_fragment_table(c.bp, &super),
+			 SQFS_ERROR_SEQUENCE);
+	file_data_cleanup(&fd);
 	bp_ctx_close(&c);
 
 	make_bp(&c);
-	assert_int_equal(sqfs_block_processor_finish(c.bp), 0);
-	assert_int_equal(sqfs_block_processor_begin(c.bp, &fd, 0),
+	assert_int_equal(block_processor_finish(c.bp), 0);
+	assert_int_equal(block_processor_begin(c.bp, &fd, 0),
 			 SQFS_ERROR_SEQUENCE);
 	bp_ctx_close(&c);
 
 	make_bp(&c);
-	assert_int_equal(sqfs_block_processor_finish(c.bp), 0);
-	assert_int_equal(sqfs_block_processor_finish(c.bp),
-			 SQFS_ERROR_SEQUENCE);
+	assert_int_equal(block_processor_finish(c.bp), 0);
+	assert_int_equal(block_processor_finish(c.bp), SQFS_ERROR_SEQUENCE);
 	bp_ctx_close(&c);
 }
 
 static void test_bad_arguments(void **state)
 {
-	sqfs_block_processor_desc_t desc;
-	sqfs_block_processor_t *bp;
+	block_processor_desc_t desc;
+	block_processor_t *bp;
 	sqfs_compressor_t *small;
-	sqfs_file_data_t fd;
+	file_data_t fd;
 	bp_ctx_t c;
 
 	(void)state;
-	sqfs_block_processor_destroy(NULL);
-	sqfs_file_data_cleanup(NULL);
+	block_processor_destroy(NULL);
+	file_data_cleanup(NULL);
 
 	make_bp(&c);
 	desc = c.desc;
-	bp = (sqfs_block_processor_t *)&desc;
-	assert_int_equal(sqfs_block_processor_create(NULL, &bp),
+	bp = (block_processor_t *)&desc;
+	assert_int_equal(block_processor_create(NULL, &bp),
 			 SQFS_ERROR_ARG_INVALID);
 	assert_null(bp);
-	assert_int_equal(sqfs_block_processor_create(&desc, NULL),
+	assert_int_equal(block_processor_create(&desc, NULL),
 			 SQFS_ERROR_ARG_INVALID);
 	desc.file = NULL;
-	assert_int_equal(sqfs_block_processor_create(&desc, &bp),
+	assert_int_equal(block_processor_create(&desc, &bp),
 			 SQFS_ERROR_ARG_INVALID);
 	desc = c.desc;
 	desc.cmp = NULL;
-	assert_int_equal(sqfs_block_processor_create(&desc, &bp),
+	assert_int_equal(block_processor_create(&desc, &bp),
 			 SQFS_ERROR_ARG_INVALID);
 	desc = c.desc;
 	desc.block_size = 3000;
-	assert_int_equal(sqfs_block_processor_create(&desc, &bp),
+	assert_int_equal(block_processor_create(&desc, &bp),
 			 SQFS_ERROR_SUPER_BLOCK_SIZE);
 	desc.block_size = 2048;
-	assert_int_equal(sqfs_block_processor_create(&desc, &bp),
+	assert_int_equal(block_processor_create(&desc, &bp),
 			 SQFS_ERROR_SUPER_BLOCK_SIZE);
 	desc.block_size = 2u << 20;
-	assert_int_equal(sqfs_block_processor_create(&desc, &bp),
+	assert_int_equal(block_processor_create(&desc, &bp),
 			 SQFS_ERROR_SUPER_BLOCK_SIZE);
 	/* a compressor made for smaller blocks */
 	small = bp_test_compressor(4096, false);
 	desc = c.desc;
 	desc.cmp = small;
 	desc.block_size = 8192;
-	assert_int_equal(sqfs_block_processor_create(&desc, &bp),
+	assert_int_equal(block_processor_create(&desc, &bp),
 			 SQFS_ERROR_ARG_INVALID);
 	assert_null(bp);
 	sqfs_compressor_destroy(small);
 
 	/* bad flags and no record */
-	assert_int_equal(sqfs_block_processor_begin(c.bp, &fd, 0x100),
+	assert_int_equal(block_processor_begin(c.bp, &fd, 0x100),
 			 SQFS_ERROR_ARG_INVALID);
 	bp_ctx_close(&c);
-	assert_int_equal(sqfs_block_processor_begin(make_bp(&c), NULL, 0),
+	assert_int_equal(block_processor_begin(make_bp(&c), NULL, 0),
 			 SQFS_ERROR_ARG_INVALID);
 	bp_ctx_close(&c);
 
 	/* no data pointer */
-	assert_int_equal(sqfs_block_processor_begin(make_bp(&c), &fd, 0), 0);
-	assert_int_equal(sqfs_block_processor_append(c.bp, NULL, 0), 0);
-	assert_int_equal(sqfs_block_processor_append(c.bp, NULL, 1),
+	assert_int_equal(block_processor_begin(make_bp(&c), &fd, 0), 0);
+	assert_int_equal(block_processor_append(c.bp, NULL, 0), 0);
+	assert_int_equal(block_processor_append(c.bp, NULL, 1),
 			 SQFS_ERROR_ARG_INVALID);
-	sqfs_file_data_cleanup(&fd);
+	file_data_cleanup(&fd);
 	bp_ctx_close(&c);
 
 	/* sizes the block list cannot hold fail at once */
-	assert_int_equal(sqfs_block_processor_begin(make_bp(&c), &fd, 0), 0);
-	assert_int_equal(sqfs_block_processor_append(c.bp, "abc", 3), 0);
-	assert_int_equal(sqfs_block_processor_append_hole(c.bp, UINT64_MAX),
+	assert_int_equal(block_processor_begin(make_bp(&c), &fd, 0), 0);
+	assert_int_equal(block_processor_append(c.bp, "abc", 3), 0);
+	assert_int_equal(block_processor_append_hole(c.bp, UINT64_MAX),
 			 SQFS_ERROR_OVERFLOW);
-	sqfs_file_data_cleanup(&fd);
+	file_data_cleanup(&fd);
 	bp_ctx_close(&c);
-	assert_int_equal(sqfs_block_processor_begin(make_bp(&c), &fd, 0), 0);
-	assert_int_equal(sqfs_block_processor_append_hole(
-			     c.bp, (uint64_t)UINT32_MAX * BS + 1),
-			 SQFS_ERROR_OVERFLOW);
-	sqfs_file_data_cleanup(&fd);
+	assert_int_equal(block_processor_begin(make_bp(&c), &fd, 0), 0);
+	assert_int_equal(
+	    block_processor_append_hole(c.bp, (uint64_t)UINT32_MAX * BS + 1),
+	    SQFS_ERROR_OVERFLOW);
+	file_data_cleanup(&fd);
 	bp_ctx_close(&c);
 }
 
@@ -481,7 +474,7 @@ static void test_bad_arguments(void **state)
  */
 
 static void run_packed(unsigned int workers, const uint8_t *data, uint8_t **out,
-		       size_t *out_size, sqfs_file_data_t *fd)
+		       size_t *out_size, file_data_t *fd)
 {
 	const uint8_t *mem;
 	sqfs_super_t super;
@@ -496,7 +489,7 @@ static void run_packed(unsigned int workers, const uint8_t *data, uint8_t **out,
 	c.desc.devblk_size = 4096;
 	c.desc.num_workers = workers;
 	c.desc.max_backlog = 4;
-	assert_int_equal(sqfs_block_processor_create(&c.desc, &c.bp), 0);
+	assert_int_equal(block_processor_create(&c.desc, &c.bp), 0);
 
 	memset(&super, 0, sizeof(super));
 	assert_int_equal(run_scenario(c.bp, fd, data, &super), 0);
@@ -510,7 +503,7 @@ static void run_packed(unsigned int workers, const uint8_t *data, uint8_t **out,
 static void test_determinism(void **state)
 {
 	static const unsigned int workers[] = {0, 1, 1, 4};
-	sqfs_file_data_t fd[4][NFILES];
+	file_data_t fd[4][NFILES];
 	uint8_t *data, *out[4];
 	size_t size[4], i, j;
 
@@ -523,7 +516,7 @@ static void test_determinism(void **state)
 		assert_int_equal(size[i], size[0]);
 		assert_memory_equal(out[i], out[0], size[0]);
 		for (j = 0; j < NFILES; ++j) {
-			const sqfs_file_data_t *a = &fd[0][j], *b = &fd[i][j];
+			const file_data_t *a = &fd[0][j], *b = &fd[i][j];
 
 			assert_true(a->size == b->size);
 			assert_true(a->blocks_start == b->blocks_start);
@@ -540,7 +533,7 @@ static void test_determinism(void **state)
 	}
 	for (i = 0; i < 4; ++i) {
 		for (j = 0; j < NFILES; ++j)
-			sqfs_file_data_cleanup(&fd[i][j]);
+			file_data_cleanup(&fd[i][j]);
 		free(out[i]);
 	}
 	free(data);

@@ -50,8 +50,8 @@ static void make_scenario(scenario_t *s, uint32_t bs, size_t count,
 			  uint32_t seed)
 {
 	static const unsigned int rare_flags[] = {
-	    SQFS_BLK_DONT_FRAGMENT, SQFS_BLK_DONT_COMPRESS,
-	    SQFS_BLK_DONT_DEDUPLICATE, SQFS_BLK_ALIGN, SQFS_BLK_NO_SPARSE};
+	    BP_FILE_DONT_FRAGMENT, BP_FILE_DONT_COMPRESS,
+	    BP_FILE_DONT_DEDUPLICATE, BP_FILE_ALIGN, BP_FILE_NO_SPARSE};
 	uint32_t st = seed;
 	size_t i;
 
@@ -113,8 +113,8 @@ static void free_scenario(scenario_t *s)
 typedef struct {
 	uint8_t *bytes;
 	size_t size;
-	sqfs_file_data_t *fd;
-	sqfs_block_stats_t stats;
+	file_data_t *fd;
+	block_stats_t stats;
 	size_t buffers_allocated;
 	size_t block_limit;
 } packed_t;
@@ -138,19 +138,19 @@ static void pack(const scenario_t *s, unsigned int workers,
 		const file_spec_t *f = s->files + i;
 
 		assert_int_equal(
-		    sqfs_block_processor_begin(c.bp, out->fd + i, f->flags), 0);
+		    block_processor_begin(c.bp, out->fd + i, f->flags), 0);
 		if (f->hole > 0)
 			assert_int_equal(
-			    sqfs_block_processor_append_hole(c.bp, f->hole), 0);
-		assert_int_equal(sqfs_block_processor_append(
-				     c.bp, s->pool + f->offset, f->size),
-				 0);
-		assert_int_equal(sqfs_block_processor_end(c.bp), 0);
-		if (f->flags & SQFS_BLK_ALIGN)
+			    block_processor_append_hole(c.bp, f->hole), 0);
+		assert_int_equal(
+		    block_processor_append(c.bp, s->pool + f->offset, f->size),
+		    0);
+		assert_int_equal(block_processor_end(c.bp), 0);
+		if (f->flags & BP_FILE_ALIGN)
 			c.padded = true;
 	}
 	bp_ctx_finish(&c);
-	sqfs_block_processor_get_stats(c.bp, &out->stats);
+	block_processor_get_stats(c.bp, &out->stats);
 	out->buffers_allocated = c.bp->blocks.buffer_bytes / s->block_size;
 
 	mem = test_memory_file_data(c.file, &out->size);
@@ -165,7 +165,7 @@ static void free_packed(const scenario_t *s, packed_t *p)
 	size_t i;
 
 	for (i = 0; i < s->count; ++i)
-		sqfs_file_data_cleanup(p->fd + i);
+		file_data_cleanup(p->fd + i);
 	free(p->fd);
 	free(p->bytes);
 }
@@ -176,7 +176,7 @@ static void assert_same_records(const scenario_t *s, const packed_t *a,
 	size_t i;
 
 	for (i = 0; i < s->count; ++i) {
-		const sqfs_file_data_t *x = a->fd + i, *y = b->fd + i;
+		const file_data_t *x = a->fd + i, *y = b->fd + i;
 
 		assert_true(x->size == y->size);
 		assert_true(x->blocks_start == y->blocks_start);
@@ -264,7 +264,7 @@ static void test_backlog_bounded(void **state)
 static void test_backlog_bounded_in_bytes(void **state)
 {
 	const uint32_t bs = 1u << 20;
-	sqfs_file_data_t fd;
+	file_data_t fd;
 	uint8_t *data;
 	bp_ctx_t c;
 	size_t i;
@@ -279,18 +279,17 @@ static void test_backlog_bounded_in_bytes(void **state)
 	bp_test_backlog = 16;
 
 	assert_int_equal(
-	    sqfs_block_processor_begin(c.bp, &fd, SQFS_BLK_DONT_COMPRESS), 0);
+	    block_processor_begin(c.bp, &fd, BP_FILE_DONT_COMPRESS), 0);
 	for (i = 0; i < 48; ++i) {
 		/* no two blocks alike: nothing waits on deduplication */
 		data[0] = (uint8_t)i;
-		assert_int_equal(sqfs_block_processor_append(c.bp, data, bs),
-				 0);
+		assert_int_equal(block_processor_append(c.bp, data, bs), 0);
 	}
-	assert_int_equal(sqfs_block_processor_end(c.bp), 0);
+	assert_int_equal(block_processor_end(c.bp), 0);
 	bp_ctx_finish(&c);
 	assert_true(c.bp->blocks.buffer_bytes <=
 		    (64u << 20) + 3 * 2 * (size_t)bs);
-	sqfs_file_data_cleanup(&fd);
+	file_data_cleanup(&fd);
 	bp_ctx_close(&c);
 	free(data);
 }
@@ -314,7 +313,7 @@ typedef struct {
 	fail_plan_t *plan;
 } fail_cmp_t;
 
-static const sqfs_compressor_ops_t fail_ops;
+static const compressor_ops_t fail_ops;
 
 static sqfs_compressor_t *fail_cmp_wrap(sqfs_compressor_t *inner,
 					fail_plan_t *plan)
@@ -380,7 +379,7 @@ static ptrdiff_t fail_uncompress(sqfs_compressor_t *base, const uint8_t *in,
 	return sqfs_compressor_uncompress(f->inner, in, size, out, outsize);
 }
 
-static const sqfs_compressor_ops_t fail_ops = {
+static const compressor_ops_t fail_ops = {
     .destroy = fail_destroy,
     .copy = fail_copy,
     .compress = fail_compress,
@@ -392,10 +391,10 @@ static const sqfs_compressor_ops_t fail_ops = {
 static void failing_run(const scenario_t *s, unsigned int workers,
 			unsigned int backlog, unsigned int fail_at)
 {
-	sqfs_block_processor_desc_t desc;
-	sqfs_block_processor_t *bp;
+	block_processor_desc_t desc;
+	block_processor_t *bp;
 	sqfs_compressor_t *cmp;
-	sqfs_file_data_t *fd;
+	file_data_t *fd;
 	sqfs_file_t *file;
 	fail_plan_t plan;
 	int ret = 0;
@@ -412,29 +411,29 @@ static void failing_run(const scenario_t *s, unsigned int workers,
 	desc.block_size = s->block_size;
 	desc.num_workers = workers;
 	desc.max_backlog = backlog;
-	assert_int_equal(sqfs_block_processor_create(&desc, &bp), 0);
+	assert_int_equal(block_processor_create(&desc, &bp), 0);
 
 	fd = calloc(s->count, sizeof(*fd));
 	assert_non_null(fd);
 	for (i = 0; i < s->count && ret == 0; ++i) {
 		const file_spec_t *f = s->files + i;
 
-		ret = sqfs_block_processor_begin(bp, fd + i, 0);
+		ret = block_processor_begin(bp, fd + i, 0);
 		if (ret == 0)
-			ret = sqfs_block_processor_append(
-			    bp, s->pool + f->offset, f->size);
+			ret = block_processor_append(bp, s->pool + f->offset,
+						     f->size);
 		if (ret == 0)
-			ret = sqfs_block_processor_end(bp);
+			ret = block_processor_end(bp);
 	}
 	if (ret == 0)
-		ret = sqfs_block_processor_finish(bp);
+		ret = block_processor_finish(bp);
 	assert_int_equal(ret, SQFS_ERROR_COMPRESSOR);
-	assert_int_equal(sqfs_block_processor_finish(bp), SQFS_ERROR_SEQUENCE);
+	assert_int_equal(block_processor_finish(bp), SQFS_ERROR_SEQUENCE);
 
 	/* destroy with blocks still queued and workers busy */
-	sqfs_block_processor_destroy(bp);
+	block_processor_destroy(bp);
 	for (i = 0; i < s->count; ++i)
-		sqfs_file_data_cleanup(fd + i);
+		file_data_cleanup(fd + i);
 	free(fd);
 	sqfs_compressor_destroy(cmp);
 	sqfs_file_destroy(file);
@@ -467,9 +466,9 @@ static void test_compressor_fails(void **state)
 static void test_small_files_keep_workers_busy(void **state)
 {
 	static uint8_t tail[700];
-	sqfs_block_processor_desc_t desc;
-	sqfs_block_processor_t *bp;
-	sqfs_file_data_t *fd;
+	block_processor_desc_t desc;
+	block_processor_t *bp;
+	file_data_t *fd;
 	sqfs_file_t *file;
 	fail_plan_t plan;
 	size_t i, j;
@@ -486,7 +485,7 @@ static void test_small_files_keep_workers_busy(void **state)
 	desc.num_workers = 4;
 	/* buffers: two fragment blocks */
 	desc.max_backlog = 4;
-	assert_int_equal(sqfs_block_processor_create(&desc, &bp), 0);
+	assert_int_equal(block_processor_create(&desc, &bp), 0);
 
 	fd = calloc(800, sizeof(*fd));
 	assert_non_null(fd);
@@ -494,16 +493,15 @@ static void test_small_files_keep_workers_busy(void **state)
 		/* no two tails alike: every one is packed */
 		for (j = 0; j < sizeof(tail); ++j)
 			tail[j] = (uint8_t)(i * 31 + j * (i % 7 + 1));
-		assert_int_equal(sqfs_block_processor_begin(bp, fd + i, 0), 0);
-		assert_int_equal(
-		    sqfs_block_processor_append(bp, tail, sizeof(tail)), 0);
-		assert_int_equal(sqfs_block_processor_end(bp), 0);
+		assert_int_equal(block_processor_begin(bp, fd + i, 0), 0);
+		assert_int_equal(block_processor_append(bp, tail, sizeof(tail)),
+				 0);
+		assert_int_equal(block_processor_end(bp), 0);
 		/* and empty files: a marker each, no buffers */
-		assert_int_equal(
-		    sqfs_block_processor_begin(bp, fd + 400 + i, 0), 0);
-		assert_int_equal(sqfs_block_processor_end(bp), 0);
+		assert_int_equal(block_processor_begin(bp, fd + 400 + i, 0), 0);
+		assert_int_equal(block_processor_end(bp), 0);
 	}
-	assert_int_equal(sqfs_block_processor_finish(bp), 0);
+	assert_int_equal(block_processor_finish(bp), 0);
 	/* 400 tails of 700 bytes: 5 to a 4 KiB block, 80 fragment blocks */
 	assert_true(atomic_load(&plan.calls) >= 80);
 	assert_true(atomic_load(&plan.most_running) >= 2);
@@ -511,9 +509,9 @@ static void test_small_files_keep_workers_busy(void **state)
 	 * fragment block */
 	assert_true(bp->blocks.buffer_bytes <= (4 + 3) * 4096);
 
-	sqfs_block_processor_destroy(bp);
+	block_processor_destroy(bp);
 	for (i = 0; i < 800; ++i)
-		sqfs_file_data_cleanup(fd + i);
+		file_data_cleanup(fd + i);
 	free(fd);
 	sqfs_compressor_destroy(desc.cmp);
 	sqfs_file_destroy(file);
@@ -532,10 +530,10 @@ static unsigned int probe_run(const uint8_t *data, size_t size, bool no_probe,
 			      unsigned int workers, uint8_t **image,
 			      size_t *image_size)
 {
-	sqfs_block_processor_desc_t desc;
-	sqfs_block_processor_t *bp;
+	block_processor_desc_t desc;
+	block_processor_t *bp;
 	const uint8_t *img;
-	sqfs_file_data_t fd;
+	file_data_t fd;
 	sqfs_file_t *file;
 	fail_plan_t plan;
 	size_t img_size;
@@ -549,11 +547,11 @@ static unsigned int probe_run(const uint8_t *data, size_t size, bool no_probe,
 	desc.block_size = 65536;
 	desc.num_workers = workers;
 	desc.no_probe = no_probe;
-	assert_int_equal(sqfs_block_processor_create(&desc, &bp), 0);
-	assert_int_equal(sqfs_block_processor_begin(bp, &fd, 0), 0);
-	assert_int_equal(sqfs_block_processor_append(bp, data, size), 0);
-	assert_int_equal(sqfs_block_processor_end(bp), 0);
-	assert_int_equal(sqfs_block_processor_finish(bp), 0);
+	assert_int_equal(block_processor_create(&desc, &bp), 0);
+	assert_int_equal(block_processor_begin(bp, &fd, 0), 0);
+	assert_int_equal(block_processor_append(bp, data, size), 0);
+	assert_int_equal(block_processor_end(bp), 0);
+	assert_int_equal(block_processor_finish(bp), 0);
 
 	img = test_memory_file_data(file, &img_size);
 	*image = malloc(img_size);
@@ -562,8 +560,8 @@ static unsigned int probe_run(const uint8_t *data, size_t size, bool no_probe,
 	*image_size = img_size;
 	assert_int_equal(fd.block_count, size / 65536);
 
-	sqfs_block_processor_destroy(bp);
-	sqfs_file_data_cleanup(&fd);
+	block_processor_destroy(bp);
+	file_data_cleanup(&fd);
 	sqfs_compressor_destroy(desc.cmp);
 	sqfs_file_destroy(file);
 	return atomic_load(&plan.calls);
@@ -610,7 +608,7 @@ static void test_probe_skips_incompressible(void **state)
 /* Workers stop at once: destroy right after many blocks were queued. */
 static void test_destroy_mid_stream(void **state)
 {
-	sqfs_file_data_t fd;
+	file_data_t fd;
 	uint8_t *data;
 	bp_ctx_t c;
 
@@ -621,11 +619,11 @@ static void test_destroy_mid_stream(void **state)
 	bp_ctx_open(&c, 4096, 0, NULL);
 	bp_test_workers = 0;
 	bp_test_backlog = 16;
-	assert_int_equal(sqfs_block_processor_begin(c.bp, &fd, 0), 0);
-	assert_int_equal(
-	    sqfs_block_processor_append(c.bp, data, 64 * 4096 - 100), 0);
+	assert_int_equal(block_processor_begin(c.bp, &fd, 0), 0);
+	assert_int_equal(block_processor_append(c.bp, data, 64 * 4096 - 100),
+			 0);
 	bp_ctx_close(&c);
-	sqfs_file_data_cleanup(&fd);
+	file_data_cleanup(&fd);
 	free(data);
 }
 

@@ -352,8 +352,8 @@ static void test_chain(void **state)
 	/* the last component a symlink: refused */
 	assert_int_equal(fs_chain_open(&c, "l", O_RDONLY, NULL, &st, &err), -1);
 	/* another object at the path: refused */
-	assert_int_equal(
-	    fs_chain_open(&c, "out/b/f", O_RDONLY, &id, &st, &err), -1);
+	assert_int_equal(fs_chain_open(&c, "out/b/f", O_RDONLY, &id, &st, &err),
+			 -1);
 	assert_int_equal(err, FS_ERR_REPLACED);
 	/* the chain follows a directory moved away (it keeps it open),
 	 * never what took its name */

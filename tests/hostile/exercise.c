@@ -114,8 +114,7 @@ static int check_blocks(ctx_t *c, const sqfs_inode_t *inode, uint64_t size)
 	int ret;
 
 	for (i = 0; i < count + (tail ? 1 : 0); ++i) {
-		ret = get_block_bytes(c->data, inode, (size_t)i,
-						 &data, &n);
+		ret = get_block_bytes(c->data, inode, (size_t)i, &data, &n);
 		if (ret != 0)
 			return inconsistent(c,
 					    "get_block %llu fails (%d) on a "
@@ -464,8 +463,9 @@ static int exercise_source(ctx_t *c, uint32_t flags, bool walk_ok)
 	opt.num_jobs = 2;
 	ret = sqfs_image_source_create(c->img, "", &opt, &src);
 	if (ret != 0)
-		return walk_ok ? inconsistent(c, "source create fails (%d) on "
-						 "an image walked fine",
+		return walk_ok ? inconsistent(c,
+					      "source create fails (%d) on "
+					      "an image walked fine",
 					      ret)
 			       : 0;
 	while ((ret = sqfs_image_source_next(src, &e)) == 0) {
@@ -484,12 +484,14 @@ static int exercise_source(ctx_t *c, uint32_t flags, bool walk_ok)
 		       (ret = sqfs_image_source_read(src, &run)) == 0) {
 			if (run.offset != pos || run.size == 0 ||
 			    run.size > e->size - pos) {
-				ret = inconsistent(c, "source run %llu+%llu "
-						      "at %llu of %llu",
-						   (unsigned long long)run.offset,
-						   (unsigned long long)run.size,
-						   (unsigned long long)pos,
-						   (unsigned long long)e->size);
+				ret =
+				    inconsistent(c,
+						 "source run %llu+%llu "
+						 "at %llu of %llu",
+						 (unsigned long long)run.offset,
+						 (unsigned long long)run.size,
+						 (unsigned long long)pos,
+						 (unsigned long long)e->size);
 				goto out;
 			}
 			pos += run.size;
@@ -507,12 +509,14 @@ static int exercise_source(ctx_t *c, uint32_t flags, bool walk_ok)
 		ret = 0;
 	}
 	if (ret < 0 && walk_ok)
-		ret = inconsistent(c, "source fails (%d: %s) on an image "
-				      "walked fine",
+		ret = inconsistent(c,
+				   "source fails (%d: %s) on an image "
+				   "walked fine",
 				   ret, sqfs_image_error(c->img));
 	else if (ret == 1 && walk_ok && entries != c->res->entries)
-		ret = inconsistent(c, "source hands out %lu entries, the walk "
-				      "%lu",
+		ret = inconsistent(c,
+				   "source hands out %lu entries, the walk "
+				   "%lu",
 				   entries, c->res->entries);
 	else if (ret != -1)
 		ret = 0;

@@ -27,7 +27,7 @@ typedef struct {
 	sqfs_file_t *file;
 	sqfs_compressor_t *cmp;
 	sqfs_meta_writer_t *dm;
-	sqfs_dir_writer_t *dw;
+	dir_writer_t *dw;
 } fixture_t;
 
 /* A run as decoded from the listing. */
@@ -73,7 +73,7 @@ static void fixture_open(fixture_t *fx, bool compress, size_t prefill)
 			     fx->cmp == NULL ? SQFS_META_WRITER_NO_COMPRESS : 0,
 			     &fx->dm),
 			 0);
-	assert_int_equal(sqfs_dir_writer_create(fx->dm, &fx->dw), 0);
+	assert_int_equal(dir_writer_create(fx->dm, &fx->dw), 0);
 
 	/* move the listings off block offset 0 */
 	if (prefill > 0) {
@@ -86,7 +86,7 @@ static void fixture_open(fixture_t *fx, bool compress, size_t prefill)
 
 static void fixture_close(fixture_t *fx)
 {
-	sqfs_dir_writer_destroy(fx->dw);
+	dir_writer_destroy(fx->dw);
 	sqfs_meta_writer_destroy(fx->dm);
 	sqfs_compressor_destroy(fx->cmp);
 	sqfs_file_destroy(fx->file);
@@ -193,7 +193,7 @@ static void check_index(fixture_t *fx, sqfs_meta_reader_t *mr,
 			const listing_t *l, uint64_t ref)
 {
 	size_t size, count, pos = 0, i, name_len, stride, r;
-	const uint8_t *idx = sqfs_dir_writer_get_index(fx->dw, &size, &count);
+	const uint8_t *idx = dir_writer_get_index(fx->dw, &size, &count);
 	uint8_t hdr[12];
 	uint32_t index, start;
 
@@ -252,8 +252,8 @@ static void check_blocks(const listing_t *l, uint64_t ref)
 static void add(fixture_t *fx, const char *name, uint32_t number, uint64_t ref,
 		uint16_t type)
 {
-	assert_int_equal(
-	    sqfs_dir_writer_add_entry(fx->dw, name, number, ref, type), 0);
+	assert_int_equal(dir_writer_add_entry(fx->dw, name, number, ref, type),
+			 0);
 }
 
 static void test_hexdump(void **state)
@@ -270,16 +270,16 @@ static void test_hexdump(void **state)
 
 	(void)state;
 	fixture_open(&fx, false, 0);
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	add(&fx, "emptydir", 13, 0x181, SQFS_INODE_DIR);
 	/* an extended type is stored as its basic one */
 	add(&fx, "f", 14, 0x1a1, SQFS_INODE_EXT_FILE);
-	assert_int_equal(sqfs_dir_writer_end(fx.dw), 0);
+	assert_int_equal(dir_writer_end(fx.dw), 0);
 
-	assert_int_equal(sqfs_dir_writer_get_size(fx.dw), sizeof(expect));
-	assert_int_equal(sqfs_dir_writer_get_dir_reference(fx.dw), 0);
-	assert_int_equal(sqfs_dir_writer_get_entry_count(fx.dw), 2);
-	sqfs_dir_writer_get_index(fx.dw, &size, &count);
+	assert_int_equal(dir_writer_get_size(fx.dw), sizeof(expect));
+	assert_int_equal(dir_writer_get_dir_reference(fx.dw), 0);
+	assert_int_equal(dir_writer_get_entry_count(fx.dw), 2);
+	dir_writer_get_index(fx.dw, &size, &count);
 	assert_int_equal(size, 0);
 	assert_int_equal(count, 0);
 
@@ -296,11 +296,11 @@ static void finish(fixture_t *fx, sqfs_meta_reader_t **mr, listing_t *l)
 {
 	uint64_t ref;
 
-	assert_int_equal(sqfs_dir_writer_end(fx->dw), 0);
-	ref = sqfs_dir_writer_get_dir_reference(fx->dw);
+	assert_int_equal(dir_writer_end(fx->dw), 0);
+	ref = dir_writer_get_dir_reference(fx->dw);
 	*mr = open_reader(fx);
-	read_listing(fx, *mr, ref, sqfs_dir_writer_get_size(fx->dw), l);
-	assert_int_equal(l->nents, sqfs_dir_writer_get_entry_count(fx->dw));
+	read_listing(fx, *mr, ref, dir_writer_get_size(fx->dw), l);
+	assert_int_equal(l->nents, dir_writer_get_entry_count(fx->dw));
 	check_blocks(l, ref);
 	check_index(fx, *mr, l, ref);
 }
@@ -315,7 +315,7 @@ static void test_split_256(void **state)
 
 	(void)state;
 	fixture_open(&fx, false, 0);
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	for (i = 0; i < 300; ++i) {
 		snprintf(name, sizeof(name), "e%03zu", i);
 		add(&fx, name, (uint32_t)(i + 1), (uint64_t)(i * 20),
@@ -350,7 +350,7 @@ static void test_split_inode_block(void **state)
 
 	(void)state;
 	fixture_open(&fx, false, 0);
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	for (i = 0; i < 10; ++i) {
 		name[0] = (char)('a' + i);
 		ref = ((uint64_t)(i < 4	  ? 0
@@ -392,7 +392,7 @@ static void test_split_delta(void **state)
 
 	(void)state;
 	fixture_open(&fx, false, 0);
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); ++i) {
 		name[0] = (char)('a' + i);
 		add(&fx, name, numbers[i], i * 8, SQFS_INODE_FIFO);
@@ -424,7 +424,7 @@ static void crossing(bool compress)
 	size_t i, off0, next_end;
 
 	fixture_open(&fx, compress, 5001);
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	for (i = 0; i < 400; ++i) {
 		memset(name, 'n', sizeof(name));
 		snprintf(name, sizeof(name), "%04zu", i);
@@ -433,7 +433,7 @@ static void crossing(bool compress)
 		add(&fx, name, (uint32_t)(i + 1), i * 4, SQFS_INODE_BDEV);
 	}
 	finish(&fx, &mr, &l);
-	ref = sqfs_dir_writer_get_dir_reference(fx.dw);
+	ref = dir_writer_get_dir_reference(fx.dw);
 	off0 = ref & 0xFFFF;
 	assert_int_equal(off0, 5001);
 
@@ -478,24 +478,24 @@ static void test_index_threshold(void **state)
 
 	(void)state;
 	fixture_open(&fx, false, 100);
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	for (i = 0; i < 255; ++i) {
 		snprintf(name, sizeof(name), "%05zu", i);
 		add(&fx, name, (uint32_t)(i + 1), i * 4, SQFS_INODE_FILE);
 	}
-	assert_int_equal(sqfs_dir_writer_end(fx.dw), 0);
-	sqfs_dir_writer_get_index(fx.dw, &size, &count);
+	assert_int_equal(dir_writer_end(fx.dw), 0);
+	dir_writer_get_index(fx.dw, &size, &count);
 	assert_int_equal(count, 0);
 	assert_int_equal(size, 0);
 
 	/* 256 entries get an index of one entry, for the only header */
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	for (i = 0; i < 256; ++i) {
 		snprintf(name, sizeof(name), "%05zu", i);
 		add(&fx, name, (uint32_t)(i + 1), i * 4, SQFS_INODE_FILE);
 	}
 	finish(&fx, &mr, &l);
-	sqfs_dir_writer_get_index(fx.dw, &size, &count);
+	dir_writer_get_index(fx.dw, &size, &count);
 	assert_int_equal(l.nruns, 1);
 	assert_int_equal(count, 1);
 	assert_int_equal(size, 12 + 5);
@@ -518,7 +518,7 @@ static void test_large_directory(void **state)
 
 	(void)state;
 	fixture_open(&fx, true, 777);
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	for (i = 0; i < n; ++i) {
 		pos = i * 40;
 		ref = ((pos / MD) * 3000 << 16) | (pos % MD);
@@ -557,7 +557,7 @@ static void test_index_limit(void **state)
 
 	(void)state;
 	fixture_open(&fx, false, 0);
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	for (i = 0; i < n; ++i) {
 		snprintf(name, sizeof(name), "%06zu", i);
 		add(&fx, name, (uint32_t)(i + 1), (uint64_t)i << 16,
@@ -565,7 +565,7 @@ static void test_index_limit(void **state)
 	}
 	finish(&fx, &mr, &l);
 	assert_int_equal(l.nruns, n);
-	sqfs_dir_writer_get_index(fx.dw, NULL, &count);
+	dir_writer_get_index(fx.dw, NULL, &count);
 	assert_int_equal(count, n / 2);
 	free_listing(&l);
 	sqfs_meta_reader_destroy(mr);
@@ -579,57 +579,57 @@ static void test_names(void **state)
 
 	(void)state;
 	fixture_open(&fx, false, 0);
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "", 1, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "", 1, 0, 2),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, ".", 1, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, ".", 1, 0, 2),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "..", 1, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "..", 1, 0, 2),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "a/b", 1, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "a/b", 1, 0, 2),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "/", 1, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "/", 1, 0, 2),
 			 SQFS_ERROR_ARG_INVALID);
 	memset(long_name, 'x', 257);
 	long_name[257] = '\0';
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, long_name, 1, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, long_name, 1, 0, 2),
 			 SQFS_ERROR_ARG_INVALID);
 	/* bad types, numbers and references */
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "a", 1, 0, 0),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "a", 1, 0, 0),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "a", 1, 0, 15),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "a", 1, 0, 15),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "a", 0, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "a", 0, 0, 2),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "a", 1, 8192, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "a", 1, 8192, 2),
 			 SQFS_ERROR_ARG_INVALID);
 	assert_int_equal(
-	    sqfs_dir_writer_add_entry(fx.dw, "a", 1, UINT64_C(1) << 48, 2),
+	    dir_writer_add_entry(fx.dw, "a", 1, UINT64_C(1) << 48, 2),
 	    SQFS_ERROR_OVERFLOW);
 
 	/* order: unsigned bytes, a prefix first, no duplicates */
 	add(&fx, "...", 1, 0, 2);
 	add(&fx, "a", 2, 0, 2);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "a", 3, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "a", 3, 0, 2),
 			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "B", 3, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "B", 3, 0, 2),
 			 SQFS_ERROR_SEQUENCE);
 	add(&fx, "ab", 3, 0, 2);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "a", 4, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "a", 4, 0, 2),
 			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "aa", 4, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "aa", 4, 0, 2),
 			 SQFS_ERROR_SEQUENCE);
 	add(&fx, "z", 4, 0, 2);
 	add(&fx, "\xc3\xa9", 5, 0, 2);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "\x7f", 6, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "\x7f", 6, 0, 2),
 			 SQFS_ERROR_SEQUENCE);
 	memset(long_name, 0xFF, 256);
 	long_name[256] = '\0';
 	add(&fx, long_name, 6, 0, 2);
-	assert_int_equal(sqfs_dir_writer_end(fx.dw), 0);
-	assert_int_equal(sqfs_dir_writer_get_entry_count(fx.dw), 6);
-	assert_int_equal(sqfs_dir_writer_get_size(fx.dw),
+	assert_int_equal(dir_writer_end(fx.dw), 0);
+	assert_int_equal(dir_writer_get_entry_count(fx.dw), 6);
+	assert_int_equal(dir_writer_get_size(fx.dw),
 			 12 + 6 * 8 + 3 + 1 + 2 + 1 + 2 + 256);
 	fixture_close(&fx);
 }
@@ -643,32 +643,32 @@ static void test_sequence(void **state)
 
 	(void)state;
 	fixture_open(&fx, false, 0);
-	assert_int_equal(sqfs_dir_writer_add_entry(fx.dw, "a", 1, 0, 2),
+	assert_int_equal(dir_writer_add_entry(fx.dw, "a", 1, 0, 2),
 			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_dir_writer_end(fx.dw), SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_dir_writer_create(NULL, &fx.dw),
+	assert_int_equal(dir_writer_end(fx.dw), SQFS_ERROR_SEQUENCE);
+	assert_int_equal(dir_writer_create(NULL, &fx.dw),
 			 SQFS_ERROR_ARG_INVALID);
 
 	/* an empty listing takes no bytes */
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
-	assert_int_equal(sqfs_dir_writer_end(fx.dw), 0);
-	assert_int_equal(sqfs_dir_writer_get_size(fx.dw), 0);
-	assert_int_equal(sqfs_dir_writer_get_entry_count(fx.dw), 0);
-	assert_int_equal(sqfs_dir_writer_end(fx.dw), SQFS_ERROR_SEQUENCE);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_end(fx.dw), 0);
+	assert_int_equal(dir_writer_get_size(fx.dw), 0);
+	assert_int_equal(dir_writer_get_entry_count(fx.dw), 0);
+	assert_int_equal(dir_writer_end(fx.dw), SQFS_ERROR_SEQUENCE);
 
 	/* two listings back to back; names restart */
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	add(&fx, "x", 5, 0, 2);
-	assert_int_equal(sqfs_dir_writer_end(fx.dw), 0);
-	ref1 = sqfs_dir_writer_get_dir_reference(fx.dw);
+	assert_int_equal(dir_writer_end(fx.dw), 0);
+	ref1 = dir_writer_get_dir_reference(fx.dw);
 	assert_int_equal(ref1, 0);
-	assert_int_equal(sqfs_dir_writer_get_size(fx.dw), 21);
+	assert_int_equal(dir_writer_get_size(fx.dw), 21);
 
-	assert_int_equal(sqfs_dir_writer_begin(fx.dw), 0);
+	assert_int_equal(dir_writer_begin(fx.dw), 0);
 	add(&fx, "a", 9, 64, 3);
 	add(&fx, "b", 8, 96, 1);
 	finish(&fx, &mr, &l);
-	assert_int_equal(sqfs_dir_writer_get_dir_reference(fx.dw), 21);
+	assert_int_equal(dir_writer_get_dir_reference(fx.dw), 21);
 	assert_int_equal(l.nruns, 1);
 	assert_string_equal(l.ents[1].name, "b");
 	assert_int_equal(l.ents[1].number, 8);

@@ -216,30 +216,30 @@ static void free_set(pair_info_t *pairs, uint32_t count)
 	free(pairs);
 }
 
-static void add(sqfs_xattr_writer_t *xw, const char *key, const void *value,
+static void add(xattr_writer_t *xw, const char *key, const void *value,
 		size_t size)
 {
-	assert_int_equal(sqfs_xattr_writer_add(xw, key, value, size), 0);
+	assert_int_equal(xattr_writer_add(xw, key, value, size), 0);
 }
 
-static void adds(sqfs_xattr_writer_t *xw, const char *key, const char *value)
+static void adds(xattr_writer_t *xw, const char *key, const char *value)
 {
 	add(xw, key, value, strlen(value));
 }
 
-static uint32_t end(sqfs_xattr_writer_t *xw)
+static uint32_t end(xattr_writer_t *xw)
 {
 	uint32_t index = 0x12345;
 
-	assert_int_equal(sqfs_xattr_writer_end(xw, &index), 0);
+	assert_int_equal(xattr_writer_end(xw, &index), 0);
 	return index;
 }
 
-static sqfs_xattr_writer_t *new_writer(void)
+static xattr_writer_t *new_writer(void)
 {
-	sqfs_xattr_writer_t *xw = NULL;
+	xattr_writer_t *xw = NULL;
 
-	assert_int_equal(sqfs_xattr_writer_create(&xw), 0);
+	assert_int_equal(xattr_writer_create(&xw), 0);
 	assert_non_null(xw);
 	return xw;
 }
@@ -267,7 +267,7 @@ static void test_exact_bytes(void **state)
 	    100, 0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0,
 	    /* index: the id block at 112 */
 	    112, 0, 0, 0, 0, 0, 0, 0};
-	sqfs_xattr_writer_t *xw = new_writer();
+	xattr_writer_t *xw = new_writer();
 	sqfs_file_t *file = test_memory_file_filled(PREFIX_SIZE, 0xEE);
 	sqfs_super_t super = new_super();
 	const uint8_t *data;
@@ -275,10 +275,10 @@ static void test_exact_bytes(void **state)
 
 	(void)state;
 	super.flags |= SQFS_FLAG_NO_XATTRS;
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.a", "b");
 	assert_int_equal(end(xw), 0);
-	assert_int_equal(sqfs_xattr_writer_flush(xw, file, &super, NULL), 0);
+	assert_int_equal(xattr_writer_flush(xw, file, &super, NULL), 0);
 
 	data = test_memory_file_data(file, &size);
 	assert_int_equal(size, PREFIX_SIZE + sizeof(expect));
@@ -287,10 +287,10 @@ static void test_exact_bytes(void **state)
 	assert_false(super.flags & SQFS_FLAG_NO_XATTRS);
 	assert_true(super.flags & SQFS_FLAG_UNCOMPRESSED_XATTRS);
 
-	assert_int_equal(sqfs_xattr_writer_flush(xw, file, &super, NULL),
+	assert_int_equal(xattr_writer_flush(xw, file, &super, NULL),
 			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_xattr_writer_begin(xw), SQFS_ERROR_SEQUENCE);
-	sqfs_xattr_writer_destroy(xw);
+	assert_int_equal(xattr_writer_begin(xw), SQFS_ERROR_SEQUENCE);
+	xattr_writer_destroy(xw);
 	sqfs_file_destroy(file);
 }
 
@@ -309,7 +309,7 @@ static void check_pair(const pair_info_t *p, const char *key, const void *value,
 
 static void layout(sqfs_compressor_t *cmp)
 {
-	sqfs_xattr_writer_t *xw = new_writer();
+	xattr_writer_t *xw = new_writer();
 	sqfs_file_t *file = test_memory_file_filled(PREFIX_SIZE, 0xEE);
 	sqfs_super_t super = new_super();
 	uint8_t *big = test_make_data(200, TEST_DATA_RANDOM, 1);
@@ -319,53 +319,53 @@ static void layout(sqfs_compressor_t *cmp)
 	char buf[32];
 	decoder_t d;
 
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.mime", "text/plain");
 	adds(xw, "security.selinux", SELINUX);
 	add(xw, "trusted.big", big, 200);
 	idx[0] = end(xw);
 
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.other", SELINUX);
 	idx[1] = end(xw);
 
 	/* the first set again, in another order */
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	add(xw, "trusted.big", big, 200);
 	adds(xw, "user.mime", "text/plain");
 	adds(xw, "security.selinux", SELINUX);
 	idx[2] = end(xw);
 
 	/* two keys with a value already written */
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	add(xw, "user.dup2", big, 200);
 	add(xw, "user.dup1", big, 200);
 	idx[3] = end(xw);
 
 	/* 15 bytes: too short to share */
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.s1", SHORT15);
 	idx[4] = end(xw);
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.s2", SHORT15);
 	idx[5] = end(xw);
 
 	/* the largest value: several md-blocks; then an empty one */
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	add(xw, "user.huge", huge, 65536);
 	add(xw, "user.empty", NULL, 0);
 	idx[6] = end(xw);
 
 	/* enough sets for two md-blocks of id entries */
 	for (i = 0; i < NUM_SMALL; ++i) {
-		assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+		assert_int_equal(xattr_writer_begin(xw), 0);
 		snprintf(buf, sizeof(buf), "%u", (unsigned int)i);
 		adds(xw, "user.n", buf);
 		small[i] = end(xw);
 		assert_int_equal(small[i], 6 + i);
 	}
 	/* and one more copy of the huge value, from a new set */
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	add(xw, "trusted.copy", huge, 65536);
 	idx[7] = end(xw);
 
@@ -378,7 +378,7 @@ static void layout(sqfs_compressor_t *cmp)
 	assert_int_equal(idx[6], 5);
 	assert_int_equal(idx[7], 6 + NUM_SMALL);
 
-	assert_int_equal(sqfs_xattr_writer_flush(xw, file, &super, cmp), 0);
+	assert_int_equal(xattr_writer_flush(xw, file, &super, cmp), 0);
 	assert_int_equal(super.flags & SQFS_FLAG_UNCOMPRESSED_XATTRS,
 			 cmp == NULL ? SQFS_FLAG_UNCOMPRESSED_XATTRS : 0);
 	decoder_open(&d, file, cmp, &super);
@@ -434,7 +434,7 @@ static void layout(sqfs_compressor_t *cmp)
 	decoder_close(&d);
 	free(big);
 	free(huge);
-	sqfs_xattr_writer_destroy(xw);
+	xattr_writer_destroy(xw);
 	sqfs_file_destroy(file);
 }
 
@@ -457,7 +457,7 @@ static void test_layout_compressed(void **state)
 
 static void test_dedup(void **state)
 {
-	sqfs_xattr_writer_t *xw = new_writer();
+	xattr_writer_t *xw = new_writer();
 	sqfs_file_t *file = test_memory_file(NULL, 0);
 	sqfs_super_t super = new_super();
 	pair_info_t *p;
@@ -465,50 +465,50 @@ static void test_dedup(void **state)
 	decoder_t d;
 
 	(void)state;
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.a", "1");
 	adds(xw, "user.b", "2");
 	assert_int_equal(end(xw), 0);
 
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.b", "2");
 	adds(xw, "user.a", "1");
 	assert_int_equal(end(xw), 0);
 
 	/* a repeated key keeps its last value */
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.a", "0");
 	adds(xw, "user.b", "2");
 	adds(xw, "user.a", "1");
 	assert_int_equal(end(xw), 0);
 
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.a", "1");
 	assert_int_equal(end(xw), 1);
 
 	/* same pairs, other namespace; same value, other key */
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "trusted.a", "1");
 	adds(xw, "user.b", "2");
 	assert_int_equal(end(xw), 2);
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.a", "2");
 	adds(xw, "user.b", "2");
 	assert_int_equal(end(xw), 3);
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.a", "1");
 	adds(xw, "user.b", "2");
 	adds(xw, "user.c", "");
 	assert_int_equal(end(xw), 4);
 
 	/* a set given up halfway is dropped by the next begin */
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.zzz", "lost");
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 	adds(xw, "user.a", "1");
 	assert_int_equal(end(xw), 1);
 
-	assert_int_equal(sqfs_xattr_writer_flush(xw, file, &super, NULL), 0);
+	assert_int_equal(xattr_writer_flush(xw, file, &super, NULL), 0);
 	decoder_open(&d, file, NULL, &super);
 	assert_int_equal(d.ids, 5);
 	p = read_set(&d, 0, &count);
@@ -517,64 +517,61 @@ static void test_dedup(void **state)
 	check_pair(p + 1, "user.b", "2", 1, false);
 	free_set(p, count);
 	decoder_close(&d);
-	sqfs_xattr_writer_destroy(xw);
+	xattr_writer_destroy(xw);
 	sqfs_file_destroy(file);
 }
 
 static void test_refused(void **state)
 {
-	sqfs_xattr_writer_t *xw = new_writer();
+	xattr_writer_t *xw = new_writer();
 	char key[300];
 	uint8_t *value = calloc(1, 65537);
 	uint32_t index;
 
 	(void)state;
 	assert_non_null(value);
-	assert_int_equal(sqfs_xattr_writer_add(xw, "user.a", "1", 1),
+	assert_int_equal(xattr_writer_add(xw, "user.a", "1", 1),
 			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_xattr_writer_end(xw, &index),
-			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_end(xw, &index), SQFS_ERROR_SEQUENCE);
+	assert_int_equal(xattr_writer_begin(xw), 0);
 
 	assert_int_equal(
-	    sqfs_xattr_writer_add(xw, "system.posix_acl_access", "1", 1),
+	    xattr_writer_add(xw, "system.posix_acl_access", "1", 1),
 	    SQFS_ERROR_UNSUPPORTED);
-	assert_int_equal(sqfs_xattr_writer_add(xw, "usr.a", "1", 1),
+	assert_int_equal(xattr_writer_add(xw, "usr.a", "1", 1),
 			 SQFS_ERROR_UNSUPPORTED);
-	assert_int_equal(sqfs_xattr_writer_add(xw, "user", "1", 1),
+	assert_int_equal(xattr_writer_add(xw, "user", "1", 1),
 			 SQFS_ERROR_UNSUPPORTED);
-	assert_int_equal(sqfs_xattr_writer_add(xw, "", "1", 1),
+	assert_int_equal(xattr_writer_add(xw, "", "1", 1),
 			 SQFS_ERROR_UNSUPPORTED);
-	assert_int_equal(sqfs_xattr_writer_add(xw, "user.", "1", 1),
+	assert_int_equal(xattr_writer_add(xw, "user.", "1", 1),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_xattr_writer_add(xw, "security.", "1", 1),
+	assert_int_equal(xattr_writer_add(xw, "security.", "1", 1),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_xattr_writer_add(xw, "user.a", NULL, 1),
+	assert_int_equal(xattr_writer_add(xw, "user.a", NULL, 1),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_xattr_writer_add(xw, NULL, "1", 1),
+	assert_int_equal(xattr_writer_add(xw, NULL, "1", 1),
 			 SQFS_ERROR_ARG_INVALID);
 
 	/* keys up to 255 bytes with the prefix, values up to 64 KiB */
 	memset(key, 'k', sizeof(key));
 	memcpy(key, "trusted.", 8);
 	key[256] = '\0';
-	assert_int_equal(sqfs_xattr_writer_add(xw, key, "1", 1),
+	assert_int_equal(xattr_writer_add(xw, key, "1", 1),
 			 SQFS_ERROR_ARG_INVALID);
 	key[255] = '\0';
 	add(xw, key, "1", 1);
-	assert_int_equal(sqfs_xattr_writer_add(xw, "user.v", value, 65537),
+	assert_int_equal(xattr_writer_add(xw, "user.v", value, 65537),
 			 SQFS_ERROR_OVERFLOW);
 	add(xw, "user.v", value, 65536);
 	/* the refused pairs are not part of the set */
 	assert_int_equal(end(xw), 0);
 
-	assert_int_equal(sqfs_xattr_writer_end(xw, &index),
-			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_xattr_writer_begin(NULL), SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_xattr_writer_create(NULL),
-			 SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(xattr_writer_end(xw, &index), SQFS_ERROR_SEQUENCE);
+	assert_int_equal(xattr_writer_begin(NULL), SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(xattr_writer_create(NULL), SQFS_ERROR_ARG_INVALID);
 	free(value);
-	sqfs_xattr_writer_destroy(xw);
+	xattr_writer_destroy(xw);
 }
 
 /* The rules, as sqfs_xattr_check states them, one case per rule and both
@@ -640,38 +637,38 @@ static void test_check(void **state)
 
 static void test_empty(void **state)
 {
-	sqfs_xattr_writer_t *xw = new_writer();
+	xattr_writer_t *xw = new_writer();
 	sqfs_file_t *file = test_memory_file_filled(PREFIX_SIZE, 0xEE);
 	sqfs_super_t super = new_super();
 	uint32_t index = 0;
 
 	(void)state;
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
-	assert_int_equal(sqfs_xattr_writer_end(xw, &index), 0);
+	assert_int_equal(xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_end(xw, &index), 0);
 	assert_int_equal(index, SQFS_NO_XATTR);
 
 	/* flushing with a set open is a caller bug */
-	assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
-	assert_int_equal(sqfs_xattr_writer_flush(xw, file, &super, NULL),
+	assert_int_equal(xattr_writer_begin(xw), 0);
+	assert_int_equal(xattr_writer_flush(xw, file, &super, NULL),
 			 SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_xattr_writer_end(xw, &index), 0);
+	assert_int_equal(xattr_writer_end(xw, &index), 0);
 	assert_int_equal(index, SQFS_NO_XATTR);
 
 	super.xattr_id_table_start = 1234;
-	assert_int_equal(sqfs_xattr_writer_flush(xw, file, &super, NULL), 0);
+	assert_int_equal(xattr_writer_flush(xw, file, &super, NULL), 0);
 	assert_int_equal(file->get_size(file), PREFIX_SIZE);
 	assert_int_equal(super.xattr_id_table_start, SQFS_TABLE_ABSENT);
 	assert_true(super.flags & SQFS_FLAG_NO_XATTRS);
-	sqfs_xattr_writer_destroy(xw);
+	xattr_writer_destroy(xw);
 
 	/* no sets at all */
 	xw = new_writer();
 	super = new_super();
-	assert_int_equal(sqfs_xattr_writer_flush(xw, file, &super, NULL), 0);
+	assert_int_equal(xattr_writer_flush(xw, file, &super, NULL), 0);
 	assert_int_equal(file->get_size(file), PREFIX_SIZE);
 	assert_int_equal(super.xattr_id_table_start, SQFS_TABLE_ABSENT);
 	assert_true(super.flags & SQFS_FLAG_NO_XATTRS);
-	sqfs_xattr_writer_destroy(xw);
+	xattr_writer_destroy(xw);
 	sqfs_file_destroy(file);
 }
 
@@ -679,7 +676,7 @@ static void test_empty(void **state)
 static void test_many_sets(void **state)
 {
 	const uint32_t n = 20000;
-	sqfs_xattr_writer_t *xw = new_writer();
+	xattr_writer_t *xw = new_writer();
 	sqfs_file_t *file = test_memory_file(NULL, 0);
 	sqfs_super_t super = new_super();
 	char value[64], key[32];
@@ -689,7 +686,7 @@ static void test_many_sets(void **state)
 
 	(void)state;
 	for (i = 0; i < n; ++i) {
-		assert_int_equal(sqfs_xattr_writer_begin(xw), 0);
+		assert_int_equal(xattr_writer_begin(xw), 0);
 		snprintf(key, sizeof(key), "user.k%u", (unsigned int)i);
 		snprintf(value, sizeof(value), "a shared value number %u",
 			 (unsigned int)(i % 7));
@@ -697,7 +694,7 @@ static void test_many_sets(void **state)
 		adds(xw, "security.selinux", SELINUX);
 		assert_int_equal(end(xw), i);
 	}
-	assert_int_equal(sqfs_xattr_writer_flush(xw, file, &super, NULL), 0);
+	assert_int_equal(xattr_writer_flush(xw, file, &super, NULL), 0);
 	decoder_open(&d, file, NULL, &super);
 	assert_int_equal(d.ids, n);
 	for (i = 0; i < n; i += 997) {
@@ -711,7 +708,7 @@ static void test_many_sets(void **state)
 		free_set(p, count);
 	}
 	decoder_close(&d);
-	sqfs_xattr_writer_destroy(xw);
+	xattr_writer_destroy(xw);
 	sqfs_file_destroy(file);
 }
 

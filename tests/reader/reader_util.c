@@ -403,7 +403,7 @@ static void check_file(sqfs_image_t *img, const sqfs_inode_t *inode,
 		    sqfs_image_get_fragment(
 			img, inode->data.file.fragment_index, &frag),
 		    0);
-		sqfs_image_data_region(img, &data_start, &data_end);
+		image_data_region(img, &data_start, &data_end);
 		assert_true(frag.start >= data_start);
 		assert_true(frag.start + (frag.size & 0xFFFFFF) <= data_end);
 		assert_true((frag.size & 0xFFFFFF) > 0);
@@ -434,11 +434,11 @@ void ru_check_tree(sqfs_image_t *img, const ru_tree_t *t, bool with_xattrs)
 	assert_non_null(seen);
 	assert_non_null(numbers);
 
-	assert_int_equal(sqfs_meta_reader_create(
-			     sqfs_image_file(img), sqfs_image_compressor(img),
-			     super->inode_table_start,
-			     super->directory_table_start, &mr),
-			 0);
+	assert_int_equal(
+	    sqfs_meta_reader_create(image_file(img), image_compressor(img),
+				    super->inode_table_start,
+				    super->directory_table_start, &mr),
+	    0);
 	assert_int_equal(sqfs_meta_reader_seek(mr, super->inode_table_start, 0),
 			 0);
 
@@ -532,7 +532,7 @@ void ru_check_tree(sqfs_image_t *img, const ru_tree_t *t, bool with_xattrs)
 static int probe_dir_table(sqfs_image_t *img)
 {
 	const sqfs_super_t *super = sqfs_image_super(img);
-	uint64_t end = sqfs_image_dir_table_end(img), block;
+	uint64_t end = image_dir_table_end(img), block;
 	sqfs_meta_reader_t *mr;
 	uint8_t byte;
 	size_t offset;
@@ -540,7 +540,7 @@ static int probe_dir_table(sqfs_image_t *img)
 
 	if (end == super->directory_table_start)
 		return 0;
-	ret = sqfs_image_open_dir_table(img, &mr);
+	ret = image_open_dir_table(img, &mr);
 	if (ret != 0)
 		return ret;
 	ret = sqfs_meta_reader_seek(mr, super->directory_table_start, 0);
@@ -602,7 +602,7 @@ int ru_probe(const uint8_t *data, size_t size)
 	if (first == 0)
 		first = ret;
 
-	ret = sqfs_meta_reader_create(file, sqfs_image_compressor(img),
+	ret = sqfs_meta_reader_create(file, image_compressor(img),
 				      super->inode_table_start,
 				      super->directory_table_start, &mr);
 	assert_int_equal(ret, 0);
@@ -682,7 +682,7 @@ uint8_t *ru_dup(const uint8_t *data, size_t size)
 void ru_tables_extract(const uint8_t *data, size_t size, ru_tables_t *t)
 {
 	const sqfs_super_t *super;
-	sqfs_xattr_id_entry_t xid;
+	xattr_id_entry_t xid;
 	sqfs_fragment_t frag;
 	uint64_t ref, kv_start, kv_end, dir_end;
 	sqfs_file_t *file;
@@ -693,7 +693,7 @@ void ru_tables_extract(const uint8_t *data, size_t size, ru_tables_t *t)
 	img = ru_open(data, size, &file);
 	super = sqfs_image_super(img);
 
-	dir_end = sqfs_image_dir_table_end(img);
+	dir_end = image_dir_table_end(img);
 	t->head = ru_dup(data, (size_t)dir_end);
 	t->head_size = (size_t)dir_end;
 
@@ -725,17 +725,17 @@ void ru_tables_extract(const uint8_t *data, size_t size, ru_tables_t *t)
 		put_le32(t->ids + (size_t)i * 4, id);
 	}
 
-	if (sqfs_image_kv_reader(img, &kv_start, &kv_end) != NULL) {
+	if (image_kv_reader(img, &kv_start, &kv_end) != NULL) {
 		t->kv_size = (size_t)(kv_end - kv_start);
 		t->kv = ru_dup(data + kv_start, t->kv_size);
-		for (i = 0; sqfs_image_xattr_id(img, i, &xid) == 0; ++i)
+		for (i = 0; image_xattr_id(img, i, &xid) == 0; ++i)
 			;
 		t->xattr_count = i;
 		t->xids_size = (size_t)i * 16;
 		t->xids = malloc(t->xids_size);
 		assert_non_null(t->xids);
 		for (i = 0; i < t->xattr_count; ++i) {
-			assert_int_equal(sqfs_image_xattr_id(img, i, &xid), 0);
+			assert_int_equal(image_xattr_id(img, i, &xid), 0);
 			put_le64(t->xids + (size_t)i * 16, xid.ref);
 			put_le32(t->xids + (size_t)i * 16 + 8, xid.count);
 			put_le32(t->xids + (size_t)i * 16 + 12, xid.size);

@@ -138,8 +138,8 @@ static const spec_t *spec_by_size(uint64_t size, uint32_t block_size)
 
 /* ---- counting decompressions --------------------------------------------- */
 
-static const sqfs_compressor_ops_t *real_ops;
-static sqfs_compressor_ops_t counting_ops;
+static const compressor_ops_t *real_ops;
+static compressor_ops_t counting_ops;
 static unsigned long uncompress_calls;
 
 static ptrdiff_t counting_uncompress(sqfs_compressor_t *cmp, const uint8_t *in,
@@ -151,7 +151,7 @@ static ptrdiff_t counting_uncompress(sqfs_compressor_t *cmp, const uint8_t *in,
 
 static void count_uncompress(sqfs_image_t *img)
 {
-	sqfs_compressor_t *cmp = sqfs_image_compressor(img);
+	sqfs_compressor_t *cmp = image_compressor(img);
 
 	real_ops = cmp->ops;
 	counting_ops = *real_ops;
@@ -162,7 +162,7 @@ static void count_uncompress(sqfs_image_t *img)
 
 static void stop_counting(sqfs_image_t *img)
 {
-	sqfs_image_compressor(img)->ops = real_ops;
+	image_compressor(img)->ops = real_ops;
 }
 
 /* ---- checking one file --------------------------------------------------- */
@@ -215,8 +215,8 @@ static void check_blocks(sqfs_data_reader_t *dr, const sqfs_inode_t *inode,
 		assert_int_equal(blk.offset, pos);
 		assert_int_equal(blk.index, i);
 		assert_null(blk.user);
-		flags = (i < count && words[i] == 0) ? SQFS_FILE_BLOCK_SPARSE
-						     : 0;
+		flags =
+		    (i < count && words[i] == 0) ? SQFS_FILE_BLOCK_SPARSE : 0;
 		if (i + 1 == pieces)
 			flags |= SQFS_FILE_BLOCK_LAST;
 		assert_int_equal(blk.flags, flags);
@@ -310,8 +310,8 @@ static void check_image(sqfs_file_t *file, image_stats_t *st)
 			    SQFS_ERROR_NOT_FILE);
 			assert_int_equal(
 			    get_block_bytes(dr, inode, 0,
-						       &(const uint8_t *){NULL},
-						       &(size_t){0}),
+					    &(const uint8_t *){NULL},
+					    &(size_t){0}),
 			    SQFS_ERROR_NOT_FILE);
 			free(inode);
 			continue;
@@ -701,7 +701,7 @@ static void open_fixture(fixture_t *fx, const uint8_t *data, size_t size)
 	assert_int_equal(sqfs_image_open(fx->file, &fx->img, NULL), 0);
 	assert_int_equal(sqfs_data_reader_create(fx->img, &fx->dr), 0);
 	fx->block_size = sqfs_image_super(fx->img)->block_size;
-	sqfs_image_data_region(fx->img, &fx->region_start, &fx->region_end);
+	image_data_region(fx->img, &fx->region_start, &fx->region_end);
 	fx->multi = find_file(fx->img, 3 * 4096 + 123);
 	fx->rand = find_file(fx->img, 2 * 4096 + 77);
 	fx->small1 = find_file(fx->img, 100);
@@ -1215,8 +1215,7 @@ static bool patched_fragment(const uint8_t *image, size_t size, size_t pos,
 		small = find_file(img, 100);
 		assert_true(
 		    sqfs_data_reader_read(dr, small, 0, buf, sizeof(buf)) < 0);
-		assert_true(
-		    get_block_bytes(dr, small, 0, &data, &len) < 0);
+		assert_true(get_block_bytes(dr, small, 0, &data, &len) < 0);
 		free(small);
 		sqfs_data_reader_destroy(dr);
 		sqfs_image_destroy(img);

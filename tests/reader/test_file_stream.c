@@ -245,8 +245,8 @@ static size_t pieces_of(const sqfs_inode_t *inode)
 /* ---- counting decompressions, in every thread ----------------------------
  */
 
-static const sqfs_compressor_ops_t *real_ops;
-static sqfs_compressor_ops_t counting_ops;
+static const compressor_ops_t *real_ops;
+static compressor_ops_t counting_ops;
 static unsigned long uncompress_calls;
 
 static ptrdiff_t counting_uncompress(sqfs_compressor_t *cmp, const uint8_t *in,
@@ -267,7 +267,7 @@ static int counting_copy(const sqfs_compressor_t *cmp, sqfs_compressor_t **out)
 
 static void count_uncompress(sqfs_image_t *img)
 {
-	sqfs_compressor_t *cmp = sqfs_image_compressor(img);
+	sqfs_compressor_t *cmp = image_compressor(img);
 
 	real_ops = cmp->ops;
 	counting_ops = *real_ops;
@@ -284,7 +284,7 @@ static unsigned long calls(void)
 
 static void stop_counting(sqfs_image_t *img)
 {
-	sqfs_image_compressor(img)->ops = real_ops;
+	image_compressor(img)->ops = real_ops;
 }
 
 /* ---- comparing with the data reader --------------------------------------
@@ -593,9 +593,9 @@ static void check_error_at(image_t *im, unsigned int jobs, size_t bad,
 			assert_ptr_equal(blk.user, im->inodes[i]);
 			if (im->inodes[i]->data.file.file_size == 0)
 				continue;
-			assert_int_equal(get_block_bytes(
-					     dr, im->inodes[i], k, &data, &len),
-					 0);
+			assert_int_equal(
+			    get_block_bytes(dr, im->inodes[i], k, &data, &len),
+			    0);
 			assert_int_equal(blk.size, len);
 			assert_memory_equal(blk.data, data, len);
 		}
@@ -635,8 +635,7 @@ static void test_corrupt_block(void **state)
 	memset(bytes + pos + 4, 0x5A, 40);
 	open_image(&im, bytes, size);
 	assert_int_equal(sqfs_data_reader_create(im.img, &dr), 0);
-	expect = get_block_bytes(dr, im.inodes[bad], bad_block,
-					    &data, &len);
+	expect = get_block_bytes(dr, im.inodes[bad], bad_block, &data, &len);
 	sqfs_data_reader_destroy(dr);
 	assert_true(expect < 0);
 
@@ -685,8 +684,8 @@ static void test_corrupt_fragment(void **state)
 	memset(bytes + frag.start + 2, 0xA5, 30);
 	open_image(&im, bytes, size);
 	assert_int_equal(sqfs_data_reader_create(im.img, &dr), 0);
-	expect = get_block_bytes(
-	    dr, im.inodes[bad], im.inodes[bad]->payload_size / 4, &data, &len);
+	expect = get_block_bytes(dr, im.inodes[bad],
+				 im.inodes[bad]->payload_size / 4, &data, &len);
 	sqfs_data_reader_destroy(dr);
 	assert_true(expect < 0);
 

@@ -89,8 +89,8 @@ static void check_writer_image(sqfs_compressor_id_t id, uint32_t flags,
 	assert_int_equal(cfg.id, id);
 	assert_int_equal(cfg.block_size, 4096);
 	assert_int_equal(cfg.flags & SQFS_COMP_FLAG_UNCOMPRESS, 0);
-	assert_non_null(sqfs_image_compressor(img));
-	assert_ptr_equal(sqfs_image_file(img), file);
+	assert_non_null(image_compressor(img));
+	assert_ptr_equal(image_file(img), file);
 
 	ru_check_tree(img, t, xattrs);
 	ru_close(img, file);
@@ -135,7 +135,7 @@ static void test_writer_variants(void **state)
 static void test_writer_big(void **state)
 {
 	const sqfs_super_t *super;
-	sqfs_xattr_id_entry_t xid;
+	xattr_id_entry_t xid;
 	sqfs_file_t *file;
 	sqfs_image_t *img;
 
@@ -147,7 +147,7 @@ static void test_writer_big(void **state)
 	assert_true(super->id_count > 2048);
 	assert_true(super->fragment_entry_count > 512);
 	assert_true(super->inode_count > 1024);
-	assert_int_equal(sqfs_image_xattr_id(img, 512, &xid), 0);
+	assert_int_equal(image_xattr_id(img, 512, &xid), 0);
 
 	ru_check_tree(img, &big_tree, true);
 	ru_close(img, file);
@@ -320,9 +320,9 @@ static void check_empty(const uint8_t *data, size_t size)
 	assert_int_equal(root->type, SQFS_INODE_DIR);
 	assert_int_equal(root->data.dir.size, 3);
 	free(root);
-	assert_true(sqfs_image_dir_table_end(img) >=
+	assert_true(image_dir_table_end(img) >=
 		    sqfs_image_super(img)->directory_table_start);
-	assert_int_equal(sqfs_image_open_dir_table(img, &mr), 0);
+	assert_int_equal(image_open_dir_table(img, &mr), 0);
 	sqfs_meta_reader_destroy(mr);
 	ru_close(img, file);
 	assert_int_equal(ru_probe(data, size), 0);
@@ -914,7 +914,7 @@ static void test_hostile_fragments(void **state)
 
 	(void)state;
 	img = ru_open(small_img, small_size, &file);
-	sqfs_image_data_region(img, &data_start, &data_end);
+	image_data_region(img, &data_start, &data_end);
 	ru_close(img, file);
 	/* gzip level 1: an options block of 2 + 8 bytes */
 	assert_int_equal(data_start, 96 + 10);

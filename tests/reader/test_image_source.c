@@ -153,10 +153,9 @@ static sqfs_image_t *make_image(sqfs_file_t **file)
 	assert_int_equal(sqfs_file_open_memory(file, NULL, 0, 0), 0);
 	sqfs_writer_options_init(&opt);
 	opt.block_size = BS;
-	assert_int_equal(
-	    sqfs_compressor_config_init(&opt.compressor,
-					sqfs_compressor_default(), BS, 0),
-	    0);
+	assert_int_equal(sqfs_compressor_config_init(
+			     &opt.compressor, sqfs_compressor_default(), BS, 0),
+			 0);
 	assert_int_equal(sqfs_writer_create(*file, &opt, &wr, NULL), 0);
 
 	sqfs_entry_init(&e, "", S_IFDIR | 0755, 0, 0, 77);
@@ -194,7 +193,8 @@ static sqfs_image_t *make_image(sqfs_file_t **file)
 	return img;
 }
 
-/* ---- reading it back ------------------------------------------------------- */
+/* ---- reading it back -------------------------------------------------------
+ */
 
 static sqfs_image_source_t *source(sqfs_image_t *img, const char *path,
 				   uint32_t flags, unsigned int jobs,
@@ -264,8 +264,8 @@ typedef struct {
 	bool post;
 } walked_t;
 
-static size_t walk_reference(sqfs_image_t *img, uint32_t wflags,
-			     walked_t *out, size_t max)
+static size_t walk_reference(sqfs_image_t *img, uint32_t wflags, walked_t *out,
+			     size_t max)
 {
 	sqfs_walk_entry_t ent;
 	sqfs_walker_t *w;
@@ -360,9 +360,8 @@ static void test_whole_image(void **state)
 	nref = walk_reference(img, SQFS_WALK_POST_DIRS, ref, 64);
 	for (size_t j = 0; j < 3; ++j) {
 		for (size_t l = 0; l < 3; ++l) {
-			sqfs_image_source_t *src =
-			    source(img, "", SQFS_SOURCE_POST_DIRS, jobs[j],
-				   limits[l]);
+			sqfs_image_source_t *src = source(
+			    img, "", SQFS_SOURCE_POST_DIRS, jobs[j], limits[l]);
 			const sqfs_entry_t *e;
 			size_t n = 0;
 			int ret;
@@ -372,13 +371,12 @@ static void test_whole_image(void **state)
 
 				assert_true(n < nref);
 				assert_string_equal(e->path, ref[n].path);
-				assert_string_equal(e->hard_link != NULL
-							? e->hard_link
-							: "",
-						    ref[n].link);
-				assert_int_equal(
-				    (e->flags & SQFS_ENTRY_POST) != 0,
-				    ref[n].post);
+				assert_string_equal(
+				    e->hard_link != NULL ? e->hard_link : "",
+				    ref[n].link);
+				assert_int_equal((e->flags & SQFS_ENTRY_POST) !=
+						     0,
+						 ref[n].post);
 				if (!ref[n].post)
 					check_entry(e);
 				if (f != NULL && e->hard_link == NULL)
@@ -640,8 +638,8 @@ static void test_damage(void **state)
 		if (pass == 1) {
 			/* not read: the next entry fails, naming it */
 			assert_true(ret < 0);
-			assert_non_null(strstr(sqfs_image_error(bimg),
-					       "'a/two_blocks'"));
+			assert_non_null(
+			    strstr(sqfs_image_error(bimg), "'a/two_blocks'"));
 			failed = true;
 		}
 		assert_true(failed);
@@ -711,8 +709,7 @@ static void test_walk_failure_in_order(void **state)
 		assert_non_null(copy);
 		memcpy(copy, bytes, size);
 		copy[pos] ^= 0xA5;
-		assert_int_equal(sqfs_file_open_memory(&bad, copy, size, 0),
-				 0);
+		assert_int_equal(sqfs_file_open_memory(&bad, copy, size, 0), 0);
 		free(copy);
 		if (sqfs_image_open(bad, &bimg, NULL) != 0) {
 			sqfs_file_destroy(bad);
@@ -723,8 +720,7 @@ static void test_walk_failure_in_order(void **state)
 		    sqfs_image_source_create(bimg, "", NULL, &src) == 0) {
 			got[0] = '\0';
 			while ((ret = sqfs_image_source_next(src, &e)) == 0) {
-				strncat(got, e->path,
-					8192 - strlen(got) - 2);
+				strncat(got, e->path, 8192 - strlen(got) - 2);
 				strcat(got, ";");
 			}
 			assert_string_equal(got, want);

@@ -143,14 +143,14 @@ static int file_number(const char *path)
 }
 
 /* Read the oldest entry's data whole and compare it with file i. */
-static void check_data(sqfs_read_ahead_t *ra, size_t i)
+static void check_data(read_ahead_t *ra, size_t i)
 {
 	uint64_t size = file_size(i), off = 0;
 	uint8_t *want = file_bytes(i);
 	sqfs_file_block_t blk;
 	int ret;
 
-	while ((ret = sqfs_read_ahead_read(ra, &blk)) == 0) {
+	while ((ret = read_ahead_read(ra, &blk)) == 0) {
 		assert_int_equal(blk.offset, off);
 		assert_true(blk.size <= size - off);
 		assert_memory_equal(blk.data, want + off, blk.size);
@@ -159,7 +159,7 @@ static void check_data(sqfs_read_ahead_t *ra, size_t i)
 	assert_int_equal(ret, 1);
 	assert_int_equal(off, size);
 	/* and stays at the end */
-	assert_int_equal(sqfs_read_ahead_read(ra, &blk), 1);
+	assert_int_equal(read_ahead_read(ra, &blk), 1);
 	free(want);
 }
 
@@ -171,22 +171,21 @@ static void check_data(sqfs_read_ahead_t *ra, size_t i)
 static void walk_case(image_t *im, unsigned int jobs, size_t max_entries,
 		      size_t max_bytes, bool same_user, size_t skip)
 {
-	sqfs_read_ahead_t *ra;
+	read_ahead_t *ra;
 	sqfs_walk_entry_t ent;
 	sqfs_walker_t *w;
 	int order[FILES * 2], pushed = 0, popped = 0, ret;
 
-	assert_int_equal(sqfs_read_ahead_create(im->img, jobs, max_entries,
-						max_bytes, NULL, &ra),
-			 0);
+	assert_int_equal(
+	    read_ahead_create(im->img, jobs, max_entries, max_bytes, NULL, &ra),
+	    0);
 	assert_int_equal(sqfs_walker_create(im->img, "", 0, 0, &w), 0);
 	for (;;) {
 		ret = sqfs_walker_next(w, &ent);
 		assert_true(ret >= 0);
-		while (sqfs_read_ahead_full(ra) ||
-		       (ret == 1 && sqfs_read_ahead_count(ra) > 0)) {
-			const sqfs_ahead_entry_t *e =
-			    sqfs_read_ahead_oldest(ra);
+		while (read_ahead_full(ra) ||
+		       (ret == 1 && read_ahead_count(ra) > 0)) {
+			const ahead_entry_t *e = read_ahead_oldest(ra);
 			int n = order[popped++];
 
 			assert_non_null(e);
@@ -196,13 +195,13 @@ static void walk_case(image_t *im, unsigned int jobs, size_t max_entries,
 			assert_int_equal(e->with_data, n >= 0);
 			if (n >= 0 && (skip == 0 || (size_t)n % skip != 0))
 				check_data(ra, (size_t)n);
-			assert_int_equal(sqfs_read_ahead_pop(ra), 0);
+			assert_int_equal(read_ahead_pop(ra), 0);
 		}
 		if (ret == 1)
 			break;
 		order[pushed] = file_number(ent.path);
 		assert_int_equal(
-		    sqfs_read_ahead_push(
+		    read_ahead_push(
 			ra, ent.inode, order[pushed] >= 0,
 			same_user ? NULL
 				  : (void *)(uintptr_t)(order[pushed] + 1),
@@ -211,10 +210,10 @@ static void walk_case(image_t *im, unsigned int jobs, size_t max_entries,
 		++pushed;
 	}
 	assert_int_equal(popped, pushed);
-	assert_null(sqfs_read_ahead_oldest(ra));
-	assert_int_equal(sqfs_read_ahead_pop(ra), 0);
+	assert_null(read_ahead_oldest(ra));
+	assert_int_equal(read_ahead_pop(ra), 0);
 	sqfs_walker_destroy(w);
-	sqfs_read_ahead_destroy(ra);
+	read_ahead_destroy(ra);
 }
 
 static void test_order_and_data(void **state)
@@ -242,7 +241,7 @@ static void test_order_and_data(void **state)
 /* Half a file read, then popped: the next file is whole. */
 static void test_partial_read(void **state)
 {
-	sqfs_read_ahead_t *ra;
+	read_ahead_t *ra;
 	sqfs_file_block_t blk;
 	sqfs_inode_t *a, *b;
 	image_t im;
@@ -257,17 +256,17 @@ static void test_partial_read(void **state)
 		assert_int_equal(sqfs_dir_reader_resolve(dr, "d/f09", &b), 0);
 		sqfs_dir_reader_destroy(dr);
 	}
-	assert_int_equal(sqfs_read_ahead_create(im.img, 2, 0, 0, NULL, &ra), 0);
-	assert_int_equal(sqfs_read_ahead_push(ra, a, true, NULL, 0), 0);
-	assert_int_equal(sqfs_read_ahead_push(ra, b, true, NULL, 0), 0);
-	assert_int_equal(sqfs_read_ahead_read(ra, &blk), 0);
+	assert_int_equal(read_ahead_create(im.img, 2, 0, 0, NULL, &ra), 0);
+	assert_int_equal(read_ahead_push(ra, a, true, NULL, 0), 0);
+	assert_int_equal(read_ahead_push(ra, b, true, NULL, 0), 0);
+	assert_int_equal(read_ahead_read(ra, &blk), 0);
 	assert_int_equal(blk.offset, 0);
-	assert_int_equal(sqfs_read_ahead_read(ra, &blk), 0);
+	assert_int_equal(read_ahead_read(ra, &blk), 0);
 	assert_int_equal(blk.offset, BS);
-	assert_int_equal(sqfs_read_ahead_pop(ra), 0);
+	assert_int_equal(read_ahead_pop(ra), 0);
 	check_data(ra, 9);
-	assert_int_equal(sqfs_read_ahead_pop(ra), 0);
-	sqfs_read_ahead_destroy(ra);
+	assert_int_equal(read_ahead_pop(ra), 0);
+	read_ahead_destroy(ra);
 	free(a);
 	free(b);
 	close_image(&im);
@@ -284,7 +283,7 @@ static void count_drop(void *user)
 static void test_misuse_and_damage(void **state)
 {
 	sqfs_dir_reader_t *dr;
-	sqfs_read_ahead_t *ra;
+	read_ahead_t *ra;
 	sqfs_file_block_t blk;
 	sqfs_inode_t *dir, *file, *bad;
 	uint64_t start, end;
@@ -299,47 +298,47 @@ static void test_misuse_and_damage(void **state)
 	assert_int_equal(sqfs_dir_reader_resolve(dr, "d/f07", &file), 0);
 	sqfs_dir_reader_destroy(dr);
 
-	assert_int_equal(sqfs_read_ahead_create(NULL, 1, 0, 0, NULL, &ra),
+	assert_int_equal(read_ahead_create(NULL, 1, 0, 0, NULL, &ra),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(
-	    sqfs_read_ahead_create(im.img, 1, 2, 0, count_drop, &ra), 0);
-	assert_null(sqfs_read_ahead_oldest(ra));
-	assert_int_equal(sqfs_read_ahead_read(ra, &blk), SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_read_ahead_push(ra, dir, true, &dropped, 0),
+	assert_int_equal(read_ahead_create(im.img, 1, 2, 0, count_drop, &ra),
+			 0);
+	assert_null(read_ahead_oldest(ra));
+	assert_int_equal(read_ahead_read(ra, &blk), SQFS_ERROR_SEQUENCE);
+	assert_int_equal(read_ahead_push(ra, dir, true, &dropped, 0),
 			 SQFS_ERROR_NOT_FILE);
 	snprintf(want, sizeof(want), "inode %u: not a regular file",
 		 dir->inode_number);
 	assert_string_equal(sqfs_image_error(im.img), want);
-	assert_int_equal(sqfs_read_ahead_count(ra), 0);
+	assert_int_equal(read_ahead_count(ra), 0);
 
 	/* a directory without data, then a file whose blocks lie outside */
-	assert_int_equal(sqfs_read_ahead_push(ra, dir, false, &dropped, 0), 0);
+	assert_int_equal(read_ahead_push(ra, dir, false, &dropped, 0), 0);
 	len = sizeof(*file) + file->payload_size;
 	bad = malloc(len);
 	assert_non_null(bad);
 	memcpy(bad, file, len);
-	sqfs_image_data_region(im.img, &start, &end);
+	image_data_region(im.img, &start, &end);
 	bad->data.file.blocks_start = end;
-	assert_int_equal(sqfs_read_ahead_push(ra, bad, true, &dropped, 0), 0);
-	assert_true(sqfs_read_ahead_full(ra));
-	assert_int_equal(sqfs_read_ahead_push(ra, file, true, &dropped, 0),
+	assert_int_equal(read_ahead_push(ra, bad, true, &dropped, 0), 0);
+	assert_true(read_ahead_full(ra));
+	assert_int_equal(read_ahead_push(ra, file, true, &dropped, 0),
 			 SQFS_ERROR_SEQUENCE);
 
-	assert_int_equal(sqfs_read_ahead_read(ra, &blk), SQFS_ERROR_SEQUENCE);
-	assert_int_equal(sqfs_read_ahead_pop(ra), 0);
-	assert_int_equal(sqfs_read_ahead_read(ra, &blk), SQFS_ERROR_CORRUPTED);
+	assert_int_equal(read_ahead_read(ra, &blk), SQFS_ERROR_SEQUENCE);
+	assert_int_equal(read_ahead_pop(ra), 0);
+	assert_int_equal(read_ahead_read(ra, &blk), SQFS_ERROR_CORRUPTED);
 	snprintf(want, sizeof(want),
 		 "inode %u: block 0: block list runs past the data",
 		 bad->inode_number);
 	assert_string_equal(sqfs_image_error(im.img), want);
-	assert_int_equal(sqfs_read_ahead_read(ra, &blk), SQFS_ERROR_CORRUPTED);
+	assert_int_equal(read_ahead_read(ra, &blk), SQFS_ERROR_CORRUPTED);
 	assert_string_equal(sqfs_image_error(im.img), want);
 
 	/* left queued: dropped at destroy */
 	dropped = 0;
-	sqfs_read_ahead_destroy(ra);
+	read_ahead_destroy(ra);
 	assert_int_equal(dropped, 1);
-	sqfs_read_ahead_destroy(NULL);
+	read_ahead_destroy(NULL);
 
 	free(bad);
 	free(file);

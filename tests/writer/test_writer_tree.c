@@ -198,7 +198,7 @@ static void test_memory_per_entry(void **state)
 	tree_bytes = (double)wr_tree_memory(&wr->tree) / COUNT;
 	print_message("tree: %.1f bytes per entry (node %zu, file record "
 		      "%zu)\n",
-		      tree_bytes, sizeof(wr_node_t), sizeof(sqfs_file_data_t));
+		      tree_bytes, sizeof(wr_node_t), sizeof(file_data_t));
 	assert_true(tree_bytes < 150.0);
 
 	if (after.uordblks > before.uordblks) {

@@ -9,7 +9,7 @@
  * written); full blocks are compressed where that makes them smaller and
  * hashed. What remains at end becomes the file's tail: packed into a
  * fragment block (deduplicated against earlier tails by size, hash and a
- * byte comparison) or, with SQFS_BLK_DONT_FRAGMENT or when tail packing is
+ * byte comparison) or, with BP_FILE_DONT_FRAGMENT or when tail packing is
  * off and the file is larger than a block, written as a short last block.
  *
  * Block writer: blocks are written in submission order, each file's blocks
@@ -30,12 +30,12 @@
 
 /*
  * Where a file's data ended up. The caller owns the structure and keeps it
- * at a fixed address from sqfs_block_processor_begin until
- * sqfs_block_processor_finish; the processor fills it in as blocks are
+ * at a fixed address from block_processor_begin until
+ * block_processor_finish; the processor fills it in as blocks are
  * written (with threads, after end returns), and it is complete after
  * finish.
  */
-typedef struct sqfs_file_data {
+typedef struct file_data {
 	/* Bytes given for the file, holes included. */
 	uint64_t size;
 	/* Absolute position of the first stored block; 0 if none. */
@@ -47,24 +47,24 @@ typedef struct sqfs_file_data {
 	uint32_t fragment_index;
 	uint32_t fragment_offset;
 	/* Block size words (bit 24: stored raw; 0: sparse), malloc'd and
-	 * owned by the structure: free with sqfs_file_data_cleanup. */
+	 * owned by the structure: free with file_data_cleanup. */
 	uint32_t block_count;
 	uint32_t *block_sizes;
-} sqfs_file_data_t;
+} file_data_t;
 
-/* Per-file flags for sqfs_block_processor_begin. */
+/* Per-file flags for block_processor_begin. */
 typedef enum {
 	/* Store the tail as a short last block, never in a fragment. */
-	SQFS_BLK_DONT_FRAGMENT = 0x01,
+	BP_FILE_DONT_FRAGMENT = 0x01,
 	/* Store every block raw. */
-	SQFS_BLK_DONT_COMPRESS = 0x02,
+	BP_FILE_DONT_COMPRESS = 0x02,
 	/* Do not look for or record duplicates of this file. */
-	SQFS_BLK_DONT_DEDUPLICATE = 0x04,
+	BP_FILE_DONT_DEDUPLICATE = 0x04,
 	/* Start the file's first block at a multiple of devblk_size. */
-	SQFS_BLK_ALIGN = 0x08,
+	BP_FILE_ALIGN = 0x08,
 	/* Store zero blocks as data, not as sparse blocks. */
-	SQFS_BLK_NO_SPARSE = 0x10,
-} sqfs_blk_flags_t;
+	BP_FILE_NO_SPARSE = 0x10,
+} blk_flags_t;
 
 /*
  * The default backlog per worker, in block buffers. Measured on 2 cores
@@ -81,7 +81,7 @@ typedef struct {
 	/* Compresses data and fragment blocks; copied per worker. */
 	sqfs_compressor_t *cmp;
 	uint32_t block_size;
-	/* For SQFS_BLK_ALIGN. */
+	/* For BP_FILE_ALIGN. */
 	uint32_t devblk_size;
 	/* 0: serial; more: that many worker threads (if built). */
 	unsigned int num_workers;
@@ -98,7 +98,7 @@ typedef struct {
 	/* Run the compressor on every block, also on those the quick test
 	 * (see process.c) finds incompressible. */
 	bool no_probe;
-} sqfs_block_processor_desc_t;
+} block_processor_desc_t;
 
 typedef struct {
 	uint64_t bytes_in;
@@ -109,47 +109,47 @@ typedef struct {
 	uint64_t duplicate_fragments;
 	uint64_t sparse_blocks;
 	uint64_t files;
-} sqfs_block_stats_t;
+} block_stats_t;
 
-typedef struct sqfs_block_processor sqfs_block_processor_t;
+typedef struct block_processor block_processor_t;
 
 /* Free what a file data record owns and zero it. */
-void sqfs_file_data_cleanup(sqfs_file_data_t *fd);
+void file_data_cleanup(file_data_t *fd);
 
-int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
-				sqfs_block_processor_t **out);
+int block_processor_create(const block_processor_desc_t *desc,
+			   block_processor_t **out);
 
 /* Destroy; discards work in flight (after an error). NULL allowed. */
-void sqfs_block_processor_destroy(sqfs_block_processor_t *bp);
+void block_processor_destroy(block_processor_t *bp);
 
-/* Start a file; fd is zeroed and then filled in. flags: sqfs_blk_flags_t. */
-int sqfs_block_processor_begin(sqfs_block_processor_t *bp, sqfs_file_data_t *fd,
-			       unsigned int flags);
+/* Start a file; fd is zeroed and then filled in. flags: blk_flags_t. */
+int block_processor_begin(block_processor_t *bp, file_data_t *fd,
+			  unsigned int flags);
 
 /* Append data to the current file. */
-int sqfs_block_processor_append(sqfs_block_processor_t *bp, const void *data,
-				size_t size);
+int block_processor_append(block_processor_t *bp, const void *data,
+			   size_t size);
 
 /* Append size bytes of zeros to the current file without data. */
-int sqfs_block_processor_append_hole(sqfs_block_processor_t *bp, uint64_t size);
+int block_processor_append_hole(block_processor_t *bp, uint64_t size);
 
 /* Finish the current file (its tail goes to a fragment or a last block). */
-int sqfs_block_processor_end(sqfs_block_processor_t *bp);
+int block_processor_end(block_processor_t *bp);
 
 /*
  * Flush the last fragment block and wait until everything is written; all
  * file data records are then complete. No file may be open.
  */
-int sqfs_block_processor_finish(sqfs_block_processor_t *bp);
+int block_processor_finish(block_processor_t *bp);
 
 /*
  * After finish: append the fragment table (if there are fragments) and set
  * super->fragment_entry_count and fragment_table_start.
  */
-int sqfs_block_processor_write_fragment_table(sqfs_block_processor_t *bp,
-					      sqfs_super_t *super);
+int block_processor_write_fragment_table(block_processor_t *bp,
+					 sqfs_super_t *super);
 
-void sqfs_block_processor_get_stats(const sqfs_block_processor_t *bp,
-				    sqfs_block_stats_t *stats);
+void block_processor_get_stats(const block_processor_t *bp,
+			       block_stats_t *stats);
 
 #endif /* SQFS_BLOCK_PROCESSOR_BLOCK_PROCESSOR_H */

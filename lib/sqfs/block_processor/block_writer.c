@@ -74,7 +74,7 @@ static int writer_file(bp_writer_t *wr, const bp_block_t *blk)
 
 static bool writer_dedup(const bp_writer_t *wr)
 {
-	return !(wr->flags & SQFS_BLK_DONT_DEDUPLICATE);
+	return !(wr->flags & BP_FILE_DONT_DEDUPLICATE);
 }
 
 static int index_append(bp_writer_t *wr, uint64_t pos, const bp_block_t *blk)
@@ -85,7 +85,7 @@ static int index_append(bp_writer_t *wr, uint64_t pos, const bp_block_t *blk)
 	/* entries are linked by u32 numbers; past that, stop recording
 	 * (dedup is lost for later files, nothing else) */
 	if (wr->index.count >= BP_NONE - 1) {
-		wr->flags |= SQFS_BLK_DONT_DEDUPLICATE;
+		wr->flags |= BP_FILE_DONT_DEDUPLICATE;
 		wr->index.count = wr->first_entry;
 		return 0;
 	}
@@ -105,7 +105,7 @@ static int index_append(bp_writer_t *wr, uint64_t pos, const bp_block_t *blk)
 static int write_file_block(bp_writer_t *wr, const bp_block_t *blk)
 {
 	sqfs_file_t *file = wr->file;
-	sqfs_file_data_t *fd;
+	file_data_t *fd;
 	uint32_t len;
 	uint64_t pos;
 	int ret;
@@ -131,7 +131,7 @@ static int write_file_block(bp_writer_t *wr, const bp_block_t *blk)
 	pos = file->get_size(file);
 	if (!wr->stored_any) {
 		wr->cut_pos = pos;
-		if (wr->flags & SQFS_BLK_ALIGN) {
+		if (wr->flags & BP_FILE_ALIGN) {
 			uint64_t rem = pos % wr->devblk_size;
 
 			if (rem != 0) {
@@ -172,7 +172,7 @@ static bool run_matches(const bp_writer_t *wr, size_t c, size_t n)
 	const bp_index_entry_t *own = index_at(wr, wr->first_entry);
 	size_t k;
 
-	if ((wr->flags & SQFS_BLK_ALIGN) && cand[0].pos % wr->devblk_size != 0)
+	if ((wr->flags & BP_FILE_ALIGN) && cand[0].pos % wr->devblk_size != 0)
 		return false;
 
 	for (k = 0; k < n; ++k) {
@@ -285,7 +285,7 @@ static int record_run(bp_writer_t *wr)
 static int finish_file(bp_writer_t *wr, const bp_block_t *blk)
 {
 	sqfs_file_t *file = wr->file;
-	sqfs_file_data_t *fd = blk->fd;
+	file_data_t *fd = blk->fd;
 	size_t match, n;
 	int ret;
 

@@ -70,6 +70,6 @@ int bp_frag_table_set(bp_frag_table_t *tbl, uint32_t idx, uint64_t start,
 int bp_frag_table_write(const bp_frag_table_t *tbl, sqfs_file_t *file,
 			sqfs_compressor_t *cmp, sqfs_super_t *super)
 {
-	return sqfs_fragment_table_write(file, cmp, entries(tbl),
-					 tbl->entries.count, super);
+	return fragment_table_write(file, cmp, entries(tbl), tbl->entries.count,
+				    super);
 }

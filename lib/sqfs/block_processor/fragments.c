@@ -314,8 +314,8 @@ int bp_packer_flush(bp_packer_t *pk)
 
 int bp_packer_add(bp_packer_t *pk, const bp_block_t *tail)
 {
-	bool dedup = !(tail->flags & SQFS_BLK_DONT_DEDUPLICATE);
-	sqfs_file_data_t *fd = tail->fd;
+	bool dedup = !(tail->flags & BP_FILE_DONT_DEDUPLICATE);
+	file_data_t *fd = tail->fd;
 	uint32_t match, offset;
 	int ret;
 
@@ -350,7 +350,7 @@ int bp_packer_add(bp_packer_t *pk, const bp_block_t *tail)
 	pk->fill += tail->size;
 	pk->blk->size = pk->fill;
 	/* a file that must stay uncompressed keeps its tail raw too */
-	pk->blk->flags |= tail->flags & SQFS_BLK_DONT_COMPRESS;
+	pk->blk->flags |= tail->flags & BP_FILE_DONT_COMPRESS;
 
 	fd->fragment_index = pk->blk->index;
 	fd->fragment_offset = offset;

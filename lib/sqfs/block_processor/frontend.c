@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sqfs_file_data_cleanup(sqfs_file_data_t *fd)
+void file_data_cleanup(file_data_t *fd)
 {
 	if (fd == NULL)
 		return;
@@ -26,7 +26,7 @@ void sqfs_file_data_cleanup(sqfs_file_data_t *fd)
 
 /* Every failure leaves the processor unusable: a half-written file or a
  * lost block cannot be repaired by retrying. */
-static int bp_fail(sqfs_block_processor_t *bp, int err)
+static int bp_fail(block_processor_t *bp, int err)
 {
 	bp->state = BP_STATE_BROKEN;
 	return err;
@@ -40,35 +40,35 @@ static bool is_pow2(uint32_t x)
 /* The packer's way to the back end: fragment blocks travel like data. */
 static int sink_get_block(void *ctx, bp_block_t **out)
 {
-	sqfs_block_processor_t *bp = ctx;
+	block_processor_t *bp = ctx;
 
 	return bp->ops->get_block(bp, true, out);
 }
 
 static int sink_submit(void *ctx, bp_block_t *blk)
 {
-	sqfs_block_processor_t *bp = ctx;
+	block_processor_t *bp = ctx;
 
 	return bp->ops->submit(bp, blk);
 }
 
 static void sink_release(void *ctx, bp_block_t *blk)
 {
-	sqfs_block_processor_t *bp = ctx;
+	block_processor_t *bp = ctx;
 
 	bp_block_release(&bp->blocks, blk);
 }
 
-static void release(sqfs_block_processor_t *bp, bp_block_t *blk)
+static void release(block_processor_t *bp, bp_block_t *blk)
 {
 	bp_block_release(&bp->blocks, blk);
 }
 
-int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
-				sqfs_block_processor_t **out)
+int block_processor_create(const block_processor_desc_t *desc,
+			   block_processor_t **out)
 {
 	sqfs_compressor_config_t cfg;
-	sqfs_block_processor_t *bp;
+	block_processor_t *bp;
 	int ret;
 
 	if (out == NULL)
@@ -119,7 +119,7 @@ int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
 #endif
 		ret = bp_serial_init(bp);
 	if (ret != 0) {
-		sqfs_block_processor_destroy(bp);
+		block_processor_destroy(bp);
 		return ret;
 	}
 
@@ -127,7 +127,7 @@ int sqfs_block_processor_create(const sqfs_block_processor_desc_t *desc,
 	return 0;
 }
 
-void sqfs_block_processor_destroy(sqfs_block_processor_t *bp)
+void block_processor_destroy(block_processor_t *bp)
 {
 	if (bp == NULL)
 		return;
@@ -143,12 +143,12 @@ void sqfs_block_processor_destroy(sqfs_block_processor_t *bp)
 	free(bp);
 }
 
-int sqfs_block_processor_begin(sqfs_block_processor_t *bp, sqfs_file_data_t *fd,
-			       unsigned int flags)
+int block_processor_begin(block_processor_t *bp, file_data_t *fd,
+			  unsigned int flags)
 {
 	const unsigned int known =
-	    SQFS_BLK_DONT_FRAGMENT | SQFS_BLK_DONT_COMPRESS |
-	    SQFS_BLK_DONT_DEDUPLICATE | SQFS_BLK_ALIGN | SQFS_BLK_NO_SPARSE;
+	    BP_FILE_DONT_FRAGMENT | BP_FILE_DONT_COMPRESS |
+	    BP_FILE_DONT_DEDUPLICATE | BP_FILE_ALIGN | BP_FILE_NO_SPARSE;
 
 	if (bp->state != BP_STATE_IDLE)
 		return bp_fail(bp, SQFS_ERROR_SEQUENCE);
@@ -168,9 +168,9 @@ int sqfs_block_processor_begin(sqfs_block_processor_t *bp, sqfs_file_data_t *fd,
 
 /* Give a block of the open file (data or sparse) its number and slot in
  * the file's block list, then submit it. Takes ownership of blk. */
-static int submit_file_block(sqfs_block_processor_t *bp, bp_block_t *blk)
+static int submit_file_block(block_processor_t *bp, bp_block_t *blk)
 {
-	sqfs_file_data_t *fd = bp->in.fd;
+	file_data_t *fd = bp->in.fd;
 
 	if (fd->block_count == bp->in.capacity) {
 		uint32_t cap = bp->in.capacity;
@@ -199,7 +199,7 @@ static int submit_file_block(sqfs_block_processor_t *bp, bp_block_t *blk)
 }
 
 /* The block being filled, fetched from the back end when needed. */
-static int fill_block(sqfs_block_processor_t *bp, bp_block_t **out)
+static int fill_block(block_processor_t *bp, bp_block_t **out)
 {
 	int ret;
 
@@ -215,7 +215,7 @@ static int fill_block(sqfs_block_processor_t *bp, bp_block_t **out)
 }
 
 /* Submit the block being filled if it is full. */
-static int submit_if_full(sqfs_block_processor_t *bp)
+static int submit_if_full(block_processor_t *bp)
 {
 	bp_block_t *blk = bp->in.blk;
 
@@ -226,10 +226,10 @@ static int submit_if_full(sqfs_block_processor_t *bp)
 	return submit_file_block(bp, blk);
 }
 
-static int grow_size(sqfs_block_processor_t *bp, uint64_t size)
+static int grow_size(block_processor_t *bp, uint64_t size)
 {
 	const uint32_t bs = bp->desc.block_size;
-	sqfs_file_data_t *fd = bp->in.fd;
+	file_data_t *fd = bp->in.fd;
 	uint64_t total;
 
 	if (size > UINT64_MAX - fd->size ||
@@ -245,8 +245,7 @@ static int grow_size(sqfs_block_processor_t *bp, uint64_t size)
 	return 0;
 }
 
-int sqfs_block_processor_append(sqfs_block_processor_t *bp, const void *data,
-				size_t size)
+int block_processor_append(block_processor_t *bp, const void *data, size_t size)
 {
 	const uint8_t *src = data;
 	bp_block_t *blk;
@@ -284,7 +283,7 @@ int sqfs_block_processor_append(sqfs_block_processor_t *bp, const void *data,
 	return 0;
 }
 
-int sqfs_block_processor_append_hole(sqfs_block_processor_t *bp, uint64_t size)
+int block_processor_append_hole(block_processor_t *bp, uint64_t size)
 {
 	const uint32_t bs = bp->desc.block_size;
 	bp_block_t *blk;
@@ -326,7 +325,7 @@ int sqfs_block_processor_append_hole(sqfs_block_processor_t *bp, uint64_t size)
 				return bp_fail(bp, ret);
 		}
 		blk->size = bs;
-		if (bp->in.flags & SQFS_BLK_NO_SPARSE) {
+		if (bp->in.flags & BP_FILE_NO_SPARSE) {
 			blk->kind = BP_BLOCK_DATA;
 			memset(blk->data, 0, bs);
 		} else {
@@ -348,7 +347,7 @@ int sqfs_block_processor_append_hole(sqfs_block_processor_t *bp, uint64_t size)
 	return 0;
 }
 
-static int submit_file_end(sqfs_block_processor_t *bp)
+static int submit_file_end(block_processor_t *bp)
 {
 	bp_block_t *blk;
 	int ret;
@@ -363,20 +362,20 @@ static int submit_file_end(sqfs_block_processor_t *bp)
 	return bp->ops->submit(bp, blk);
 }
 
-static bool may_fragment(const sqfs_block_processor_t *bp)
+static bool may_fragment(const block_processor_t *bp)
 {
-	if (bp->desc.no_fragments || (bp->in.flags & SQFS_BLK_DONT_FRAGMENT))
+	if (bp->desc.no_fragments || (bp->in.flags & BP_FILE_DONT_FRAGMENT))
 		return false;
 	return !(bp->desc.no_tail_packing && bp->in.fd->block_count > 0);
 }
 
 /* Decide what the tail becomes (see internal.h) and submit it together with
  * the file's end marker. Takes ownership of tail. */
-static int submit_tail(sqfs_block_processor_t *bp, bp_block_t *tail)
+static int submit_tail(block_processor_t *bp, bp_block_t *tail)
 {
 	int ret;
 
-	if (!(bp->in.flags & SQFS_BLK_NO_SPARSE) &&
+	if (!(bp->in.flags & BP_FILE_NO_SPARSE) &&
 	    bp_is_zero(tail->data, tail->size)) {
 		/* like mksquashfs: a zero tail is a sparse short block,
 		 * never a fragment */
@@ -411,7 +410,7 @@ static int submit_tail(sqfs_block_processor_t *bp, bp_block_t *tail)
 	return submit_file_end(bp);
 }
 
-int sqfs_block_processor_end(sqfs_block_processor_t *bp)
+int block_processor_end(block_processor_t *bp)
 {
 	bp_block_t *blk;
 	int ret;
@@ -437,7 +436,7 @@ int sqfs_block_processor_end(sqfs_block_processor_t *bp)
 	return 0;
 }
 
-int sqfs_block_processor_finish(sqfs_block_processor_t *bp)
+int block_processor_finish(block_processor_t *bp)
 {
 	int ret;
 
@@ -454,8 +453,8 @@ int sqfs_block_processor_finish(sqfs_block_processor_t *bp)
 	return 0;
 }
 
-int sqfs_block_processor_write_fragment_table(sqfs_block_processor_t *bp,
-					      sqfs_super_t *super)
+int block_processor_write_fragment_table(block_processor_t *bp,
+					 sqfs_super_t *super)
 {
 	int ret;
 
@@ -472,7 +471,7 @@ int sqfs_block_processor_write_fragment_table(sqfs_block_processor_t *bp,
 	return 0;
 }
 
-static void add_stats(sqfs_block_stats_t *sum, const sqfs_block_stats_t *s)
+static void add_stats(block_stats_t *sum, const block_stats_t *s)
 {
 	sum->bytes_in += s->bytes_in;
 	sum->bytes_written += s->bytes_written;
@@ -484,8 +483,8 @@ static void add_stats(sqfs_block_stats_t *sum, const sqfs_block_stats_t *s)
 	sum->files += s->files;
 }
 
-void sqfs_block_processor_get_stats(const sqfs_block_processor_t *bp,
-				    sqfs_block_stats_t *stats)
+void block_processor_get_stats(const block_processor_t *bp,
+			       block_stats_t *stats)
 {
 	memset(stats, 0, sizeof(*stats));
 	add_stats(stats, &bp->stats);

@@ -61,7 +61,7 @@
  * packer then reads them from the block in memory instead of the output.
  *
  * Statistics: each object counts what it does in its own
- * sqfs_block_stats_t (the fields it owns); get_stats adds them up.
+ * block_stats_t (the fields it owns); get_stats adds them up.
  *
  * Memory: the buffers of the blocks in flight (one block_size buffer per
  * data block, two per fragment block; at most the backlog's blocks and 64
@@ -114,11 +114,11 @@ typedef struct bp_block {
 	bool marker;
 
 	bp_block_kind_t kind;
-	/* The file's sqfs_blk_flags_t (for fragment blocks: DONT_COMPRESS
+	/* The file's blk_flags_t (for fragment blocks: DONT_COMPRESS
 	 * if any tail in it asked for it). */
 	unsigned int flags;
 	/* NULL for fragment blocks. */
-	sqfs_file_data_t *fd;
+	file_data_t *fd;
 	/* Block number within the file; fragment table index for
 	 * BP_BLOCK_FRAGMENTS. */
 	uint32_t index;
@@ -204,8 +204,7 @@ bool bp_probe_available(void);
 bool bp_is_zero(const uint8_t *data, size_t size);
 
 /* Test hook: replace the hash function (NULL restores XXH3). */
-void sqfs_block_processor_set_hash_fn(sqfs_block_processor_t *bp,
-				      bp_hash_fn_t fn);
+void block_processor_set_hash_fn(block_processor_t *bp, bp_hash_fn_t fn);
 
 /*
  * Tails of up to BP_EXACT_TAIL bytes are their own hash: the bytes,
@@ -295,10 +294,10 @@ typedef struct {
 	bp_frag_table_t *ftable;
 	/* Counts data, sparse, fragment and duplicate blocks and bytes
 	 * written. */
-	sqfs_block_stats_t stats;
+	block_stats_t stats;
 
 	/* The file whose blocks are being written. */
-	sqfs_file_data_t *fd;
+	file_data_t *fd;
 	unsigned int flags;
 	bool stored_any;
 	/* Output size before the file's first stored block (before
@@ -363,7 +362,7 @@ typedef struct {
 	bp_frag_table_t *ftable;
 	bp_block_sink_t sink;
 	/* Counts duplicate_fragments. */
-	sqfs_block_stats_t stats;
+	block_stats_t stats;
 
 	/* The open fragment block or NULL, and the bytes in it. */
 	bp_block_t *blk;
@@ -403,25 +402,25 @@ typedef struct {
 	/* A free block structure with its buffers (the front end fills it),
 	 * with an out buffer for a fragment block. May wait for blocks in
 	 * flight to be written. */
-	int (*get_block)(sqfs_block_processor_t *bp, bool fragment,
+	int (*get_block)(block_processor_t *bp, bool fragment,
 			 bp_block_t **out);
 	/* A free FILE_END marker (no buffers). */
-	int (*get_marker)(sqfs_block_processor_t *bp, bp_block_t **out);
+	int (*get_marker)(block_processor_t *bp, bp_block_t **out);
 	/* Process blk and hand it to the writer in submission order. Takes
 	 * ownership of blk, also on failure. */
-	int (*submit)(sqfs_block_processor_t *bp, bp_block_t *blk);
+	int (*submit)(block_processor_t *bp, bp_block_t *blk);
 	/* Wait until everything submitted has been written. */
-	int (*sync)(sqfs_block_processor_t *bp);
+	int (*sync)(block_processor_t *bp);
 	/* Free the back end's own state (blocks are freed by the caller). */
-	void (*destroy)(sqfs_block_processor_t *bp);
+	void (*destroy)(block_processor_t *bp);
 } bp_backend_t;
 
 /* Make the serial back end bp's back end. */
-int bp_serial_init(sqfs_block_processor_t *bp);
+int bp_serial_init(block_processor_t *bp);
 
 #ifdef WITH_PTHREAD
 /* Start num_workers threads and make the pool bp's back end. */
-int bp_pool_init(sqfs_block_processor_t *bp);
+int bp_pool_init(block_processor_t *bp);
 #endif
 
 /* ---- frontend.c ---------------------------------------------------------- */
@@ -435,13 +434,13 @@ typedef enum {
 	BP_STATE_BROKEN,
 } bp_state_t;
 
-struct sqfs_block_processor {
-	sqfs_block_processor_desc_t desc;
+struct block_processor {
+	block_processor_desc_t desc;
 	const bp_backend_t *ops;
 	void *backend;
 	bp_state_t state;
 	/* Counts files and bytes_in. */
-	sqfs_block_stats_t stats;
+	block_stats_t stats;
 
 	bp_proc_t proc;
 	bp_block_pool_t blocks;
@@ -454,7 +453,7 @@ struct sqfs_block_processor {
 
 	/* The open file. */
 	struct {
-		sqfs_file_data_t *fd;
+		file_data_t *fd;
 		unsigned int flags;
 		/* Entries allocated in fd->block_sizes. */
 		uint32_t capacity;

@@ -76,7 +76,7 @@ struct pool {
 	size_t max_in_flight;
 
 	/* for making the workers' state */
-	const sqfs_block_processor_t *bp;
+	const block_processor_t *bp;
 };
 
 /* Insert blk into a list sorted by proc_seq. Workers finish roughly in
@@ -198,7 +198,7 @@ static size_t buffers_of(bool fragment)
 }
 
 /* A block submitted earlier is done with. */
-static void release(sqfs_block_processor_t *bp, pool_t *pool, bp_block_t *blk)
+static void release(block_processor_t *bp, pool_t *pool, bp_block_t *blk)
 {
 	if (!blk->marker) {
 		pool->in_flight -= buffers_of(blk->out != NULL);
@@ -208,7 +208,7 @@ static void release(sqfs_block_processor_t *bp, pool_t *pool, bp_block_t *blk)
 
 /* Complete one block taken off the done queue, in submission order: it
  * goes to the block writer at once. Takes ownership. */
-static int complete(sqfs_block_processor_t *bp, bp_block_t *blk)
+static int complete(block_processor_t *bp, bp_block_t *blk)
 {
 	pool_t *pool = bp->backend;
 	int ret = blk->error;
@@ -220,13 +220,13 @@ static int complete(sqfs_block_processor_t *bp, bp_block_t *blk)
 }
 
 /* Blocks submitted and not yet taken off the done queue. */
-static bool pipeline_busy(const sqfs_block_processor_t *bp, const pool_t *pool)
+static bool pipeline_busy(const block_processor_t *bp, const pool_t *pool)
 {
 	return pool->next_done_seq != bp->next_proc_seq;
 }
 
 /* Complete blocks that are ready, without waiting. */
-static int complete_ready(sqfs_block_processor_t *bp, pool_t *pool)
+static int complete_ready(block_processor_t *bp, pool_t *pool)
 {
 	bp_block_t *blk;
 	int ret;
@@ -248,7 +248,7 @@ static bool backlog_full(const pool_t *pool, size_t n)
 	return pool->in_flight + n > pool->max_in_flight;
 }
 
-static int pool_get_block(sqfs_block_processor_t *bp, bool fragment,
+static int pool_get_block(block_processor_t *bp, bool fragment,
 			  bp_block_t **out)
 {
 	pool_t *pool = bp->backend;
@@ -265,7 +265,7 @@ static int pool_get_block(sqfs_block_processor_t *bp, bool fragment,
 	return bp_block_alloc(&bp->blocks, fragment, out);
 }
 
-static int pool_get_marker(sqfs_block_processor_t *bp, bp_block_t **out)
+static int pool_get_marker(block_processor_t *bp, bp_block_t **out)
 {
 	pool_t *pool = bp->backend;
 	int ret;
@@ -279,7 +279,7 @@ static int pool_get_marker(sqfs_block_processor_t *bp, bp_block_t **out)
 	return bp_marker_alloc(&bp->blocks, out);
 }
 
-static int pool_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
+static int pool_submit(block_processor_t *bp, bp_block_t *blk)
 {
 	pool_t *pool = bp->backend;
 
@@ -300,7 +300,7 @@ static int pool_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 	return complete_ready(bp, pool);
 }
 
-static int pool_sync(sqfs_block_processor_t *bp)
+static int pool_sync(block_processor_t *bp)
 {
 	pool_t *pool = bp->backend;
 	int ret;
@@ -313,7 +313,7 @@ static int pool_sync(sqfs_block_processor_t *bp)
 	return 0;
 }
 
-static void pool_destroy(sqfs_block_processor_t *bp)
+static void pool_destroy(block_processor_t *bp)
 {
 	pool_t *pool = bp->backend;
 
@@ -335,7 +335,7 @@ static const bp_backend_t bp_pool_backend = {
 };
 
 /* The backlog in buffers: max_backlog, bounded in bytes. */
-static size_t backlog_buffers(const sqfs_block_processor_desc_t *desc)
+static size_t backlog_buffers(const block_processor_desc_t *desc)
 {
 	size_t limit = desc->max_backlog;
 
@@ -346,7 +346,7 @@ static size_t backlog_buffers(const sqfs_block_processor_desc_t *desc)
 	return limit > 0 ? limit : 1;
 }
 
-int bp_pool_init(sqfs_block_processor_t *bp)
+int bp_pool_init(block_processor_t *bp)
 {
 	util_workers_desc_t desc = {0};
 	pool_t *pool;

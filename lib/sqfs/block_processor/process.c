@@ -42,8 +42,7 @@ void bp_proc_init(bp_proc_t *proc, uint32_t block_size,
 	proc->hash_fn = bp_xxh3;
 }
 
-void sqfs_block_processor_set_hash_fn(sqfs_block_processor_t *bp,
-				      bp_hash_fn_t fn)
+void block_processor_set_hash_fn(block_processor_t *bp, bp_hash_fn_t fn)
 {
 	bp->proc.hash_fn = fn != NULL ? fn : bp_xxh3;
 }
@@ -140,7 +139,7 @@ static int bp_compress(const bp_proc_t *proc, sqfs_compressor_t *cmp,
 	uint8_t *dst = blk->out != NULL ? blk->out : scratch;
 	ptrdiff_t ret = 0;
 
-	if (!(blk->flags & SQFS_BLK_DONT_COMPRESS) &&
+	if (!(blk->flags & BP_FILE_DONT_COMPRESS) &&
 	    !(proc->probe && looks_incompressible(blk->data, blk->size, dst))) {
 		ret = sqfs_compressor_compress(cmp, blk->data, blk->size, dst,
 					       blk->size);
@@ -182,7 +181,7 @@ int bp_process_block(const bp_proc_t *proc, sqfs_compressor_t *cmp,
 	case BP_BLOCK_DATA:
 		if (blk->size == 0)
 			return SQFS_ERROR_INTERNAL;
-		if (!(blk->flags & SQFS_BLK_NO_SPARSE) &&
+		if (!(blk->flags & BP_FILE_NO_SPARSE) &&
 		    bp_is_zero(blk->data, blk->size))
 			return 0;
 		return bp_compress(proc, cmp, scratch, blk);

@@ -12,23 +12,23 @@
 #include <stdlib.h>
 
 /* The back end's state (bp->backend): scratch space for processing. */
-static uint8_t *scratch(const sqfs_block_processor_t *bp)
+static uint8_t *scratch(const block_processor_t *bp)
 {
 	return bp->backend;
 }
 
-static int serial_get_block(sqfs_block_processor_t *bp, bool fragment,
+static int serial_get_block(block_processor_t *bp, bool fragment,
 			    bp_block_t **out)
 {
 	return bp_block_alloc(&bp->blocks, fragment, out);
 }
 
-static int serial_get_marker(sqfs_block_processor_t *bp, bp_block_t **out)
+static int serial_get_marker(block_processor_t *bp, bp_block_t **out)
 {
 	return bp_marker_alloc(&bp->blocks, out);
 }
 
-static int serial_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
+static int serial_submit(block_processor_t *bp, bp_block_t *blk)
 {
 	int ret;
 
@@ -40,13 +40,13 @@ static int serial_submit(sqfs_block_processor_t *bp, bp_block_t *blk)
 	return ret;
 }
 
-static int serial_sync(sqfs_block_processor_t *bp)
+static int serial_sync(block_processor_t *bp)
 {
 	(void)bp;
 	return 0;
 }
 
-static void serial_destroy(sqfs_block_processor_t *bp)
+static void serial_destroy(block_processor_t *bp)
 {
 	free(bp->backend);
 	bp->backend = NULL;
@@ -60,7 +60,7 @@ static const bp_backend_t serial_backend = {
     .destroy = serial_destroy,
 };
 
-int bp_serial_init(sqfs_block_processor_t *bp)
+int bp_serial_init(block_processor_t *bp)
 {
 	bp->backend = malloc(bp->desc.block_size);
 	if (bp->backend == NULL)

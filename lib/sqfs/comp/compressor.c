@@ -24,7 +24,7 @@ static const char *const names[SQFS_COMP_MAX + 1] = {
     [SQFS_COMP_LZ4] = "lz4",   [SQFS_COMP_ZSTD] = "zstd",
 };
 
-static const sqfs_comp_backend_t *const backends[SQFS_COMP_MAX + 1] = {
+static const comp_backend_t *const backends[SQFS_COMP_MAX + 1] = {
 #ifdef WITH_GZIP
     [SQFS_COMP_GZIP] = &sqfs_comp_gzip,
 #endif
@@ -42,7 +42,7 @@ static const sqfs_comp_backend_t *const backends[SQFS_COMP_MAX + 1] = {
 #endif
 };
 
-static const sqfs_comp_backend_t *get_backend(int id)
+static const comp_backend_t *get_backend(int id)
 {
 	if (id < SQFS_COMP_MIN || id > SQFS_COMP_MAX)
 		return NULL;
@@ -94,7 +94,7 @@ sqfs_compressor_id_t sqfs_compressor_default(void)
 
 const char *sqfs_compressor_options_help(int id)
 {
-	const sqfs_comp_backend_t *be = get_backend(id);
+	const comp_backend_t *be = get_backend(id);
 
 	return be == NULL ? NULL : be->help;
 }
@@ -103,7 +103,7 @@ int sqfs_compressor_config_init(sqfs_compressor_config_t *cfg,
 				sqfs_compressor_id_t id, uint32_t block_size,
 				uint16_t flags)
 {
-	const sqfs_comp_backend_t *be = get_backend(id);
+	const comp_backend_t *be = get_backend(id);
 
 	if (be == NULL)
 		return SQFS_ERROR_UNSUPPORTED;
@@ -120,7 +120,7 @@ int sqfs_compressor_config_init(sqfs_compressor_config_t *cfg,
 
 int sqfs_compressor_config_validate(const sqfs_compressor_config_t *cfg)
 {
-	const sqfs_comp_backend_t *be = get_backend(cfg->id);
+	const comp_backend_t *be = get_backend(cfg->id);
 
 	if (be == NULL)
 		return SQFS_ERROR_UNSUPPORTED;
@@ -129,7 +129,7 @@ int sqfs_compressor_config_validate(const sqfs_compressor_config_t *cfg)
 	return be->validate(cfg);
 }
 
-int sqfs_comp_error(char *err, size_t errsize, const char *fmt, ...)
+int comp_error(char *err, size_t errsize, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -141,42 +141,41 @@ int sqfs_comp_error(char *err, size_t errsize, const char *fmt, ...)
 	return SQFS_ERROR_ARG_INVALID;
 }
 
-int sqfs_comp_parse_uint(const char *key, const char *value, uint32_t min,
-			 uint32_t max, uint32_t *out, char *err, size_t errsize)
+int comp_parse_uint(const char *key, const char *value, uint32_t min,
+		    uint32_t max, uint32_t *out, char *err, size_t errsize)
 {
 	unsigned long long v = 0;
 
 	if (value == NULL || *value == '\0')
-		return sqfs_comp_error(err, errsize, "'%s' needs a value", key);
+		return comp_error(err, errsize, "'%s' needs a value", key);
 
 	for (const char *p = value; *p != '\0'; ++p) {
 		if (*p < '0' || *p > '9')
-			return sqfs_comp_error(err, errsize,
-					       "'%s': '%s' is not a number",
-					       key, value);
+			return comp_error(err, errsize,
+					  "'%s': '%s' is not a number", key,
+					  value);
 		v = v * 10 + (unsigned long long)(*p - '0');
 		if (v > UINT32_MAX)
 			break;
 	}
 
 	if (v < min || v > max) {
-		return sqfs_comp_error(err, errsize,
-				       "'%s' must be between %u and %u", key,
-				       (unsigned)min, (unsigned)max);
+		return comp_error(err, errsize,
+				  "'%s' must be between %u and %u", key,
+				  (unsigned)min, (unsigned)max);
 	}
 	*out = (uint32_t)v;
 	return 0;
 }
 
-int sqfs_comp_parse_size(const char *key, const char *value,
-			 uint32_t percent_base, uint32_t *out, char *err,
-			 size_t errsize)
+int comp_parse_size(const char *key, const char *value, uint32_t percent_base,
+		    uint32_t *out, char *err, size_t errsize)
 {
 	unsigned long long v = 0;
 	const char *p = value;
 
 	if (value == NULL || *value == '\0')
-		return sqfs_comp_error(err, errsize, "'%s' needs a value", key);
+		return comp_error(err, errsize, "'%s' needs a value", key);
 
 	if (*p < '0' || *p > '9')
 		goto fail;
@@ -214,14 +213,14 @@ int sqfs_comp_parse_size(const char *key, const char *value,
 	*out = (uint32_t)v;
 	return 0;
 fail:
-	return sqfs_comp_error(err, errsize, "'%s': '%s' is not a valid size",
-			       key, value);
+	return comp_error(err, errsize, "'%s': '%s' is not a valid size", key,
+			  value);
 }
 
 int sqfs_compressor_config_parse(sqfs_compressor_config_t *cfg,
 				 const char *options, char *err, size_t errsize)
 {
-	const sqfs_comp_backend_t *be = get_backend(cfg->id);
+	const comp_backend_t *be = get_backend(cfg->id);
 	char *copy, *item, *save = NULL;
 	int ret = 0;
 
@@ -252,9 +251,8 @@ int sqfs_compressor_config_parse(sqfs_compressor_config_t *cfg,
 	if (ret == 0) {
 		ret = be->validate(cfg);
 		if (ret != 0 && err != NULL && errsize > 0 && err[0] == '\0') {
-			sqfs_comp_error(err, errsize,
-					"options out of range for %s",
-					be->name);
+			comp_error(err, errsize, "options out of range for %s",
+				   be->name);
 		}
 	}
 	return ret;
@@ -263,7 +261,7 @@ int sqfs_compressor_config_parse(sqfs_compressor_config_t *cfg,
 int sqfs_compressor_config_format(const sqfs_compressor_config_t *cfg,
 				  char *buffer, size_t size)
 {
-	const sqfs_comp_backend_t *be = get_backend(cfg->id);
+	const comp_backend_t *be = get_backend(cfg->id);
 	int len;
 
 	if (be == NULL)
@@ -280,7 +278,7 @@ int sqfs_compressor_config_format(const sqfs_compressor_config_t *cfg,
 int sqfs_compressor_config_write_options(const sqfs_compressor_config_t *cfg,
 					 sqfs_file_t *file)
 {
-	const sqfs_comp_backend_t *be = get_backend(cfg->id);
+	const comp_backend_t *be = get_backend(cfg->id);
 	uint8_t block[2 + SQFS_COMP_OPTIONS_MAX_SIZE];
 	size_t len;
 	int ret;
@@ -303,7 +301,7 @@ int sqfs_compressor_config_write_options(const sqfs_compressor_config_t *cfg,
 int sqfs_compressor_config_read_options(sqfs_compressor_config_t *cfg,
 					sqfs_file_t *file)
 {
-	const sqfs_comp_backend_t *be = get_backend(cfg->id);
+	const comp_backend_t *be = get_backend(cfg->id);
 	uint8_t payload[SQFS_COMP_OPTIONS_MAX_SIZE];
 	uint8_t header[2];
 	uint16_t len;
@@ -341,7 +339,7 @@ int sqfs_compressor_config_read_options(sqfs_compressor_config_t *cfg,
 int sqfs_compressor_create(const sqfs_compressor_config_t *cfg,
 			   sqfs_compressor_t **out)
 {
-	const sqfs_comp_backend_t *be = get_backend(cfg->id);
+	const comp_backend_t *be = get_backend(cfg->id);
 	int ret;
 
 	if (be == NULL)

@@ -102,18 +102,16 @@ static int gzip_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 	int ret;
 
 	if (strcmp(key, "level") == 0) {
-		ret =
-		    sqfs_comp_parse_uint(key, value, SQFS_GZIP_MIN_LEVEL,
-					 SQFS_GZIP_MAX_LEVEL, &v, err, errsize);
+		ret = comp_parse_uint(key, value, SQFS_GZIP_MIN_LEVEL,
+				      SQFS_GZIP_MAX_LEVEL, &v, err, errsize);
 		if (ret == 0)
 			cfg->opt.gzip.level = v;
 		return ret;
 	}
 
 	if (strcmp(key, "window") == 0) {
-		ret = sqfs_comp_parse_uint(key, value, SQFS_GZIP_MIN_WINDOW,
-					   SQFS_GZIP_MAX_WINDOW, &v, err,
-					   errsize);
+		ret = comp_parse_uint(key, value, SQFS_GZIP_MIN_WINDOW,
+				      SQFS_GZIP_MAX_WINDOW, &v, err, errsize);
 		if (ret == 0)
 			cfg->opt.gzip.window_size = (uint16_t)v;
 		return ret;
@@ -123,14 +121,14 @@ static int gzip_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 		if (strcmp(key, strategies[i].name) != 0)
 			continue;
 		if (value != NULL) {
-			return sqfs_comp_error(
-			    err, errsize, "gzip: '%s' takes no value", key);
+			return comp_error(err, errsize,
+					  "gzip: '%s' takes no value", key);
 		}
 		cfg->opt.gzip.strategies |= strategies[i].bit;
 		return 0;
 	}
 
-	return sqfs_comp_error(err, errsize, "gzip: unknown option '%s'", key);
+	return comp_error(err, errsize, "gzip: unknown option '%s'", key);
 }
 
 static int gzip_format(const sqfs_compressor_config_t *cfg, char *buf,
@@ -386,7 +384,7 @@ static int gzip_copy(const sqfs_compressor_t *cmp, sqfs_compressor_t **out)
 	return gzip_create(&cmp->cfg, out);
 }
 
-static const sqfs_compressor_ops_t gzip_ops = {
+static const compressor_ops_t gzip_ops = {
     .destroy = gzip_destroy,
     .copy = gzip_copy,
     .compress = gzip_compress,
@@ -489,7 +487,7 @@ static int gzip_create(const sqfs_compressor_config_t *cfg,
 	return 0;
 }
 
-const sqfs_comp_backend_t sqfs_comp_gzip = {
+const comp_backend_t sqfs_comp_gzip = {
     .id = SQFS_COMP_GZIP,
     .name = "gzip",
     .help = "level=<1..9>     compression level (default 9)\n"

@@ -5,7 +5,7 @@
  * compressor.c owns everything common (ids and names, option-string
  * splitting, the options block header, dispatch); a back end file
  * (gzip.c, xz.c, ...) supplies only what is specific to its codec through
- * one sqfs_comp_backend_t.
+ * one comp_backend_t.
  */
 #ifndef SQFS_COMP_INTERNAL_H
 #define SQFS_COMP_INTERNAL_H
@@ -22,11 +22,11 @@ typedef struct {
 			      size_t size, uint8_t *out, size_t outsize);
 	ptrdiff_t (*uncompress)(sqfs_compressor_t *cmp, const uint8_t *in,
 				size_t size, uint8_t *out, size_t outsize);
-} sqfs_compressor_ops_t;
+} compressor_ops_t;
 
 /* Every back end's object starts with this. */
 struct sqfs_compressor {
-	const sqfs_compressor_ops_t *ops;
+	const compressor_ops_t *ops;
 	sqfs_compressor_config_t cfg;
 };
 
@@ -45,7 +45,7 @@ typedef struct {
 	/*
 	 * Apply one option; value is NULL when the option had no '='.
 	 * SQFS_ERROR_ARG_INVALID with a message in err for unknown options
-	 * and bad values (use sqfs_comp_error).
+	 * and bad values (use comp_error).
 	 */
 	int (*parse_option)(sqfs_compressor_config_t *cfg, const char *key,
 			    const char *value, char *err, size_t errsize);
@@ -69,18 +69,18 @@ typedef struct {
 	/* Create an instance; cfg has been validated. */
 	int (*create)(const sqfs_compressor_config_t *cfg,
 		      sqfs_compressor_t **out);
-} sqfs_comp_backend_t;
+} comp_backend_t;
 
-extern const sqfs_comp_backend_t sqfs_comp_gzip;
-extern const sqfs_comp_backend_t sqfs_comp_lzma;
-extern const sqfs_comp_backend_t sqfs_comp_lzo;
-extern const sqfs_comp_backend_t sqfs_comp_xz;
-extern const sqfs_comp_backend_t sqfs_comp_lz4;
-extern const sqfs_comp_backend_t sqfs_comp_zstd;
+extern const comp_backend_t sqfs_comp_gzip;
+extern const comp_backend_t sqfs_comp_lzma;
+extern const comp_backend_t sqfs_comp_lzo;
+extern const comp_backend_t sqfs_comp_xz;
+extern const comp_backend_t sqfs_comp_lz4;
+extern const comp_backend_t sqfs_comp_zstd;
 
 /* Format a message into err (if there is room); returns
- * SQFS_ERROR_ARG_INVALID so callers can write `return sqfs_comp_error(...)`. */
-int sqfs_comp_error(char *err, size_t errsize, const char *fmt, ...)
+ * SQFS_ERROR_ARG_INVALID so callers can write `return comp_error(...)`. */
+int comp_error(char *err, size_t errsize, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*
@@ -88,16 +88,14 @@ int sqfs_comp_error(char *err, size_t errsize, const char *fmt, ...)
  * or malformed value or one out of range gives SQFS_ERROR_ARG_INVALID with
  * a message.
  */
-int sqfs_comp_parse_uint(const char *key, const char *value, uint32_t min,
-			 uint32_t max, uint32_t *out, char *err,
-			 size_t errsize);
+int comp_parse_uint(const char *key, const char *value, uint32_t min,
+		    uint32_t max, uint32_t *out, char *err, size_t errsize);
 
 /*
  * Parse a size: a decimal number with an optional K or M suffix (binary
  * units), or N% of percent_base. No range check.
  */
-int sqfs_comp_parse_size(const char *key, const char *value,
-			 uint32_t percent_base, uint32_t *out, char *err,
-			 size_t errsize);
+int comp_parse_size(const char *key, const char *value, uint32_t percent_base,
+		    uint32_t *out, char *err, size_t errsize);
 
 #endif /* SQFS_COMP_INTERNAL_H */

@@ -44,11 +44,11 @@ static int lz4_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 			    const char *value, char *err, size_t errsize)
 {
 	if (strcmp(key, "hc") != 0)
-		return sqfs_comp_error(err, errsize, "lz4: unknown option '%s'",
-				       key);
+		return comp_error(err, errsize, "lz4: unknown option '%s'",
+				  key);
 	if (value != NULL)
-		return sqfs_comp_error(err, errsize, "lz4: '%s' takes no value",
-				       key);
+		return comp_error(err, errsize, "lz4: '%s' takes no value",
+				  key);
 
 	cfg->opt.lz4.flags |= SQFS_LZ4_HC;
 	return 0;
@@ -160,7 +160,7 @@ static int lz4_copy(const sqfs_compressor_t *cmp, sqfs_compressor_t **out)
 	return lz4_create(&cmp->cfg, out);
 }
 
-static const sqfs_compressor_ops_t lz4_ops = {
+static const compressor_ops_t lz4_ops = {
     .destroy = lz4_destroy,
     .copy = lz4_copy,
     .compress = lz4_compress,
@@ -216,7 +216,7 @@ static int lz4_create(const sqfs_compressor_config_t *cfg,
 	return 0;
 }
 
-const sqfs_comp_backend_t sqfs_comp_lz4 = {
+const comp_backend_t sqfs_comp_lz4 = {
     .id = SQFS_COMP_LZ4,
     .name = "lz4",
     .help = "hc               high compression: slower, smaller "

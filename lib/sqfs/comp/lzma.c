@@ -34,20 +34,20 @@ static const char *const lzma1_filter_names[] = {
 
 static void lzma1_defaults(sqfs_compressor_config_t *cfg)
 {
-	sqfs_lzma_defaults(cfg, SQFS_LZMA_DEFAULT_LEVEL);
+	lzmaopt_defaults(cfg, SQFS_LZMA_DEFAULT_LEVEL);
 }
 
 static int lzma1_validate(const sqfs_compressor_config_t *cfg)
 {
 	if (cfg->opt.xz.filters != 0)
 		return SQFS_ERROR_ARG_INVALID;
-	return sqfs_lzma_validate(cfg);
+	return lzmaopt_validate(cfg);
 }
 
 static int lzma1_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 			      const char *value, char *err, size_t errsize)
 {
-	int ret = sqfs_lzma_parse_option(cfg, key, value, err, errsize);
+	int ret = lzmaopt_parse_option(cfg, key, value, err, errsize);
 
 	if (ret != SQFS_LZMA_OPTION_UNKNOWN)
 		return ret;
@@ -56,18 +56,18 @@ static int lzma1_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 	     i < sizeof(lzma1_filter_names) / sizeof(lzma1_filter_names[0]);
 	     ++i) {
 		if (strcmp(key, lzma1_filter_names[i]) == 0)
-			return sqfs_comp_error(err, errsize,
-					       "lzma has no filters ('%s' is "
-					       "an xz option)",
-					       key);
+			return comp_error(err, errsize,
+					  "lzma has no filters ('%s' is "
+					  "an xz option)",
+					  key);
 	}
-	return sqfs_comp_error(err, errsize, "unknown lzma option '%s'", key);
+	return comp_error(err, errsize, "unknown lzma option '%s'", key);
 }
 
 static int lzma1_format(const sqfs_compressor_config_t *cfg, char *buf,
 			size_t size)
 {
-	return sqfs_lzma_format(cfg, buf, size);
+	return lzmaopt_format(cfg, buf, size);
 }
 
 static size_t lzma1_encode_options(const sqfs_compressor_config_t *cfg,
@@ -144,7 +144,7 @@ static ptrdiff_t lzma1_uncompress(sqfs_compressor_t *cmp, const uint8_t *in,
 
 	/* with a known size the decoder may stop before the end marker
 	 * that follows it, so bytes may be left */
-	return sqfs_lzma_run_decoder(&lz->dec, in, size, out, outsize, true);
+	return lzmaopt_run_decoder(&lz->dec, in, size, out, outsize, true);
 }
 
 static void lzma1_destroy(sqfs_compressor_t *cmp)
@@ -164,7 +164,7 @@ static int lzma1_copy(const sqfs_compressor_t *cmp, sqfs_compressor_t **out)
 	return lzma1_create(&cmp->cfg, out);
 }
 
-static const sqfs_compressor_ops_t lzma1_ops = {
+static const compressor_ops_t lzma1_ops = {
     .destroy = lzma1_destroy,
     .copy = lzma1_copy,
     .compress = lzma1_compress,
@@ -187,7 +187,7 @@ static int lzma1_create(const sqfs_compressor_config_t *cfg,
 	lz->dec = init;
 
 	if (!(cfg->flags & SQFS_COMP_FLAG_UNCOMPRESS)) {
-		ret = sqfs_lzma_encoder_options(cfg, &lz->opt);
+		ret = lzmaopt_encoder_options(cfg, &lz->opt);
 		if (ret != 0) {
 			free(lz);
 			return ret;
@@ -198,7 +198,7 @@ static int lzma1_create(const sqfs_compressor_config_t *cfg,
 	return 0;
 }
 
-const sqfs_comp_backend_t sqfs_comp_lzma = {
+const comp_backend_t sqfs_comp_lzma = {
     .id = SQFS_COMP_LZMA,
     .name = "lzma",
     .help = SQFS_LZMA_HELP("5"),

@@ -21,7 +21,7 @@
  * valid block never comes close (dictionaries are at most 1 MiB). */
 #define SQFS_LZMA_MEMLIMIT (64u * 1024 * 1024)
 
-/* sqfs_lzma_parse_option's result for a key it does not know. */
+/* lzmaopt_parse_option's result for a key it does not know. */
 #define SQFS_LZMA_OPTION_UNKNOWN 1
 
 /* The help lines of the shared options; level is the default preset. */
@@ -43,28 +43,27 @@
  * blocks 8 KiB is allowed too, as gensquashfs writes that (metadata blocks
  * are 8 KiB).
  */
-bool sqfs_lzma_dict_size_valid(uint32_t dict_size, uint32_t block_size);
+bool lzmaopt_dict_size_valid(uint32_t dict_size, uint32_t block_size);
 
 /* Set the shared settings to their defaults with the given preset. */
-void sqfs_lzma_defaults(sqfs_compressor_config_t *cfg, uint32_t level);
+void lzmaopt_defaults(sqfs_compressor_config_t *cfg, uint32_t level);
 
 /* Check the shared settings: 0 or SQFS_ERROR_ARG_INVALID. */
-int sqfs_lzma_validate(const sqfs_compressor_config_t *cfg);
+int lzmaopt_validate(const sqfs_compressor_config_t *cfg);
 
 /*
  * Apply one of the shared options. Returns 0, SQFS_ERROR_ARG_INVALID with
  * a message, or SQFS_LZMA_OPTION_UNKNOWN if key is not a shared option.
  */
-int sqfs_lzma_parse_option(sqfs_compressor_config_t *cfg, const char *key,
-			   const char *value, char *err, size_t errsize);
+int lzmaopt_parse_option(sqfs_compressor_config_t *cfg, const char *key,
+			 const char *value, char *err, size_t errsize);
 
 /* Print the shared settings, snprintf-style. */
-int sqfs_lzma_format(const sqfs_compressor_config_t *cfg, char *buf,
-		     size_t size);
+int lzmaopt_format(const sqfs_compressor_config_t *cfg, char *buf, size_t size);
 
 /* The LZMA1/LZMA2 encoder settings for cfg: 0 or SQFS_ERROR_COMPRESSOR. */
-int sqfs_lzma_encoder_options(const sqfs_compressor_config_t *cfg,
-			      lzma_options_lzma *opt);
+int lzmaopt_encoder_options(const sqfs_compressor_config_t *cfg,
+			    lzma_options_lzma *opt);
 
 /*
  * Run a freshly initialised decoder over size bytes of in, writing at most
@@ -72,8 +71,8 @@ int sqfs_lzma_encoder_options(const sqfs_compressor_config_t *cfg,
  * the output would not fit, SQFS_ERROR_CORRUPTED for a bad stream (or for
  * bytes after its end, unless allow_trailing), SQFS_ERROR_ALLOC.
  */
-ptrdiff_t sqfs_lzma_run_decoder(lzma_stream *strm, const uint8_t *in,
-				size_t size, uint8_t *out, size_t outsize,
-				bool allow_trailing);
+ptrdiff_t lzmaopt_run_decoder(lzma_stream *strm, const uint8_t *in, size_t size,
+			      uint8_t *out, size_t outsize,
+			      bool allow_trailing);
 
 #endif /* SQFS_COMP_LZMA_INTERNAL_H */

@@ -16,7 +16,7 @@ static uint32_t dict_size_max(uint32_t block_size)
 						  : SQFS_XZ_MIN_DICT_SIZE;
 }
 
-bool sqfs_lzma_dict_size_valid(uint32_t dict_size, uint32_t block_size)
+bool lzmaopt_dict_size_valid(uint32_t dict_size, uint32_t block_size)
 {
 	uint32_t low = dict_size & (~dict_size + 1);
 
@@ -29,7 +29,7 @@ bool sqfs_lzma_dict_size_valid(uint32_t dict_size, uint32_t block_size)
 	return dict_size == low || dict_size == 3 * low;
 }
 
-void sqfs_lzma_defaults(sqfs_compressor_config_t *cfg, uint32_t level)
+void lzmaopt_defaults(sqfs_compressor_config_t *cfg, uint32_t level)
 {
 	cfg->opt.xz.dict_size = cfg->block_size;
 	cfg->opt.xz.level = level;
@@ -39,9 +39,9 @@ void sqfs_lzma_defaults(sqfs_compressor_config_t *cfg, uint32_t level)
 	cfg->opt.xz.pb = SQFS_XZ_DEFAULT_PB;
 }
 
-int sqfs_lzma_validate(const sqfs_compressor_config_t *cfg)
+int lzmaopt_validate(const sqfs_compressor_config_t *cfg)
 {
-	if (!sqfs_lzma_dict_size_valid(cfg->opt.xz.dict_size, cfg->block_size))
+	if (!lzmaopt_dict_size_valid(cfg->opt.xz.dict_size, cfg->block_size))
 		return SQFS_ERROR_ARG_INVALID;
 	if (cfg->opt.xz.level > SQFS_XZ_MAX_LEVEL)
 		return SQFS_ERROR_ARG_INVALID;
@@ -57,26 +57,26 @@ static int parse_bits(const char *key, const char *value, uint32_t max,
 		      uint8_t *out, char *err, size_t errsize)
 {
 	uint32_t v;
-	int ret = sqfs_comp_parse_uint(key, value, 0, max, &v, err, errsize);
+	int ret = comp_parse_uint(key, value, 0, max, &v, err, errsize);
 
 	if (ret == 0)
 		*out = (uint8_t)v;
 	return ret;
 }
 
-int sqfs_lzma_parse_option(sqfs_compressor_config_t *cfg, const char *key,
-			   const char *value, char *err, size_t errsize)
+int lzmaopt_parse_option(sqfs_compressor_config_t *cfg, const char *key,
+			 const char *value, char *err, size_t errsize)
 {
 	uint32_t v;
 	int ret;
 
 	if (strcmp(key, "dictsize") == 0) {
-		ret = sqfs_comp_parse_size(key, value, cfg->block_size, &v, err,
-					   errsize);
+		ret = comp_parse_size(key, value, cfg->block_size, &v, err,
+				      errsize);
 		if (ret != 0)
 			return ret;
-		if (!sqfs_lzma_dict_size_valid(v, cfg->block_size)) {
-			return sqfs_comp_error(
+		if (!lzmaopt_dict_size_valid(v, cfg->block_size)) {
+			return comp_error(
 			    err, errsize,
 			    "'dictsize': %u must be 2^n or 2^n+2^(n-1) "
 			    "bytes, %u to %u",
@@ -87,9 +87,9 @@ int sqfs_lzma_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 		return 0;
 	}
 	if (strcmp(key, "level") == 0) {
-		return sqfs_comp_parse_uint(key, value, SQFS_XZ_MIN_LEVEL,
-					    SQFS_XZ_MAX_LEVEL,
-					    &cfg->opt.xz.level, err, errsize);
+		return comp_parse_uint(key, value, SQFS_XZ_MIN_LEVEL,
+				       SQFS_XZ_MAX_LEVEL, &cfg->opt.xz.level,
+				       err, errsize);
 	}
 	if (strcmp(key, "lc") == 0)
 		return parse_bits(key, value, LZMA_LCLP_MAX, &cfg->opt.xz.lc,
@@ -102,16 +102,15 @@ int sqfs_lzma_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 				  errsize);
 	if (strcmp(key, "extreme") == 0) {
 		if (value != NULL)
-			return sqfs_comp_error(err, errsize,
-					       "'extreme' takes no value");
+			return comp_error(err, errsize,
+					  "'extreme' takes no value");
 		cfg->flags |= SQFS_COMP_FLAG_EXTREME;
 		return 0;
 	}
 	return SQFS_LZMA_OPTION_UNKNOWN;
 }
 
-int sqfs_lzma_format(const sqfs_compressor_config_t *cfg, char *buf,
-		     size_t size)
+int lzmaopt_format(const sqfs_compressor_config_t *cfg, char *buf, size_t size)
 {
 	return snprintf(buf, size, "dictsize=%u,level=%u,lc=%u,lp=%u,pb=%u%s",
 			(unsigned)cfg->opt.xz.dict_size,
@@ -121,8 +120,8 @@ int sqfs_lzma_format(const sqfs_compressor_config_t *cfg, char *buf,
 							      : "");
 }
 
-int sqfs_lzma_encoder_options(const sqfs_compressor_config_t *cfg,
-			      lzma_options_lzma *opt)
+int lzmaopt_encoder_options(const sqfs_compressor_config_t *cfg,
+			    lzma_options_lzma *opt)
 {
 	uint32_t preset = cfg->opt.xz.level;
 
@@ -138,9 +137,8 @@ int sqfs_lzma_encoder_options(const sqfs_compressor_config_t *cfg,
 	return 0;
 }
 
-ptrdiff_t sqfs_lzma_run_decoder(lzma_stream *strm, const uint8_t *in,
-				size_t size, uint8_t *out, size_t outsize,
-				bool allow_trailing)
+ptrdiff_t lzmaopt_run_decoder(lzma_stream *strm, const uint8_t *in, size_t size,
+			      uint8_t *out, size_t outsize, bool allow_trailing)
 {
 	lzma_ret ret;
 

@@ -106,16 +106,15 @@ static int sqlzo_parse_algorithm(sqfs_compressor_config_t *cfg,
 	uint32_t id;
 
 	if (value == NULL || *value == '\0')
-		return sqfs_comp_error(err, errsize,
-				       "'algorithm' needs a value");
+		return comp_error(err, errsize, "'algorithm' needs a value");
 
 	for (id = 0; id < LZO_ALGORITHM_COUNT; ++id) {
 		if (strcmp(value, sqlzo_algorithms[id].name) == 0)
 			break;
 	}
 	if (id == LZO_ALGORITHM_COUNT)
-		return sqfs_comp_error(err, errsize,
-				       "unknown lzo algorithm '%s'", value);
+		return comp_error(err, errsize, "unknown lzo algorithm '%s'",
+				  value);
 
 	if (id == SQFS_LZO1X_999) {
 		/* keep a level given before the algorithm */
@@ -125,7 +124,7 @@ static int sqlzo_parse_algorithm(sqfs_compressor_config_t *cfg,
 		/* a level other than the default was asked for explicitly */
 		if (cfg->opt.lzo.algorithm == SQFS_LZO1X_999 &&
 		    cfg->opt.lzo.level != SQFS_LZO_DEFAULT_LEVEL)
-			return sqfs_comp_error(
+			return comp_error(
 			    err, errsize,
 			    "'level' is only valid with lzo1x_999");
 		cfg->opt.lzo.level = 0;
@@ -142,15 +141,15 @@ static int sqlzo_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 
 	if (strcmp(key, "level") == 0) {
 		if (cfg->opt.lzo.algorithm != SQFS_LZO1X_999)
-			return sqfs_comp_error(
+			return comp_error(
 			    err, errsize,
 			    "'level' is only valid with lzo1x_999");
-		return sqfs_comp_parse_uint(key, value, SQFS_LZO_MIN_LEVEL,
-					    SQFS_LZO_MAX_LEVEL,
-					    &cfg->opt.lzo.level, err, errsize);
+		return comp_parse_uint(key, value, SQFS_LZO_MIN_LEVEL,
+				       SQFS_LZO_MAX_LEVEL, &cfg->opt.lzo.level,
+				       err, errsize);
 	}
 
-	return sqfs_comp_error(err, errsize, "unknown lzo option '%s'", key);
+	return comp_error(err, errsize, "unknown lzo option '%s'", key);
 }
 
 static int sqlzo_format(const sqfs_compressor_config_t *cfg, char *buf,
@@ -281,7 +280,7 @@ static int sqlzo_copy(const sqfs_compressor_t *cmp, sqfs_compressor_t **out)
 	return sqlzo_create(&cmp->cfg, out);
 }
 
-static const sqfs_compressor_ops_t sqlzo_ops = {
+static const compressor_ops_t sqlzo_ops = {
     .destroy = sqlzo_destroy,
     .copy = sqlzo_copy,
     .compress = sqlzo_compress,
@@ -325,7 +324,7 @@ static int sqlzo_create(const sqfs_compressor_config_t *cfg,
 	return 0;
 }
 
-const sqfs_comp_backend_t sqfs_comp_lzo = {
+const comp_backend_t sqfs_comp_lzo = {
     .id = SQFS_COMP_LZO,
     .name = "lzo",
     .help = "algorithm=NAME  lzo1x_1, lzo1x_1_11, lzo1x_1_12, lzo1x_1_15 "

@@ -99,7 +99,7 @@ static size_t xz_max_block(const sqfs_compressor_config_t *cfg)
 
 static void xz_defaults(sqfs_compressor_config_t *cfg)
 {
-	sqfs_lzma_defaults(cfg, SQFS_XZ_DEFAULT_LEVEL);
+	lzmaopt_defaults(cfg, SQFS_XZ_DEFAULT_LEVEL);
 }
 
 static int xz_validate(const sqfs_compressor_config_t *cfg)
@@ -112,7 +112,7 @@ static int xz_validate(const sqfs_compressor_config_t *cfg)
 
 	if (cfg->opt.xz.filters & ~allowed)
 		return SQFS_ERROR_ARG_INVALID;
-	return sqfs_lzma_validate(cfg);
+	return lzmaopt_validate(cfg);
 }
 
 static int xz_parse_option(sqfs_compressor_config_t *cfg, const char *key,
@@ -121,7 +121,7 @@ static int xz_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 	size_t i;
 	int ret;
 
-	ret = sqfs_lzma_parse_option(cfg, key, value, err, errsize);
+	ret = lzmaopt_parse_option(cfg, key, value, err, errsize);
 	if (ret != SQFS_LZMA_OPTION_UNKNOWN)
 		return ret;
 
@@ -129,10 +129,10 @@ static int xz_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 		if (strcmp(key, xz_filters[i].name) != 0)
 			continue;
 		if (value != NULL)
-			return sqfs_comp_error(err, errsize,
-					       "'%s' takes no value", key);
+			return comp_error(err, errsize, "'%s' takes no value",
+					  key);
 		if (xz_filters[i].id == LZMA_VLI_UNKNOWN)
-			return sqfs_comp_error(
+			return comp_error(
 			    err, errsize,
 			    "the xz filter '%s' is not supported by the "
 			    "liblzma this was built with",
@@ -141,13 +141,13 @@ static int xz_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 		return 0;
 	}
 
-	return sqfs_comp_error(err, errsize, "unknown xz option '%s'", key);
+	return comp_error(err, errsize, "unknown xz option '%s'", key);
 }
 
 static int xz_format(const sqfs_compressor_config_t *cfg, char *buf,
 		     size_t size)
 {
-	int len = sqfs_lzma_format(cfg, buf, size);
+	int len = lzmaopt_format(cfg, buf, size);
 
 	for (size_t i = 0; i < XZ_FILTER_COUNT && len >= 0; ++i) {
 		size_t used = (size_t)len;
@@ -186,7 +186,7 @@ static int xz_decode_options(sqfs_compressor_config_t *cfg,
 	dict_size = get_le32(payload);
 	filters = get_le32(payload + 4);
 
-	if (!sqfs_lzma_dict_size_valid(dict_size, cfg->block_size))
+	if (!lzmaopt_dict_size_valid(dict_size, cfg->block_size))
 		return SQFS_ERROR_CORRUPTED;
 	if (filters & ~(uint32_t)SQFS_XZ_FILTER_ALL)
 		return SQFS_ERROR_CORRUPTED;
@@ -316,7 +316,7 @@ static ptrdiff_t xz_uncompress(sqfs_compressor_t *cmp, const uint8_t *in,
 		return ret == LZMA_MEM_ERROR ? SQFS_ERROR_ALLOC
 					     : SQFS_ERROR_COMPRESSOR;
 
-	return sqfs_lzma_run_decoder(&xz->strm, in, size, out, outsize, false);
+	return lzmaopt_run_decoder(&xz->strm, in, size, out, outsize, false);
 }
 
 static void xz_destroy(sqfs_compressor_t *cmp)
@@ -338,7 +338,7 @@ static int xz_copy(const sqfs_compressor_t *cmp, sqfs_compressor_t **out)
 	return xz_create(&cmp->cfg, out);
 }
 
-static const sqfs_compressor_ops_t xz_ops = {
+static const compressor_ops_t xz_ops = {
     .destroy = xz_destroy,
     .copy = xz_copy,
     .compress = xz_compress,
@@ -363,7 +363,7 @@ static int xz_create(const sqfs_compressor_config_t *cfg,
 	xz->allocator.opaque = &xz->cache;
 
 	if (!(cfg->flags & SQFS_COMP_FLAG_UNCOMPRESS)) {
-		ret = sqfs_lzma_encoder_options(cfg, &xz->opt);
+		ret = lzmaopt_encoder_options(cfg, &xz->opt);
 		if (ret != 0) {
 			free(xz);
 			return ret;
@@ -399,7 +399,7 @@ static const char xz_help[] = SQFS_LZMA_HELP("6")
 	;
 /* clang-format on */
 
-const sqfs_comp_backend_t sqfs_comp_xz = {
+const comp_backend_t sqfs_comp_xz = {
     .id = SQFS_COMP_XZ,
     .name = "xz",
     .help = xz_help,

@@ -49,11 +49,11 @@ static int zstd_parse_option(sqfs_compressor_config_t *cfg, const char *key,
 	int ret;
 
 	if (strcmp(key, "level") != 0)
-		return sqfs_comp_error(err, errsize,
-				       "zstd: unknown option '%s'", key);
+		return comp_error(err, errsize, "zstd: unknown option '%s'",
+				  key);
 
-	ret = sqfs_comp_parse_uint(key, value, SQFS_ZSTD_MIN_LEVEL,
-				   SQFS_ZSTD_MAX_LEVEL, &v, err, errsize);
+	ret = comp_parse_uint(key, value, SQFS_ZSTD_MIN_LEVEL,
+			      SQFS_ZSTD_MAX_LEVEL, &v, err, errsize);
 	if (ret == 0)
 		cfg->opt.zstd.level = v;
 	return ret;
@@ -177,7 +177,7 @@ static int zstd_copy(const sqfs_compressor_t *cmp, sqfs_compressor_t **out)
 	return zstd_create(&cmp->cfg, out);
 }
 
-static const sqfs_compressor_ops_t zstd_ops = {
+static const compressor_ops_t zstd_ops = {
     .destroy = zstd_destroy,
     .copy = zstd_copy,
     .compress = zstd_compress,
@@ -248,7 +248,7 @@ fail:
 	return ret;
 }
 
-const sqfs_comp_backend_t sqfs_comp_zstd = {
+const comp_backend_t sqfs_comp_zstd = {
     .id = SQFS_COMP_ZSTD,
     .name = "zstd",
     .help = "level=<1..22>    compression level (default 15)\n",

@@ -31,7 +31,6 @@
  * and for the link resolution markers. */
 #define NODE_MAX_COUNT (UINT32_MAX - 16u)
 
-
 enum {
 	/* Taken out of the tree (replaced or dropped); not in the hash map. */
 	NODE_REMOVED = 0x01,
@@ -59,7 +58,7 @@ typedef struct {
 	const char *name;
 	union {
 		/* Regular file: its data record, at a fixed address. */
-		sqfs_file_data_t *file;
+		file_data_t *file;
 		/* Symlink target, or hard link target path. */
 		const char *target;
 		/* Device number, encoded. */
@@ -107,7 +106,7 @@ typedef struct {
 
 	/* File data records: chunks of FILE_CHUNK, at fixed addresses until
 	 * the tree is destroyed (the block processor fills them in late). */
-	sqfs_file_data_t **file_chunks;
+	file_data_t **file_chunks;
 	size_t file_chunk_count;
 	size_t file_count;
 
@@ -148,7 +147,7 @@ int wr_tree_new_node(wr_tree_t *t, uint32_t parent, const char *name,
 		     size_t len, uint32_t *id);
 
 /* A new file data record at a fixed address. */
-int wr_tree_new_file_data(wr_tree_t *t, sqfs_file_data_t **out);
+int wr_tree_new_file_data(wr_tree_t *t, file_data_t **out);
 
 /* The child of parent named by len bytes at name, or NODE_NIL. */
 uint32_t wr_tree_lookup(const wr_tree_t *t, uint32_t parent, const char *name,
@@ -195,8 +194,8 @@ struct sqfs_writer {
 	sqfs_writer_options_t opt;
 	sqfs_compressor_t *cmp;
 	sqfs_id_table_t *idtbl;
-	struct sqfs_xattr_writer *xw;
-	sqfs_block_processor_t *bp;
+	struct xattr_writer *xw;
+	block_processor_t *bp;
 	sqfs_super_t super;
 
 	wr_tree_t tree;
@@ -206,7 +205,7 @@ struct sqfs_writer {
 	bool finished;
 
 	/* Words of the last failure (sqfs_writer_error). */
-	sqfs_errtext_t err;
+	errtext_t err;
 	/* A failure that was not a refusal: the writer cannot go on, and
 	 * says why at every call (sqfs_writer_usable). */
 	bool broken;

@@ -42,7 +42,7 @@ typedef struct {
 	uint32_t written;
 	sqfs_meta_writer_t *im;
 	sqfs_meta_writer_t *dm;
-	sqfs_dir_writer_t *dw;
+	dir_writer_t *dw;
 	sqfs_inode_t *ino;
 	size_t ino_capacity;
 	uint64_t *export_table;
@@ -189,7 +189,7 @@ static int emit_inode(ser_t *s, wr_node_t *n, sqfs_inode_t *ino)
 
 static int write_file(ser_t *s, wr_node_t *n)
 {
-	const sqfs_file_data_t *fd = n->data.file;
+	const file_data_t *fd = n->data.file;
 	uint64_t size = fd->size, sparse = fd->sparse_bytes;
 	sqfs_inode_t *ino;
 	bool ext;
@@ -298,26 +298,25 @@ static int write_dir(ser_t *s, uint32_t id)
 		sqfs_meta_writer_get_position(s->dm, &block, &offset);
 		dref = (block << 16) | offset;
 	} else {
-		ret = sqfs_dir_writer_begin(s->dw);
+		ret = dir_writer_begin(s->dw);
 		for (uint32_t i = first; ret == 0 && i < end; ++i) {
 			const child_t *c = &s->children[i];
 			const wr_node_t *obj = entry_object(s, c->id);
 
-			ret = sqfs_dir_writer_add_entry(
-			    s->dw, c->name, obj->num, obj->ref, obj->itype);
+			ret = dir_writer_add_entry(s->dw, c->name, obj->num,
+						   obj->ref, obj->itype);
 		}
 		if (ret == 0)
-			ret = sqfs_dir_writer_end(s->dw);
+			ret = dir_writer_end(s->dw);
 		if (ret != 0)
 			return ret;
 
-		size = sqfs_dir_writer_get_size(s->dw);
+		size = dir_writer_get_size(s->dw);
 		if (size > 0xFFFFFFFFu - 3u)
 			return SQFS_ERROR_OVERFLOW;
 		size += 3;
-		dref = sqfs_dir_writer_get_dir_reference(s->dw);
-		index =
-		    sqfs_dir_writer_get_index(s->dw, &index_size, &index_count);
+		dref = dir_writer_get_dir_reference(s->dw);
+		index = dir_writer_get_index(s->dw, &index_size, &index_count);
 	}
 
 	if ((dref >> 16) > 0xFFFFFFFFu || index_count > 0xFFFF)
@@ -462,7 +461,7 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 		ret = sqfs_meta_writer_create(
 		    file, wr->cmp, SQFS_META_WRITER_KEEP_IN_MEMORY, &s.dm);
 	if (ret == 0)
-		ret = sqfs_dir_writer_create(s.dm, &s.dw);
+		ret = dir_writer_create(s.dm, &s.dw);
 	if (ret != 0)
 		goto out;
 
@@ -495,7 +494,7 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 	s.export_table = NULL;
 out:
 	if (s.dw != NULL)
-		sqfs_dir_writer_destroy(s.dw);
+		dir_writer_destroy(s.dw);
 	sqfs_meta_writer_destroy(s.dm);
 	sqfs_meta_writer_destroy(s.im);
 	free(s.export_table);

@@ -133,15 +133,15 @@ int wr_tree_new_node(wr_tree_t *t, uint32_t parent, const char *name,
 	return 0;
 }
 
-int wr_tree_new_file_data(wr_tree_t *t, sqfs_file_data_t **out)
+int wr_tree_new_file_data(wr_tree_t *t, file_data_t **out)
 {
 	size_t chunk = t->file_count / FILE_CHUNK;
-	sqfs_file_data_t *fd;
+	file_data_t *fd;
 
 	if (chunk >= t->file_chunk_count) {
 		size_t count =
 		    t->file_chunk_count ? t->file_chunk_count * 2 : 16;
-		sqfs_file_data_t **chunks;
+		file_data_t **chunks;
 
 		if (count > SIZE_MAX / sizeof(chunks[0]))
 			return SQFS_ERROR_ALLOC;
@@ -383,7 +383,7 @@ size_t wr_tree_memory(const wr_tree_t *t)
 	bytes += t->file_chunk_count * sizeof(t->file_chunks[0]);
 	for (size_t i = 0; i < t->file_chunk_count; ++i) {
 		if (t->file_chunks[i] != NULL)
-			bytes += FILE_CHUNK * sizeof(sqfs_file_data_t);
+			bytes += FILE_CHUNK * sizeof(file_data_t);
 	}
 
 	bytes += ((size_t)t->bucket_mask + 1u) * sizeof(t->buckets[0]);
@@ -415,7 +415,7 @@ int wr_tree_init(wr_tree_t *t)
 void wr_tree_cleanup(wr_tree_t *t)
 {
 	for (size_t i = 0; i < t->file_count; ++i)
-		sqfs_file_data_cleanup(
+		file_data_cleanup(
 		    &t->file_chunks[i / FILE_CHUNK][i % FILE_CHUNK]);
 	for (size_t i = 0; i < t->file_chunk_count; ++i)
 		free(t->file_chunks[i]);

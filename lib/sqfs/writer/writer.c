@@ -59,10 +59,10 @@ void sqfs_writer_destroy(sqfs_writer_t *wr)
 		return;
 
 	/* The processor may still refer to file data records. */
-	sqfs_block_processor_destroy(wr->bp);
+	block_processor_destroy(wr->bp);
 	wr_tree_cleanup(&wr->tree);
 	if (wr->xw != NULL)
-		sqfs_xattr_writer_destroy(wr->xw);
+		xattr_writer_destroy(wr->xw);
 	sqfs_id_table_destroy(wr->idtbl);
 	sqfs_compressor_destroy(wr->cmp);
 	free(wr);
@@ -133,7 +133,7 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 		       sqfs_writer_t **out, char *why)
 {
 	static const uint8_t zeros[SQFS_SUPER_SIZE];
-	sqfs_block_processor_desc_t desc;
+	block_processor_desc_t desc;
 	sqfs_writer_t *wr;
 	const char *stage = NULL;
 	int ret;
@@ -190,7 +190,7 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 
 	ret = sqfs_id_table_create(&wr->idtbl);
 	if (ret == 0)
-		ret = sqfs_xattr_writer_create(&wr->xw);
+		ret = xattr_writer_create(&wr->xw);
 	if (ret == 0)
 		ret = wr_tree_init(&wr->tree);
 	if (ret != 0)
@@ -212,7 +212,7 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	desc.no_fragments = (opt->flags & SQFS_WRITER_NO_FRAGMENTS) != 0;
 	desc.no_probe = (opt->flags & SQFS_WRITER_NO_PROBE) != 0;
 
-	ret = sqfs_block_processor_create(&desc, &wr->bp);
+	ret = block_processor_create(&desc, &wr->bp);
 	if (ret != 0)
 		goto fail;
 
@@ -241,9 +241,8 @@ fail:
 static int check_xattrs(sqfs_writer_t *wr, const sqfs_entry_t *e)
 {
 	if (e->xattr_count > 0 && e->xattrs == NULL)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"%zu xattrs but no list",
-					e->xattr_count);
+		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+				   "%zu xattrs but no list", e->xattr_count);
 
 	for (size_t i = 0; i < e->xattr_count; ++i) {
 		const sqfs_xattr_t *x = &e->xattrs[i];
@@ -251,9 +250,8 @@ static int check_xattrs(sqfs_writer_t *wr, const sqfs_entry_t *e)
 		int ret = sqfs_xattr_check(x, &why);
 
 		if (ret != 0)
-			return sqfs_errtext_set(&wr->err, ret, "xattr '%s': %s",
-						x->key != NULL ? x->key : "",
-						why);
+			return errtext_set(&wr->err, ret, "xattr '%s': %s",
+					   x->key != NULL ? x->key : "", why);
 	}
 	return 0;
 }
@@ -275,30 +273,30 @@ static int check_object(sqfs_writer_t *wr, const sqfs_entry_t *e,
 	uint32_t fmt = e->mode & S_IFMT;
 
 	if ((e->mode & ~(uint32_t)(S_IFMT | 07777)) != 0)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"mode 0%o has bits besides the type "
-					"and 07777",
-					(unsigned int)e->mode);
+		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+				   "mode 0%o has bits besides the type "
+				   "and 07777",
+				   (unsigned int)e->mode);
 	if (!known_type(fmt))
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"mode 0%o is of no file type",
-					(unsigned int)e->mode);
+		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+				   "mode 0%o is of no file type",
+				   (unsigned int)e->mode);
 	if (fmt != S_IFREG && file_flags != 0)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"file flags 0x%x for an entry that is "
-					"not a regular file",
-					file_flags);
+		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+				   "file flags 0x%x for an entry that is "
+				   "not a regular file",
+				   file_flags);
 	if ((file_flags & ~known_flags) != 0)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"unknown file flags 0x%x",
-					file_flags & ~known_flags);
+		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+				   "unknown file flags 0x%x",
+				   file_flags & ~known_flags);
 
 	if (fmt == S_IFCHR || fmt == S_IFBLK) {
 		uint32_t rdev;
 
 		if (!sqfs_inode_encode_rdev(e->rdev_major, e->rdev_minor,
 					    &rdev))
-			return sqfs_errtext_set(
+			return errtext_set(
 			    &wr->err, SQFS_ERROR_OVERFLOW,
 			    "device number %u:%u does not fit the image "
 			    "(major up to %u, minor up to %u)",
@@ -309,27 +307,25 @@ static int check_object(sqfs_writer_t *wr, const sqfs_entry_t *e,
 		size_t tlen;
 
 		if (e->symlink_target == NULL)
-			return sqfs_errtext_set(&wr->err,
-						SQFS_ERROR_ARG_INVALID,
-						"no symlink target");
+			return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					   "no symlink target");
 		tlen = strnlen(e->symlink_target, SQFS_MAX_SYMLINK_SIZE + 1);
 		if (tlen == 0)
-			return sqfs_errtext_set(&wr->err,
-						SQFS_ERROR_ARG_INVALID,
-						"symlink with an empty target");
+			return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					   "symlink with an empty target");
 		if (tlen > SQFS_MAX_SYMLINK_SIZE)
-			return sqfs_errtext_set(
+			return errtext_set(
 			    &wr->err, SQFS_ERROR_ARG_INVALID,
 			    "symlink target longer than %u bytes",
 			    (unsigned int)SQFS_MAX_SYMLINK_SIZE);
 	} else if (fmt == S_IFREG &&
 		   e->size / wr->opt.block_size > MAX_FILE_BLOCKS) {
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_OVERFLOW,
-					"size %llu is too large for the image "
-					"(at most %llu blocks of %u bytes)",
-					(unsigned long long)e->size,
-					(unsigned long long)MAX_FILE_BLOCKS,
-					(unsigned int)wr->opt.block_size);
+		return errtext_set(&wr->err, SQFS_ERROR_OVERFLOW,
+				   "size %llu is too large for the image "
+				   "(at most %llu blocks of %u bytes)",
+				   (unsigned long long)e->size,
+				   (unsigned long long)MAX_FILE_BLOCKS,
+				   (unsigned int)wr->opt.block_size);
 	}
 
 	if (wr->opt.flags & SQFS_WRITER_NO_XATTRS)
@@ -348,12 +344,12 @@ static bool all_reserved_zero(const sqfs_entry_t *e)
 static int check_state(sqfs_writer_t *wr)
 {
 	if (wr->finished)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
-					"the image is finished");
+		return errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
+				   "the image is finished");
 	if (wr->open_file != NODE_NIL)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
-					"a file is still open: "
-					"sqfs_writer_end_file comes first");
+		return errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
+				   "a file is still open: "
+				   "sqfs_writer_end_file comes first");
 	return 0;
 }
 
@@ -365,7 +361,7 @@ static int path_refused(sqfs_writer_t *wr, const char *path, int code,
 	size_t len;
 
 	if (path == NULL)
-		return sqfs_errtext_set(&wr->err, code, "%s is missing", what);
+		return errtext_set(&wr->err, code, "%s is missing", what);
 	for (;;) {
 		int ret = wr_path_next(&path, &comp, &len);
 
@@ -375,12 +371,11 @@ static int path_refused(sqfs_writer_t *wr, const char *path, int code,
 			continue;
 		/* comp is the component refused */
 		if (len == 2 && comp[0] == '.' && comp[1] == '.')
-			return sqfs_errtext_set(&wr->err, code, "'..' in %s",
-						what);
-		return sqfs_errtext_set(&wr->err, code,
-					"a name in %s is %zu bytes long, "
-					"more than %u",
-					what, len, (unsigned int)SQFS_NAME_MAX);
+			return errtext_set(&wr->err, code, "'..' in %s", what);
+		return errtext_set(&wr->err, code,
+				   "a name in %s is %zu bytes long, "
+				   "more than %u",
+				   what, len, (unsigned int)SQFS_NAME_MAX);
 	}
 	return code;
 }
@@ -434,7 +429,7 @@ static int plan_place(sqfs_writer_t *wr, const char *path, place_t *pl)
 				pl->rest = comp;
 				pl->missing = 1;
 			} else if (!wr_node_is_dir(wr_node(&wr->tree, id))) {
-				return sqfs_errtext_set(
+				return errtext_set(
 				    &wr->err, SQFS_ERROR_NOT_DIR,
 				    "'%.*s': not a directory",
 				    (int)((size_t)(comp - start) + clen),
@@ -487,15 +482,14 @@ static int check_room(sqfs_writer_t *wr, const sqfs_entry_t *e,
 	}
 	more = new_ids(wr, ids, count);
 	if (more > 0 && sqfs_id_table_count(wr->idtbl) + more > SQFS_MAX_IDS)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_LIMIT,
-					"owner %u, group %u: the image holds "
-					"at most %u different ids",
-					e->uid, e->gid,
-					(unsigned int)SQFS_MAX_IDS);
+		return errtext_set(&wr->err, SQFS_ERROR_LIMIT,
+				   "owner %u, group %u: the image holds "
+				   "at most %u different ids",
+				   e->uid, e->gid, (unsigned int)SQFS_MAX_IDS);
 	if ((uint64_t)wr->tree.node_count + pl->missing + 1 > NODE_MAX_COUNT)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_LIMIT,
-					"the image holds at most %u entries",
-					(unsigned int)NODE_MAX_COUNT);
+		return errtext_set(&wr->err, SQFS_ERROR_LIMIT,
+				   "the image holds at most %u entries",
+				   (unsigned int)NODE_MAX_COUNT);
 	return 0;
 }
 
@@ -532,14 +526,13 @@ static int commit_attr(sqfs_writer_t *wr, const sqfs_entry_t *e,
 	if (e->xattr_count == 0 || (wr->opt.flags & SQFS_WRITER_NO_XATTRS))
 		return 0;
 
-	ret = sqfs_xattr_writer_begin(wr->xw);
+	ret = xattr_writer_begin(wr->xw);
 	for (size_t i = 0; ret == 0 && i < e->xattr_count; ++i) {
-		ret = sqfs_xattr_writer_add(wr->xw, e->xattrs[i].key,
-					    e->xattrs[i].value,
-					    e->xattrs[i].size);
+		ret = xattr_writer_add(wr->xw, e->xattrs[i].key,
+				       e->xattrs[i].value, e->xattrs[i].size);
 	}
 	if (ret == 0)
-		ret = sqfs_xattr_writer_end(wr->xw, &out->xattr);
+		ret = xattr_writer_end(wr->xw, &out->xattr);
 	return ret;
 }
 
@@ -637,9 +630,9 @@ static int check_hard_link(sqfs_writer_t *wr, const sqfs_entry_t *e,
 	int ret;
 
 	if (file_flags != 0)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"file flags 0x%x for a hard link",
-					file_flags);
+		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+				   "file flags 0x%x for a hard link",
+				   file_flags);
 	ret = wr_path_check(e->hard_link, &depth);
 	if (ret != 0)
 		return path_refused(wr, e->hard_link, ret,
@@ -692,11 +685,11 @@ static unsigned int block_flags(unsigned int flags)
 		unsigned int file;
 		unsigned int blk;
 	} map[] = {
-	    {SQFS_FILE_DONT_COMPRESS, SQFS_BLK_DONT_COMPRESS},
-	    {SQFS_FILE_DONT_FRAGMENT, SQFS_BLK_DONT_FRAGMENT},
-	    {SQFS_FILE_DONT_DEDUPLICATE, SQFS_BLK_DONT_DEDUPLICATE},
-	    {SQFS_FILE_NO_SPARSE, SQFS_BLK_NO_SPARSE},
-	    {SQFS_FILE_ALIGN, SQFS_BLK_ALIGN},
+	    {SQFS_FILE_DONT_COMPRESS, BP_FILE_DONT_COMPRESS},
+	    {SQFS_FILE_DONT_FRAGMENT, BP_FILE_DONT_FRAGMENT},
+	    {SQFS_FILE_DONT_DEDUPLICATE, BP_FILE_DONT_DEDUPLICATE},
+	    {SQFS_FILE_NO_SPARSE, BP_FILE_NO_SPARSE},
+	    {SQFS_FILE_ALIGN, BP_FILE_ALIGN},
 	};
 	unsigned int out = 0;
 	size_t i;
@@ -713,7 +706,7 @@ static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
 			 const sqfs_entry_t *e, unsigned int file_flags)
 {
 	uint32_t fmt = e->mode & S_IFMT, id;
-	sqfs_file_data_t *fd = NULL;
+	file_data_t *fd = NULL;
 	const char *target = NULL;
 	node_attr_t a;
 	int ret;
@@ -740,8 +733,8 @@ static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
 	} else if (fmt == S_IFREG) {
 		ret = wr_tree_new_file_data(&wr->tree, &fd);
 		if (ret == 0)
-			ret = sqfs_block_processor_begin(
-			    wr->bp, fd, block_flags(file_flags));
+			ret = block_processor_begin(wr->bp, fd,
+						    block_flags(file_flags));
 		if (ret != 0)
 			return ret;
 	}
@@ -778,14 +771,14 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 	if (ret != 0)
 		return ret;
 	if (e == NULL)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"no entry");
+		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+				   "no entry");
 	if (!all_reserved_zero(e))
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"the reserved room of the entry is "
-					"not zero");
+		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+				   "the reserved room of the entry is "
+				   "not zero");
 	if ((e->flags & ~known_entry_flags) != 0)
-		return sqfs_errtext_set(
+		return errtext_set(
 		    &wr->err, SQFS_ERROR_ARG_INVALID,
 		    "unknown entry flags 0x%x",
 		    (unsigned int)(e->flags & ~known_entry_flags));
@@ -793,10 +786,9 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 	if (e->flags & SQFS_ENTRY_POST) {
 		/* a reader's second report of a directory: nothing new */
 		if (link || (e->mode & S_IFMT) != S_IFDIR)
-			return sqfs_errtext_set(&wr->err,
-						SQFS_ERROR_ARG_INVALID,
-						"a second report of an entry "
-						"that is not a directory");
+			return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+					   "a second report of an entry "
+					   "that is not a directory");
 		return 0;
 	}
 
@@ -804,8 +796,8 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 	if (ret != 0)
 		return path_refused(wr, e->path, ret, "the path");
 	if (depth == 0 && (link || (e->mode & S_IFMT) != S_IFDIR))
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"the root can only be a directory");
+		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+				   "the root can only be a directory");
 	ret = link ? check_hard_link(wr, e, file_flags)
 		   : check_object(wr, e, file_flags);
 	if (ret == 0)
@@ -832,10 +824,10 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 static int check_open(sqfs_writer_t *wr)
 {
 	if (wr->finished || wr->open_file == NODE_NIL)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
-					"no file is open: "
-					"sqfs_writer_add of a regular file "
-					"comes first");
+		return errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
+				   "no file is open: "
+				   "sqfs_writer_add of a regular file "
+				   "comes first");
 	return 0;
 }
 
@@ -844,15 +836,14 @@ static int append(sqfs_writer_t *wr, const void *data, size_t size,
 {
 	*broken = false;
 	if (data == NULL && size > 0)
-		return sqfs_errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
-					"%zu bytes of data but no pointer",
-					size);
+		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
+				   "%zu bytes of data but no pointer", size);
 	if (check_open(wr) != 0)
 		return SQFS_ERROR_SEQUENCE;
 	if (size == 0)
 		return 0;
 	*broken = true;
-	return sqfs_block_processor_append(wr->bp, data, size);
+	return block_processor_append(wr->bp, data, size);
 }
 
 static int append_hole(sqfs_writer_t *wr, uint64_t size, bool *broken)
@@ -863,7 +854,7 @@ static int append_hole(sqfs_writer_t *wr, uint64_t size, bool *broken)
 	if (size == 0)
 		return 0;
 	*broken = true;
-	return sqfs_block_processor_append_hole(wr->bp, size);
+	return block_processor_append_hole(wr->bp, size);
 }
 
 static int end_file(sqfs_writer_t *wr, bool *broken)
@@ -875,7 +866,7 @@ static int end_file(sqfs_writer_t *wr, bool *broken)
 		return SQFS_ERROR_SEQUENCE;
 
 	*broken = true;
-	ret = sqfs_block_processor_end(wr->bp);
+	ret = block_processor_end(wr->bp);
 	if (ret == 0)
 		wr->open_file = NODE_NIL;
 	return ret;
@@ -938,10 +929,10 @@ static int broken_link(sqfs_writer_t *wr)
 		    n->num != LINK_BROKEN)
 			continue;
 		path = wr_tree_node_path(t, id);
-		sqfs_errtext_set(&wr->err, SQFS_ERROR_NO_ENTRY,
-				 "hard link '%s': target '%s' does not exist "
-				 "or is a directory",
-				 path != NULL ? path : "?", n->data.target);
+		errtext_set(&wr->err, SQFS_ERROR_NO_ENTRY,
+			    "hard link '%s': target '%s' does not exist "
+			    "or is a directory",
+			    path != NULL ? path : "?", n->data.target);
 		free(path);
 		break;
 	}
@@ -990,19 +981,19 @@ static int finish(sqfs_writer_t *wr)
 
 	wr->finished = true;
 
-	ret = sqfs_block_processor_finish(wr->bp);
+	ret = block_processor_finish(wr->bp);
 	if (ret == 0)
 		ret = wr_write_tables(wr, &export_table);
 	if (ret == 0)
-		ret = sqfs_block_processor_write_fragment_table(wr->bp, super);
+		ret = block_processor_write_fragment_table(wr->bp, super);
 	if (ret == 0 && export_table != NULL)
-		ret = sqfs_export_table_write(wr->file, wr->cmp, export_table,
-					      super->inode_count, super);
+		ret = export_table_write(wr->file, wr->cmp, export_table,
+					 super->inode_count, super);
 	free(export_table);
 	if (ret == 0)
 		ret = sqfs_id_table_write(wr->idtbl, wr->file, super, wr->cmp);
 	if (ret == 0)
-		ret = sqfs_xattr_writer_flush(wr->xw, wr->file, super, wr->cmp);
+		ret = xattr_writer_flush(wr->xw, wr->file, super, wr->cmp);
 	if (ret != 0)
 		return ret;
 
@@ -1025,7 +1016,7 @@ static int finish(sqfs_writer_t *wr)
 
 void sqfs_writer_get_stats(const sqfs_writer_t *wr, sqfs_writer_stats_t *stats)
 {
-	sqfs_block_stats_t bs;
+	block_stats_t bs;
 
 	memset(stats, 0, sizeof(*stats));
 	if (wr == NULL)
@@ -1036,7 +1027,7 @@ void sqfs_writer_get_stats(const sqfs_writer_t *wr, sqfs_writer_stats_t *stats)
 		stats->image_size = wr->file->get_size(wr->file);
 
 	memset(&bs, 0, sizeof(bs));
-	sqfs_block_processor_get_stats(wr->bp, &bs);
+	block_processor_get_stats(wr->bp, &bs);
 	stats->bytes_in = bs.bytes_in;
 	stats->bytes_written = bs.bytes_written;
 	stats->data_blocks = bs.data_blocks;
@@ -1059,9 +1050,8 @@ static int refuse_if_broken(sqfs_writer_t *wr)
 {
 	if (!wr->broken)
 		return 0;
-	return sqfs_errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
-				"the writer failed earlier: %s",
-				wr->broken_why);
+	return errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
+			   "the writer failed earlier: %s", wr->broken_why);
 }
 
 /* The exit of a call: a failure that is not a refusal breaks the writer
@@ -1069,9 +1059,9 @@ static int refuse_if_broken(sqfs_writer_t *wr)
 static int call_end(sqfs_writer_t *wr, int ret, bool broken, const char *ctx)
 {
 	if (ctx != NULL)
-		ret = sqfs_errtext_end(&wr->err, ret, "%s", ctx);
+		ret = errtext_end(&wr->err, ret, "%s", ctx);
 	else
-		ret = sqfs_errtext_end(&wr->err, ret, NULL);
+		ret = errtext_end(&wr->err, ret, NULL);
 	if (ret != 0 && broken && !wr->broken) {
 		wr->broken = true;
 		memcpy(wr->broken_why, wr->err.text, sizeof(wr->broken_why));
@@ -1100,7 +1090,7 @@ int sqfs_writer_add(sqfs_writer_t *wr, const sqfs_entry_t *entry,
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&wr->err);
+	errtext_begin(&wr->err);
 	ret = refuse_if_broken(wr);
 	if (ret == 0)
 		ret = add(wr, entry, file_flags, &broken);
@@ -1114,7 +1104,7 @@ int sqfs_writer_append(sqfs_writer_t *wr, const void *data, size_t size)
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&wr->err);
+	errtext_begin(&wr->err);
 	ret = refuse_if_broken(wr);
 	if (ret == 0)
 		ret = append(wr, data, size, &broken);
@@ -1128,7 +1118,7 @@ int sqfs_writer_append_hole(sqfs_writer_t *wr, uint64_t size)
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&wr->err);
+	errtext_begin(&wr->err);
 	ret = refuse_if_broken(wr);
 	if (ret == 0)
 		ret = append_hole(wr, size, &broken);
@@ -1142,7 +1132,7 @@ int sqfs_writer_end_file(sqfs_writer_t *wr)
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&wr->err);
+	errtext_begin(&wr->err);
 	ret = refuse_if_broken(wr);
 	if (ret == 0)
 		ret = end_file(wr, &broken);
@@ -1158,7 +1148,7 @@ int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&wr->err);
+	errtext_begin(&wr->err);
 	ret = refuse_if_broken(wr);
 	if (ret == 0)
 		ret = drop_broken_links(wr, report, user);
@@ -1172,7 +1162,7 @@ int sqfs_writer_finish(sqfs_writer_t *wr)
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	sqfs_errtext_begin(&wr->err);
+	errtext_begin(&wr->err);
 	ret = refuse_if_broken(wr);
 	if (ret != 0)
 		return call_end(wr, ret, false, NULL);
