@@ -82,18 +82,9 @@ static const char *help_text =
     "                              file system (the mount point is kept,\n"
     "                              empty).\n";
 
-static const char *help_trailer =
-    "\n"
-    "Sizes take a K, M or G suffix. SOURCE_DATE_EPOCH, if set, must be a\n"
-    "decimal number of seconds that fits 32 bits (else: a warning, and 0).\n"
-    "The image is written beside SQFSFILE and moved there when complete;\n"
-    "a failed run leaves no file behind. Exit status: 0 success, 1 failure.\n"
-    "\n"
-    "Compressors of this build:\n";
-
 static void print_help(void)
 {
-	packer_print_help(help_text, help_trailer);
+	packer_print_help(help_text);
 }
 
 /* The options that are gensquashfs's own. */

@@ -86,16 +86,10 @@ static const char *help_text =
     "                              to the image's modification time.\n"
     "  -C, --chmod                 Set the permissions stored in the image.\n"
     "  -O, --chown                 Set the owners stored in the image.\n"
-    "  -q, --quiet                 Do not print each entry while unpacking.\n"
-    "  -j, --num-jobs N            Decompress N data blocks at once, ahead\n"
-    "                              of the file being written (-c, -u;\n"
-    "                              default: the CPUs available; 1: no\n"
-    "                              threads). With N > 1, -u also writes\n"
-    "                              and closes small files on a thread of\n"
-    "                              their own. The output is the same for\n"
-    "                              every N.\n"
-    "  -h, --help                  Print this help and exit.\n"
-    "  -V, --version               Print the version and exit.\n"
+    "  -q, --quiet                 Do not print each entry while unpacking.\n";
+
+/* After the options: how unpacking keeps to its target. */
+static const char *help_rules =
     "\n"
     "Unpacking never writes outside the unpack root: names are checked\n"
     "again (no empty, '.', '..' or '/' names), every entry is created\n"
@@ -114,6 +108,14 @@ static const char *help_text =
 static void print_help(void)
 {
 	fputs(help_text, stdout);
+	cli_print_reader_tail(
+	    stdout, "The output",
+	    "                              With N > 1, -u also "
+	    "writes and\n"
+	    "                              closes small files on "
+	    "a thread\n"
+	    "                              of their own.\n");
+	fputs(help_rules, stdout);
 }
 
 static int set_op(rd_options_t *opt, rd_op_t op, const char *path)

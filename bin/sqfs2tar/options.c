@@ -65,13 +65,10 @@ static const char *help_text =
     "                              as a file of its own, with its data.\n"
     "  -s, --no-skip               Fail on an entry a tar archive cannot\n"
     "                              hold (a socket) instead of warning and\n"
-    "                              leaving it out.\n"
-    "  -j, --num-jobs N            Decompress N data blocks at once, ahead\n"
-    "                              of the file being written (default: the\n"
-    "                              CPUs available; 1: no threads). The\n"
-    "                              archive is the same for every N.\n"
-    "  -h, --help                  Print this help and exit.\n"
-    "  -V, --version               Print the version and exit.\n"
+    "                              leaving it out.\n";
+
+/* After the options. */
+static const char *help_end =
     "\n"
     "A damaged image ends the run with an error; the archive written so\n"
     "far then has no end marker. Exit status: 0 success, 1 failure.\n"
@@ -81,6 +78,8 @@ static const char *help_text =
 static void print_help(void)
 {
 	fputs(help_text, stdout);
+	cli_print_reader_tail(stdout, "The archive", NULL);
+	fputs(help_end, stdout);
 	tar_filter_print_list(stdout);
 }
 

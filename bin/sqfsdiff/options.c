@@ -65,16 +65,12 @@ static const char *help_text =
     "                              DIR/new must not exist. Each file is\n"
     "                              written under a temporary name and\n"
     "                              renamed when complete: on an error none\n"
-    "                              is left half-written.\n"
-    "  -j, --num-jobs N            Threads unpacking each image's data\n"
-    "                              (default: the CPUs this process may run\n"
-    "                              on). The report is the same for any N.\n"
-    "  -h, --help                  Print this help text and exit.\n"
-    "  -V, --version               Print version information and exit.\n";
+    "                              is left half-written.\n";
 
 static void print_help(void)
 {
 	fputs(help_text, stdout);
+	cli_print_reader_tail(stdout, "The report", NULL);
 }
 
 int sd_parse_options(int argc, char **argv, sd_options_t *opt)

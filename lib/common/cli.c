@@ -69,3 +69,21 @@ int cli_one_argument(int argc, char **argv, const char *what, const char **out)
 	*out = argv[optind];
 	return 0;
 }
+
+void cli_print_reader_tail(FILE *fp, const char *output, const char *more)
+{
+	fprintf(fp,
+		"  -j, --num-jobs N            Decompress N data blocks at "
+		"once, ahead\n"
+		"                              of the entry being worked on\n"
+		"                              (default: the CPUs this process "
+		"may\n"
+		"                              run on; 1: no threads). %s is\n"
+		"                              the same for every N.\n",
+		output);
+	if (more != NULL)
+		fputs(more, fp);
+	fputs("  -h, --help                  Print this help and exit.\n"
+	      "  -V, --version               Print the version and exit.\n",
+	      fp);
+}

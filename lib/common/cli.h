@@ -9,6 +9,8 @@
 #ifndef COMMON_CLI_H
 #define COMMON_CLI_H
 
+#include <stdio.h>
+
 /* Returned when the run is complete without work (--help, --version). */
 #define CLI_DONE 1
 
@@ -37,5 +39,13 @@ int cli_num_jobs(const char *arg, unsigned int *out);
  * Returns 0 or -1 (printed).
  */
 int cli_one_argument(int argc, char **argv, const char *what, const char **out);
+
+/*
+ * The end of the option list of a tool that reads images (sqfs2tar,
+ * rdsquashfs, sqfsdiff): -j, what it does and that output (the archive,
+ * the output, the report) is the same for every N, then more (a line or
+ * two of the tool's own about -j, or NULL), then -h and -V.
+ */
+void cli_print_reader_tail(FILE *fp, const char *output, const char *more);
 
 #endif /* COMMON_CLI_H */

@@ -240,12 +240,23 @@ int packer_parse(packer_options_t *p, int argc, char **argv,
 	return packer_options_finish(p, argc, argv);
 }
 
-void packer_print_help(const char *own_text, const char *trailer)
+/* What every packer's help ends with, before the compressors. */
+static const char packer_help_trailer[] =
+    "\n"
+    "Sizes take a K, M or G suffix. SOURCE_DATE_EPOCH, if set, must be a\n"
+    "decimal number of seconds that fits 32 bits (else: a warning, and 0).\n"
+    "The image is written beside SQFSFILE, synced, and moved there when\n"
+    "complete; a failed run leaves no file behind, and an existing one\n"
+    "untouched. Exit status: 0 success, 1 failure.\n"
+    "\n"
+    "Compressors of this build:\n";
+
+void packer_print_help(const char *own_text)
 {
 	fputs(own_text, stdout);
 	fputs(packer_help_owner, stdout);
 	fputs("\n", stdout);
 	fputs(packer_help_image, stdout);
-	fputs(trailer, stdout);
+	fputs(packer_help_trailer, stdout);
 	comp_cli_print_list(stdout);
 }

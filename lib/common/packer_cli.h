@@ -107,7 +107,8 @@ int packer_parse(packer_options_t *p, int argc, char **argv,
 		 int (*own)(void *user, int c, const char *arg), void *user);
 
 /* Print a packer's --help: the tool's own text, the owner options, the
- * image options, the tool's trailer, and the compressors of this build. */
-void packer_print_help(const char *own_text, const char *trailer);
+ * image options, what every packer says of sizes, SOURCE_DATE_EPOCH, the
+ * output file and the exit status, and the compressors of this build. */
+void packer_print_help(const char *own_text);
 
 #endif /* COMMON_PACKER_CLI_H */
