@@ -119,6 +119,43 @@ check "bad_dotdot: no name '..' or 'escape*' in unsquashfs -lln" \
 check "bad_dotdot: a/b is there" grep -q 'squashfs-root/a/b$' "$WORK/lln"
 end_feature
 
+# An entry refused after its parents were seen to be missing leaves
+# nothing behind: 65535 FIFOs, each with an owner of its own, fill the id
+# table; the next entry, below directories no entry names, has yet another
+# owner. It is skipped (warning, exit 0; --no-skip: exit 1), and the image
+# holds neither its parents nor its owner.
+"$PYTHON" - "$WORK/ids.tar" <<'PYEOF'
+import sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.USTAR_FORMAT) as tf:
+    for i in range(65535):
+        ti = tarfile.TarInfo("f%05d" % i)
+        ti.type = tarfile.FIFOTYPE
+        ti.uid = ti.gid = i  # 0 too: the root's owner
+        ti.mtime = 1600000000
+        tf.addfile(ti)
+    ti = tarfile.TarInfo("p/q/over")
+    ti.type = tarfile.FIFOTYPE
+    ti.uid = ti.gid = 999999
+    ti.mtime = 1600000000
+    tf.addfile(ti)
+PYEOF
+t2s "$WORK/ids.sqfs" -q -c gzip <"$WORK/ids.tar"
+expect_eq "the 65536th id: skipped (exit status)" "$RC" 0
+check "the 65536th id: the warning names the entry and the limit" \
+	grep -q 'p/q/over.*at most 65535 different ids' "$WORK/t2s.err"
+"$UNSQUASHFS" -lln "$WORK/ids.sqfs" >"$WORK/ids.lln" 2>/dev/null
+check "the 65536th id: its parents were not made" \
+	sh -c "! grep -q 'squashfs-root/p' '$WORK/ids.lln'"
+expect_eq "the 65536th id: the image holds 65535 ids" \
+	"$(sb_field "$WORK/ids.sqfs" 'Number of ids')" 65535
+check "the 65536th id: every FIFO is there" \
+	sh -c "test \$(grep -c 'squashfs-root/f' '$WORK/ids.lln') = 65535"
+t2s "$WORK/ids_noskip.sqfs" -q -s -c gzip <"$WORK/ids.tar"
+expect_eq "the 65536th id with --no-skip: exit status" "$RC" 1
+check "the 65536th id with --no-skip: no image" \
+	test ! -e "$WORK/ids_noskip.sqfs"
+rm -f "$WORK/ids.tar" "$WORK/ids.sqfs" "$WORK/ids.lln"
+
 # an empty input is no archive at all
 t2s "$WORK/empty.sqfs" -q </dev/null
 case $RC in
