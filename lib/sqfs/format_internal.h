@@ -112,6 +112,10 @@
  * on, so neither writer nor reader goes beyond. */
 #define SQFS_XATTR_MAX_KEY_SIZE 255u
 #define SQFS_XATTR_MAX_VALUE_SIZE 65536u
+/* Linux's XATTR_LIST_MAX: the most bytes of names (each with its NUL) a
+ * listxattr call can return, so the most one inode's set may take: the
+ * writer refuses a bigger set, the reader a listing that grows past it. */
+#define SQFS_XATTR_MAX_LIST_SIZE 65536u
 
 /* The prefix of namespace id ("user." for 0), or NULL past the last. */
 static inline const char *xattr_prefix(unsigned int id)

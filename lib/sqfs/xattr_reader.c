@@ -27,11 +27,8 @@
 
 #define KEY_TYPE_VALID_BITS (SQFS_XATTR_TYPE_PREFIX_MASK | SQFS_XATTR_TYPE_OOL)
 
-/* Linux's XATTR_LIST_MAX: the most a listxattr call can return. */
-#define MAX_LIST_SIZE 65536u
-
 /* Every listed key takes at least "user.x" plus a NUL. */
-#define MAX_PAIRS MAX_LIST_SIZE
+#define MAX_PAIRS SQFS_XATTR_MAX_LIST_SIZE
 
 /* Out-of-line records may be shared by many keys; bound the sum. */
 #define MAX_TOTAL_VALUES (16u * 1024u * 1024u)
@@ -213,7 +210,7 @@ static int read_pair(xattr_state_t *st, bool last)
 	/* a key is a C string in the list, as Linux lists it */
 	if (memchr(name, '\0', name_size) != NULL)
 		return SQFS_ERROR_CORRUPTED;
-	if (plen + name_size + 1 > MAX_LIST_SIZE - st->list_bytes)
+	if (plen + name_size + 1 > SQFS_XATTR_MAX_LIST_SIZE - st->list_bytes)
 		return SQFS_ERROR_LIMIT;
 
 	if (type & SQFS_XATTR_TYPE_OOL) {

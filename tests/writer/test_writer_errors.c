@@ -1174,6 +1174,60 @@ static void test_writer_failure(void **state)
  * needs more blocks than the image can list is refused (OVERFLOW) and
  * changes nothing. 0 means not known; what is appended is what is stored.
  */
+/*
+ * An xattr set whose names Linux could not list whole (more than 64 KiB
+ * of names with their NULs) is refused, the writer unchanged; a key given
+ * twice counts once; a set at the limit goes in and reads back whole.
+ */
+static void test_xattr_list_limit(void **state)
+{
+	enum { KEYS = 6000 };
+	static char names[KEYS][16];
+	static sqfs_xattr_t x[KEYS + 64];
+	sqfs_xattr_t *list = NULL;
+	sqfs_image_t *img;
+	sqfs_inode_t *root;
+	sqfs_writer_t *wr;
+	sqfs_file_t *file;
+	sqfs_entry_t e;
+	size_t count = 0, total = 0, fit;
+
+	(void)state;
+	/* "user.k00000" and its NUL: 12 bytes a key */
+	for (size_t i = 0; i < KEYS; ++i) {
+		snprintf(names[i], sizeof(names[i]), "user.k%05zu", i);
+		x[i].key = names[i];
+		x[i].value = "v";
+		x[i].size = 1;
+	}
+	fit = 65536 / 12;
+	wr = memory_writer(&file);
+	sqfs_entry_init(&e, "", S_IFDIR | 0755, 0, 0, 0);
+	e.xattrs = x;
+	e.xattr_count = fit + 1;
+	assert_int_equal(sqfs_writer_add(wr, &e, 0), SQFS_ERROR_OVERFLOW);
+	assert_words(wr, "more than Linux lists (65536)");
+	assert_true(sqfs_writer_usable(wr));
+	/* the same keys again do not count twice */
+	memcpy(x + fit, x, 64 * sizeof(x[0]));
+	e.xattr_count = fit + 64;
+	assert_int_equal(sqfs_writer_add(wr, &e, 0), 0);
+	assert_int_equal(sqfs_writer_finish(wr), 0);
+	sqfs_writer_destroy(wr);
+
+	assert_int_equal(sqfs_image_open(file, &img, NULL), 0);
+	assert_int_equal(sqfs_image_read_root(img, &root), 0);
+	assert_int_equal(sqfs_image_read_xattrs(img, root, &list, &count), 0);
+	assert_int_equal(count, fit);
+	for (size_t i = 0; i < count; ++i)
+		total += strlen(list[i].key) + 1;
+	assert_true(total <= 65536);
+	sqfs_xattr_list_free(list, count);
+	free(root);
+	sqfs_image_destroy(img);
+	sqfs_file_destroy(file);
+}
+
 static void test_size_check(void **state)
 {
 	const uint64_t bs = SQFS_DEFAULT_BLOCK_SIZE;
@@ -1286,6 +1340,7 @@ int main(void)
 	    cmocka_unit_test(test_id_limit_root_defaults),
 	    cmocka_unit_test(test_writer_failure),
 	    cmocka_unit_test(test_size_check),
+	    cmocka_unit_test(test_xattr_list_limit),
 	    cmocka_unit_test(test_entry_post),
 	};
 

@@ -238,8 +238,38 @@ fail:
  * it could not be addressed, and the list alone would take gigabytes. */
 #define MAX_FILE_BLOCKS (1ull << 30)
 
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The bytes the distinct keys of e take with their NULs, as listxattr
+ * would list them (a key given twice keeps its last value, once). */
+static int list_size(const sqfs_entry_t *e, size_t *out)
+{
+	const char **keys;
+	size_t total = 0;
+
+	keys = malloc(e->xattr_count * sizeof(keys[0]));
+	if (keys == NULL)
+		return SQFS_ERROR_ALLOC;
+	for (size_t i = 0; i < e->xattr_count; ++i)
+		keys[i] = e->xattrs[i].key;
+	qsort(keys, e->xattr_count, sizeof(keys[0]), by_key);
+	for (size_t i = 0; i < e->xattr_count; ++i) {
+		if (i == 0 || strcmp(keys[i - 1], keys[i]) != 0)
+			total += strlen(keys[i]) + 1;
+	}
+	free(keys);
+	*out = total;
+	return 0;
+}
+
 static int check_xattrs(sqfs_writer_t *wr, const sqfs_entry_t *e)
 {
+	size_t total = 0;
+	int ret;
+
 	if (e->xattr_count > 0 && e->xattrs == NULL)
 		return errtext_set(&wr->err, SQFS_ERROR_ARG_INVALID,
 				   "%zu xattrs but no list", e->xattr_count);
@@ -247,12 +277,26 @@ static int check_xattrs(sqfs_writer_t *wr, const sqfs_entry_t *e)
 	for (size_t i = 0; i < e->xattr_count; ++i) {
 		const sqfs_xattr_t *x = &e->xattrs[i];
 		const char *why;
-		int ret = sqfs_xattr_check(x, &why);
 
+		ret = sqfs_xattr_check(x, &why);
 		if (ret != 0)
 			return errtext_set(&wr->err, ret, "xattr '%s': %s",
 					   x->key != NULL ? x->key : "", why);
+		total += strlen(x->key) + 1;
 	}
+	/* a set Linux could not list whole is one no reader can use; only
+	 * when the keys given may be too many is the exact sum needed */
+	if (total > SQFS_XATTR_MAX_LIST_SIZE) {
+		ret = list_size(e, &total);
+		if (ret != 0)
+			return ret;
+	}
+	if (total > SQFS_XATTR_MAX_LIST_SIZE)
+		return errtext_set(&wr->err, SQFS_ERROR_OVERFLOW,
+				   "xattrs: %zu keys whose names take %zu "
+				   "bytes, more than Linux lists (%u)",
+				   e->xattr_count, total,
+				   (unsigned int)SQFS_XATTR_MAX_LIST_SIZE);
 	return 0;
 }
 
