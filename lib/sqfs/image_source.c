@@ -198,6 +198,14 @@ static int repeat_failure(sqfs_image_source_t *src)
 	return errtext_set(ERR(src), src->err, "%s", src->err_text);
 }
 
+/* The start of every public call: fresh words, and the first failure
+ * again if there was one. */
+static int call_begin(sqfs_image_source_t *src)
+{
+	errtext_begin(ERR(src));
+	return src->err != 0 ? repeat_failure(src) : 0;
+}
+
 /* ---- entries ------------------------------------------------------------- */
 
 static bool is_file(const sqfs_inode_t *inode)
@@ -388,9 +396,9 @@ int sqfs_image_source_next(sqfs_image_source_t *src, const sqfs_entry_t **out)
 
 	if (src == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	errtext_begin(ERR(src));
-	if (src->err != 0)
-		return repeat_failure(src);
+	ret = call_begin(src);
+	if (ret != 0)
+		return ret;
 	ret = next_entry(src, out);
 	return ret < 0 ? failed(src, ret) : ret;
 }
@@ -523,9 +531,9 @@ int sqfs_image_source_read(sqfs_image_source_t *src, sqfs_data_run_t *out)
 
 	if (src == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	errtext_begin(ERR(src));
-	if (src->err != 0)
-		return repeat_failure(src);
+	ret = call_begin(src);
+	if (ret != 0)
+		return ret;
 	if (src->inode == NULL || src->data_done)
 		return 1;
 	ret = src->by_reader ? read_by_reader(src, out)
@@ -535,11 +543,13 @@ int sqfs_image_source_read(sqfs_image_source_t *src, sqfs_data_run_t *out)
 
 int sqfs_image_source_rewind(sqfs_image_source_t *src)
 {
+	int ret;
+
 	if (src == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	errtext_begin(ERR(src));
-	if (src->err != 0)
-		return repeat_failure(src);
+	ret = call_begin(src);
+	if (ret != 0)
+		return ret;
 	if (src->inode == NULL)
 		return errtext_set(ERR(src), SQFS_ERROR_SEQUENCE,
 				   "no entry to read again");
@@ -590,9 +600,9 @@ int sqfs_image_source_extents(sqfs_image_source_t *src,
 
 	if (src == NULL || list == NULL || count == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	errtext_begin(ERR(src));
-	if (src->err != 0)
-		return repeat_failure(src);
+	ret = call_begin(src);
+	if (ret != 0)
+		return ret;
 	if (src->inode == NULL || !is_file(src->inode))
 		return errtext_set(ERR(src), SQFS_ERROR_NOT_FILE,
 				   "the entry is not a regular file");

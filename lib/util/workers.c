@@ -58,6 +58,16 @@ size_t util_workers_count(const util_workers_t *w)
 	return w->count;
 }
 
+void util_workers_push_locked(util_workers_t *w, util_job_t *job)
+{
+	job->next = NULL;
+	if (w->tail != NULL)
+		w->tail->next = job;
+	else
+		w->head = job;
+	w->tail = job;
+}
+
 #ifdef WITH_PTHREAD
 static void *worker_main(void *arg)
 {
@@ -104,16 +114,6 @@ void util_workers_wait(util_workers_t *w)
 	w->owner_waiting = true;
 	pthread_cond_wait(&w->done_cond, &w->lock);
 	w->owner_waiting = false;
-}
-
-void util_workers_push_locked(util_workers_t *w, util_job_t *job)
-{
-	job->next = NULL;
-	if (w->tail != NULL)
-		w->tail->next = job;
-	else
-		w->head = job;
-	w->tail = job;
 }
 
 void util_workers_kick(util_workers_t *w)
@@ -209,16 +209,6 @@ void util_workers_wait(util_workers_t *w)
 {
 	/* there is no thread to wait for */
 	(void)w;
-}
-
-void util_workers_push_locked(util_workers_t *w, util_job_t *job)
-{
-	job->next = NULL;
-	if (w->tail != NULL)
-		w->tail->next = job;
-	else
-		w->head = job;
-	w->tail = job;
 }
 
 void util_workers_kick(util_workers_t *w)

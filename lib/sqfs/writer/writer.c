@@ -1126,6 +1126,14 @@ static int data_end(sqfs_writer_t *wr, int ret, bool broken)
 	return call_end(wr, ret, broken, ctx);
 }
 
+/* The start of every public call: fresh words, and no work on a writer
+ * that failed. */
+static int call_begin(sqfs_writer_t *wr)
+{
+	errtext_begin(&wr->err);
+	return refuse_if_broken(wr);
+}
+
 int sqfs_writer_add(sqfs_writer_t *wr, const sqfs_entry_t *entry,
 		    unsigned int file_flags)
 {
@@ -1134,8 +1142,7 @@ int sqfs_writer_add(sqfs_writer_t *wr, const sqfs_entry_t *entry,
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	errtext_begin(&wr->err);
-	ret = refuse_if_broken(wr);
+	ret = call_begin(wr);
 	if (ret == 0)
 		ret = add(wr, entry, file_flags, &broken);
 	return call_end(wr, ret, broken, NULL);
@@ -1148,8 +1155,7 @@ int sqfs_writer_append(sqfs_writer_t *wr, const void *data, size_t size)
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	errtext_begin(&wr->err);
-	ret = refuse_if_broken(wr);
+	ret = call_begin(wr);
 	if (ret == 0)
 		ret = append(wr, data, size, &broken);
 	return data_end(wr, ret, broken);
@@ -1162,8 +1168,7 @@ int sqfs_writer_append_hole(sqfs_writer_t *wr, uint64_t size)
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	errtext_begin(&wr->err);
-	ret = refuse_if_broken(wr);
+	ret = call_begin(wr);
 	if (ret == 0)
 		ret = append_hole(wr, size, &broken);
 	return data_end(wr, ret, broken);
@@ -1176,8 +1181,7 @@ int sqfs_writer_end_file(sqfs_writer_t *wr)
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	errtext_begin(&wr->err);
-	ret = refuse_if_broken(wr);
+	ret = call_begin(wr);
 	if (ret == 0)
 		ret = end_file(wr, &broken);
 	return data_end(wr, ret, broken);
@@ -1192,8 +1196,7 @@ int sqfs_writer_drop_broken_links(sqfs_writer_t *wr,
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	errtext_begin(&wr->err);
-	ret = refuse_if_broken(wr);
+	ret = call_begin(wr);
 	if (ret == 0)
 		ret = drop_broken_links(wr, report, user);
 	/* only a want of memory for the report's path fails here */
@@ -1206,8 +1209,7 @@ int sqfs_writer_finish(sqfs_writer_t *wr)
 
 	if (wr == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	errtext_begin(&wr->err);
-	ret = refuse_if_broken(wr);
+	ret = call_begin(wr);
 	if (ret != 0)
 		return call_end(wr, ret, false, NULL);
 	ret = finish(wr);
