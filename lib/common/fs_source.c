@@ -411,6 +411,7 @@ int fs_source_xattrs(fs_source_t *s, bool warn_skipped,
 		     const sqfs_xattr_t **list, size_t *count)
 {
 	fs_id_t id = fs_id_of(&s->st);
+	struct stat opened;
 	int fd, ret;
 
 	if (!s->have_xattrs) {
@@ -420,8 +421,10 @@ int fs_source_xattrs(fs_source_t *s, bool warn_skipped,
 					O_NONBLOCK);
 			if (fd < 0)
 				return fail_at(s, s->path, open_error(errno));
-			if (fstat(fd, &s->st) != 0 ||
-			    !fs_id_matches(&id, &s->st)) {
+			/* what the walk saw stays: the data is read up to
+			 * the size lstat gave */
+			if (fstat(fd, &opened) != 0 ||
+			    !fs_id_matches(&id, &opened)) {
 				close(fd);
 				return fail_at(s, s->path,
 					       fs_err_string(FS_ERR_REPLACED));

@@ -319,6 +319,39 @@ static void test_file_replaced(void **state)
 	close(dfd);
 }
 
+/* A file that grows after its report: reading its xattrs does not
+ * change what the walk saw, so its data is read up to the size lstat
+ * gave, as the entry says. */
+static void test_grown_after_report(void **state)
+{
+	int dfd = open_dir(), fd, ret;
+	const sqfs_entry_t *e;
+	const sqfs_xattr_t *xl;
+	sqfs_data_run_t run;
+	uint64_t total = 0;
+	size_t xn;
+	fs_source_t *s;
+
+	(void)state;
+	write_at(dfd, "f", "four");
+	s = walk_of(dup(dfd));
+	while ((ret = fs_source_next(s, &e)) == 0 && strcmp(e->path, "f") != 0)
+		;
+	assert_int_equal(ret, 0);
+	assert_int_equal(e->size, 4);
+	fd = openat(dfd, "f", O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "more", 4), 4);
+	close(fd);
+	assert_int_equal(fs_source_xattrs(s, false, &xl, &xn), 0);
+	assert_int_equal(fs_source_stat(s)->st_size, 4);
+	while (fs_source_read(s, &run) == 0)
+		total += run.size;
+	assert_true(total == 4);
+	fs_source_close(s);
+	close(dfd);
+}
+
 /* Opening again: every component without following a symlink; the
  * object checked; paths deeper than the chain keeps. */
 static void test_chain(void **state)
@@ -400,6 +433,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_replaced_before_entering,
 					    make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(test_file_replaced, make_dir,
+					    remove_dir),
+	    cmocka_unit_test_setup_teardown(test_grown_after_report, make_dir,
 					    remove_dir),
 	    cmocka_unit_test_setup_teardown(test_chain, make_dir, remove_dir),
 	};
