@@ -164,25 +164,34 @@ fs_id_t fs_id_of(const struct stat *st)
 	return id;
 }
 
-int fs_chain_open(fs_chain_t *c, const char *path, int flags, const fs_id_t *id,
-		  struct stat *st, int *err)
+/* Take O_NONBLOCK off the descriptor: 0, or -1 with errno set. */
+static int clear_nonblock(int fd)
 {
-	const char *name;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+}
+
+int fs_open_checked(int dirfd, const char *name, int flags, const fs_id_t *id,
+		    struct stat *st, int *err)
+{
 	struct stat buf;
-	int dirfd, fd;
+	int fd;
 
 	if (st == NULL)
 		st = &buf;
-	dirfd = fs_chain_parent(c, path, &name, err);
-	if (dirfd < 0)
-		return -1;
-	/* O_NONBLOCK for the opening only: a FIFO put in the file's place
-	 * would block it until a writer came; it is refused just below */
-	fd = openat(dirfd, name != NULL ? name : ".",
-		    flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	/* O_NONBLOCK for the opening only: a FIFO put in the object's
+	 * place would block it until a writer came; it is refused below */
+	fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		/* a symlink where the walk saw something else */
-		*err = errno == ELOOP && id != NULL ? FS_ERR_REPLACED : errno;
+		/* a symlink, or a non-directory where a directory was
+		 * asked for: not what the walk saw */
+		bool swapped = errno == ELOOP ||
+			       (errno == ENOTDIR && (flags & O_DIRECTORY));
+
+		*err = swapped && id != NULL ? FS_ERR_REPLACED : errno;
 		return -1;
 	}
 	if (fstat(fd, st) != 0) {
@@ -195,7 +204,7 @@ int fs_chain_open(fs_chain_t *c, const char *path, int flags, const fs_id_t *id,
 		close(fd);
 		return -1;
 	}
-	if (!(flags & (O_NONBLOCK | O_PATH)) && fs_clear_nonblock(fd) != 0) {
+	if (!(flags & (O_NONBLOCK | O_PATH)) && clear_nonblock(fd) != 0) {
 		*err = errno;
 		close(fd);
 		return -1;
@@ -203,27 +212,17 @@ int fs_chain_open(fs_chain_t *c, const char *path, int flags, const fs_id_t *id,
 	return fd;
 }
 
-int fs_clear_nonblock(int fd)
+int fs_chain_open(fs_chain_t *c, const char *path, int flags, const fs_id_t *id,
+		  struct stat *st, int *err)
 {
-	int fl = fcntl(fd, F_GETFL);
+	const char *name;
+	int dirfd;
 
-	if (fl < 0)
+	dirfd = fs_chain_parent(c, path, &name, err);
+	if (dirfd < 0)
 		return -1;
-	return fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-}
-
-int fs_stat_checked(int dirfd, const char *name, const fs_id_t *id,
-		    struct stat *st, int *err)
-{
-	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) != 0) {
-		*err = errno;
-		return -1;
-	}
-	if (id != NULL && !fs_id_matches(id, st)) {
-		*err = FS_ERR_REPLACED;
-		return -1;
-	}
-	return 0;
+	return fs_open_checked(dirfd, name != NULL ? name : ".", flags, id, st,
+			       err);
 }
 
 const char *fs_err_string(int err)

@@ -78,25 +78,26 @@ int fs_chain_parent(fs_chain_t *c, const char *path, const char **name,
 		    int *err);
 
 /*
- * Open path (as above) with flags (O_NOFOLLOW and O_CLOEXEC are added)
- * and check that it is id: the descriptor (the caller's), with its fstat
- * in *st if st is not NULL, or -1 with *err an errno value or
- * FS_ERR_REPLACED. It is opened with O_NONBLOCK, so that a FIFO swapped
- * in for a file cannot block the opening, and O_NONBLOCK is taken off
- * again after the check unless flags has it.
+ * Open name (one component; "." for the directory itself) in the
+ * directory at dirfd with flags (O_NOFOLLOW and O_CLOEXEC are added) and,
+ * if id is not NULL, check that it is id: the descriptor (the caller's),
+ * with its fstat in *st if st is not NULL, or -1 with *err an errno value
+ * or FS_ERR_REPLACED (with an id, also for a symlink, or a non-directory
+ * under O_DIRECTORY, where the walk saw the object). It is opened with
+ * O_NONBLOCK, so that a FIFO swapped in for a file cannot block the
+ * opening, and O_NONBLOCK is taken off again after the check unless
+ * flags has it (or O_PATH, where it means nothing). Every opening again
+ * of what a walk saw goes through here.
+ */
+int fs_open_checked(int dirfd, const char *name, int flags, const fs_id_t *id,
+		    struct stat *st, int *err);
+
+/*
+ * Open path (as above, below the chain's root) with fs_open_checked: its
+ * directory through the chain, then the last component.
  */
 int fs_chain_open(fs_chain_t *c, const char *path, int flags, const fs_id_t *id,
 		  struct stat *st, int *err);
-
-/* Take O_NONBLOCK off the descriptor: 0, or -1 with errno set. */
-int fs_clear_nonblock(int fd);
-
-/*
- * The lstat of name in the directory at dirfd, checked to be id: 0, or -1
- * with *err an errno value or FS_ERR_REPLACED.
- */
-int fs_stat_checked(int dirfd, const char *name, const fs_id_t *id,
-		    struct stat *st, int *err);
 
 /* Whether st is the object id. */
 bool fs_id_matches(const fs_id_t *id, const struct stat *st);

@@ -105,13 +105,17 @@ static int oom(void)
 	return -1;
 }
 
-/* Why an object lstat saw as a file or a directory does not open as one:
- * a symlink (ELOOP) or something else (ENOTDIR) took its name. */
-static const char *open_error(int err)
+/* The object at name in the directory at dirfd, which the walk saw as
+ * id, opened with flags and checked (fs_open_checked), or -1 printed. */
+static int open_seen(fs_source_t *s, int dirfd, const char *name,
+		     const char *path, const fs_id_t *id, int flags,
+		     struct stat *st)
 {
-	if (err == ELOOP || err == ENOTDIR)
-		return fs_err_string(FS_ERR_REPLACED);
-	return strerror(err);
+	int err, fd = fs_open_checked(dirfd, name, flags, id, st, &err);
+
+	if (fd < 0)
+		return fail_at(s, path, fs_err_string(err));
+	return fd;
 }
 
 /* ---- the stack ----------------------------------------------------------- */
@@ -190,7 +194,6 @@ static void pop_dir(fs_source_t *s)
  */
 static int reopen(fs_source_t *s, size_t top)
 {
-	struct stat st;
 	size_t k = top;
 
 	if (s->stack[top].fd >= 0)
@@ -199,18 +202,11 @@ static int reopen(fs_source_t *s, size_t top)
 		--k;
 	for (size_t j = k + 1; j <= top; ++j) {
 		frame_t *f = &s->stack[j];
-		int fd;
 
-		fd = openat(s->stack[j - 1].fd, f->name,
-			    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return fail_at(s, f->path, strerror(errno));
-		f->fd = fd;
-		if (fstat(fd, &st) != 0)
-			return fail_at(s, f->path, strerror(errno));
-		if (!fs_id_matches(&f->id, &st))
-			return fail_at(s, f->path,
-				       fs_err_string(FS_ERR_REPLACED));
+		f->fd = open_seen(s, s->stack[j - 1].fd, f->name, f->path,
+				  &f->id, O_PATH | O_DIRECTORY, NULL);
+		if (f->fd < 0)
+			return -1;
 		/* the one before goes closed again unless it is kept */
 		if (j - 1 > 0 && j - 1 + FS_SOURCE_OPEN_DIRS < top) {
 			close(s->stack[j - 1].fd);
@@ -322,6 +318,7 @@ static void drop_current(fs_source_t *s)
 /* Enter the current entry if it is a directory to walk into. */
 static int enter_current(fs_source_t *s)
 {
+	fs_id_t id = fs_id_of(&s->st);
 	int fd;
 
 	if (!S_ISDIR(s->st.st_mode) || s->cur_is_root)
@@ -330,21 +327,11 @@ static int enter_current(fs_source_t *s)
 	if ((s->flags & FS_SOURCE_ONE_FILE_SYSTEM) &&
 	    s->st.st_dev != s->root_dev)
 		return 0;
-	fd = openat(s->dfd, s->name,
-		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open_seen(s, s->dfd, s->name, s->path, &id, O_PATH | O_DIRECTORY,
+		       NULL);
 	if (fd < 0)
-		return fail_at(s, s->path, open_error(errno));
-	{
-		struct stat opened;
-
-		if (fstat(fd, &opened) != 0 || opened.st_dev != s->st.st_dev ||
-		    opened.st_ino != s->st.st_ino) {
-			close(fd);
-			return fail_at(s, s->path,
-				       fs_err_string(FS_ERR_REPLACED));
-		}
-	}
-	return push_dir(s, fd, s->path, fs_id_of(&s->st));
+		return -1;
+	return push_dir(s, fd, s->path, id);
 }
 
 int fs_source_next(fs_source_t *s, const sqfs_entry_t **out)
@@ -411,24 +398,16 @@ int fs_source_xattrs(fs_source_t *s, bool warn_skipped,
 		     const sqfs_xattr_t **list, size_t *count)
 {
 	fs_id_t id = fs_id_of(&s->st);
-	struct stat opened;
 	int fd, ret;
 
 	if (!s->have_xattrs) {
 		if (S_ISREG(s->st.st_mode) || S_ISDIR(s->st.st_mode)) {
-			fd = openat(s->dfd, s->name,
-				    O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-					O_NONBLOCK);
+			/* its own stat: what the walk saw stays (the data is
+			 * read up to the size lstat gave) */
+			fd = open_seen(s, s->dfd, s->name, s->path, &id,
+				       O_RDONLY | O_NONBLOCK, NULL);
 			if (fd < 0)
-				return fail_at(s, s->path, open_error(errno));
-			/* what the walk saw stays: the data is read up to
-			 * the size lstat gave */
-			if (fstat(fd, &opened) != 0 ||
-			    !fs_id_matches(&id, &opened)) {
-				close(fd);
-				return fail_at(s, s->path,
-					       fs_err_string(FS_ERR_REPLACED));
-			}
+				return -1;
 			ret = fs_xattrs_read_fd(fd, s->path, warn_skipped,
 						&s->xattrs);
 			close(fd);
@@ -450,27 +429,8 @@ int fs_source_xattrs(fs_source_t *s, bool warn_skipped,
 int fs_source_open_file(fs_source_t *s, struct stat *st)
 {
 	fs_id_t id = fs_id_of(&s->st);
-	int fd;
 
-	/* O_NONBLOCK: a FIFO swapped in for the file must not block the
-	 * opening; it is refused just below, and the flag taken off */
-	fd = openat(s->dfd, s->name,
-		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return fail_at(s, s->path, open_error(errno));
-	if (fstat(fd, st) != 0) {
-		close(fd);
-		return fail_at(s, s->path, strerror(errno));
-	}
-	if (!fs_id_matches(&id, st)) {
-		close(fd);
-		return fail_at(s, s->path, fs_err_string(FS_ERR_REPLACED));
-	}
-	if (fs_clear_nonblock(fd) != 0) {
-		close(fd);
-		return fail_at(s, s->path, strerror(errno));
-	}
-	return fd;
+	return open_seen(s, s->dfd, s->name, s->path, &id, O_RDONLY, st);
 }
 
 int fs_source_read(fs_source_t *s, sqfs_data_run_t *out)

@@ -220,26 +220,17 @@ int fs_xattrs_read_at(int dirfd, const char *name, const fs_id_t *id,
 		      const char *path, bool warn_skipped, fs_xattrs_t *x)
 {
 	char where[64];
-	struct stat st;
 	target_t t = {-1, where};
-	int fd, ret;
+	int fd, err, ret;
 
 	memset(x, 0, sizeof(*x));
 	if (strchr(name, '/') != NULL || strlen(name) > 256) {
 		tool_error(shown(path), "xattrs: not a single name");
 		return -1;
 	}
-	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = fs_open_checked(dirfd, name, O_PATH, id, NULL, &err);
 	if (fd < 0) {
-		tool_error(shown(path), "%s", fs_err_string(errno));
-		return -1;
-	}
-	ret = fstat(fd, &st) != 0	? errno
-	      : !fs_id_matches(id, &st) ? FS_ERR_REPLACED
-					: 0;
-	if (ret != 0) {
-		close(fd);
-		tool_error(shown(path), "%s", fs_err_string(ret));
+		tool_error(shown(path), "%s", fs_err_string(err));
 		return -1;
 	}
 	snprintf(where, sizeof(where), "/proc/self/fd/%d", fd);
