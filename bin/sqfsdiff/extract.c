@@ -19,9 +19,10 @@
 #include "config.h"
 
 #include "sqfsdiff.h"
+#include "common/fs_move.h"
 #include "common/print.h"
-#include "sqfs/path.h"
 #include "common/write_all.h"
+#include "sqfs/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -188,22 +189,6 @@ static int open_temp(sd_extract_t *ex, int at, char *name, size_t size)
 	return -1;
 }
 
-/* Rename at/from to at/to, which must not exist. Returns 0, or -1 with
- * errno set. */
-static int move_no_replace(int at, const char *from, const char *to)
-{
-	if (renameat2(at, from, at, to, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
-		return -1;
-	/* the file system cannot do it: a hard link refuses an existing
-	 * target just as well */
-	if (linkat(at, from, at, to, 0) != 0)
-		return -1;
-	unlinkat(at, from, 0);
-	return 0;
-}
-
 int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 {
 	const sqfs_entry_t *e;
@@ -273,7 +258,7 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 	ret = close(fd);
 	fd = -1;
 	/* complete: under its own name, which must not exist */
-	if (ret != 0 || move_no_replace(at, temp, name) != 0) {
+	if (ret != 0 || fs_move_no_replace(at, temp, name) != 0) {
 		ret = -1;
 		tool_error(ex->dir, "%s/%s: %s", label[which], e->path,
 			   strerror(errno));

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "common/out_file.h"
+#include "common/fs_move.h"
 #include "common/print.h"
 #include "sqfs/error.h"
 
@@ -226,17 +227,8 @@ static int move_no_replace(const char *from, const char *to)
 {
 	struct stat sb;
 
-	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+	if (fs_move_no_replace(AT_FDCWD, from, to) == 0)
 		return 0;
-	if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
-		return -1;
-
-	/* the file system cannot do it: a hard link refuses an existing
-	 * target just as well */
-	if (link(from, to) == 0) {
-		unlink(from);
-		return 0;
-	}
 	if (errno != EPERM && errno != ENOTSUP && errno != ENOSYS)
 		return -1;
 
