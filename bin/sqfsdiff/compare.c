@@ -175,57 +175,61 @@ static size_t first_nonzero(const uint8_t *p, size_t n)
 }
 
 /*
- * Compare the head files' data piece by piece; the two sides cut it in
- * pieces of their own (block sizes differ between images, a directory is
- * read in chunks and its holes are single pieces), so each piece is
- * compared as far as the other reaches. Zeros against zeros cost
+ * Compare the head files' data run by run; the two sides cut it in runs
+ * of their own (block sizes differ between images, a directory is read
+ * in chunks and its holes are single runs), so each run is compared as
+ * far as the other reaches. Zeros against zeros cost
  * nothing. Returns 0 with *first_diff UINT64_MAX if equal, or the offset
  * of the first byte that differs; -1 after an error.
  */
 static int compare_data(cmp_t *c, uint64_t size, uint64_t *first_diff)
 {
-	sd_piece_t piece[2];
-	size_t left[2] = {0, 0};
+	sqfs_data_run_t run[2];
+	uint64_t left[2] = {0, 0};
 	bool ended[2] = {false, false};
 	uint64_t pos = 0;
 
 	*first_diff = UINT64_MAX;
 	for (;;) {
-		size_t n, i;
+		const uint8_t *a, *b;
+		uint64_t n, i;
 
 		for (int k = 0; k < 2; ++k) {
 			while (left[k] == 0 && !ended[k]) {
-				int ret = sd_side_read(c->side[k], &piece[k]);
+				int ret = sd_side_read(c->side[k], &run[k]);
 
 				if (ret < 0)
 					return -1;
 				if (ret > 0)
 					ended[k] = true;
 				else
-					left[k] = piece[k].size;
+					left[k] = run[k].size;
 			}
 		}
 		if (ended[0] || ended[1])
 			break;
 		n = left[0] < left[1] ? left[0] : left[1];
-		if (piece[0].zeros && piece[1].zeros)
+		a = run[0].data;
+		b = run[1].data;
+		if (a == NULL && b == NULL)
 			i = n;
-		else if (piece[0].zeros)
-			i = first_nonzero(piece[1].data, n);
-		else if (piece[1].zeros)
-			i = first_nonzero(piece[0].data, n);
-		else if (memcmp(piece[0].data, piece[1].data, n) == 0)
+		/* a run with data is no longer than a block: n fits */
+		else if (a == NULL)
+			i = first_nonzero(b, (size_t)n);
+		else if (b == NULL)
+			i = first_nonzero(a, (size_t)n);
+		else if (memcmp(a, b, (size_t)n) == 0)
 			i = n;
 		else
-			for (i = 0; piece[0].data[i] == piece[1].data[i]; ++i)
+			for (i = 0; a[i] == b[i]; ++i)
 				;
 		if (i < n) {
 			*first_diff = pos + i;
 			return 0;
 		}
 		for (int k = 0; k < 2; ++k) {
-			if (!piece[k].zeros)
-				piece[k].data += n;
+			if (run[k].data != NULL)
+				run[k].data += n;
 			left[k] -= n;
 		}
 		pos += n;

@@ -193,7 +193,7 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 {
 	const sqfs_entry_t *e;
 	char *path, *name, *slash, temp[64] = "";
-	sd_piece_t piece;
+	sqfs_data_run_t run;
 	int at, fd = -1, ret = -1;
 
 	if (sd_side_head(side, &e) != 0)
@@ -235,15 +235,16 @@ int sd_extract_file(sd_extract_t *ex, sd_side_t *side, int which)
 		goto out;
 	}
 	for (;;) {
-		int r = sd_side_read(side, &piece);
+		int r = sd_side_read(side, &run);
 
 		if (r < 0)
 			goto out;
 		if (r > 0)
 			break;
 		/* zeros become a hole, as they were on the side */
-		if (piece.zeros ? lseek(fd, (off_t)piece.size, SEEK_CUR) < 0
-				: write_all(fd, piece.data, piece.size) != 0) {
+		if (run.data == NULL
+			? lseek(fd, (off_t)run.size, SEEK_CUR) < 0
+			: write_all(fd, run.data, (size_t)run.size) != 0) {
 			tool_error(ex->dir, "%s/%s: %s", label[which], e->path,
 				   strerror(errno));
 			goto out;

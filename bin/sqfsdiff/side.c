@@ -61,8 +61,10 @@ sd_side_t *sd_side_open(const char *path, const char *label, bool with_data,
 
 void sd_side_close(sd_side_t *side)
 {
-	if (side != NULL)
+	if (side != NULL) {
+		free(side->xattrs);
 		side->ops->close(side);
+	}
 }
 
 const sqfs_super_t *sd_side_super(const sd_side_t *side)
@@ -72,15 +74,26 @@ const sqfs_super_t *sd_side_super(const sd_side_t *side)
 
 int sd_side_head(sd_side_t *side, const sqfs_entry_t **out)
 {
-	return side->ops->head(side, out);
+	if (!side->have_head) {
+		int ret = side->ops->next(side, &side->head);
+
+		if (ret != 0)
+			return ret;
+		side->have_head = true;
+	}
+	*out = side->head;
+	return 0;
 }
 
 int sd_side_pop(sd_side_t *side)
 {
-	return side->ops->pop(side);
+	/* the source moves on (skipping data not read, entering a
+	 * directory) at its next */
+	side->have_head = false;
+	return 0;
 }
 
-int sd_side_read(sd_side_t *side, sd_piece_t *out)
+int sd_side_read(sd_side_t *side, sqfs_data_run_t *out)
 {
 	return side->ops->read(side, out);
 }
@@ -98,14 +111,28 @@ static int by_key(const void *a, const void *b)
 
 int sd_side_xattrs(sd_side_t *side, const sqfs_xattr_t **list, size_t *count)
 {
-	sqfs_xattr_t *l;
+	const sqfs_xattr_t *l;
+	size_t n;
 
-	if (side->ops->xattrs(side, &l, count) != 0)
+	if (side->ops->xattrs(side, &l, &n) != 0)
 		return -1;
+	if (n > side->xattr_cap) {
+		sqfs_xattr_t *copy = realloc(side->xattrs, n * sizeof(copy[0]));
+
+		if (copy == NULL) {
+			tool_error(NULL, "out of memory");
+			return -1;
+		}
+		side->xattrs = copy;
+		side->xattr_cap = n;
+	}
+	if (n > 0)
+		memcpy(side->xattrs, l, n * sizeof(l[0]));
 	/* an image keeps them in the order they were written, a file
 	 * system in its own: only the set counts */
-	if (*count > 1)
-		qsort(l, *count, sizeof(l[0]), by_key);
-	*list = l;
+	if (n > 1)
+		qsort(side->xattrs, n, sizeof(side->xattrs[0]), by_key);
+	*list = side->xattrs;
+	*count = n;
 	return 0;
 }

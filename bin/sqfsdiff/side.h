@@ -8,22 +8,32 @@
 
 #include "sqfsdiff.h"
 
+/* What a kind of side does: the calls of its source, each printing why
+ * it fails. side.c keeps the head and sorts the xattrs for both. */
 typedef struct {
-	int (*head)(sd_side_t *side, const sqfs_entry_t **out);
-	int (*pop)(sd_side_t *side);
-	/* the head entry's xattrs, any order, owned by the side until pop */
-	int (*xattrs)(sd_side_t *side, sqfs_xattr_t **list, size_t *count);
-	int (*read)(sd_side_t *side, sd_piece_t *out);
+	/* the next entry: 0, 1 after the last, -1 (printed) */
+	int (*next)(sd_side_t *side, const sqfs_entry_t **out);
+	/* the current entry's xattrs, any order, valid until next */
+	int (*xattrs)(sd_side_t *side, const sqfs_xattr_t **list,
+		      size_t *count);
+	int (*read)(sd_side_t *side, sqfs_data_run_t *out);
 	int (*rewind)(sd_side_t *side);
 	const sqfs_super_t *(*super)(const sd_side_t *side);
+	/* free the side, the base included */
 	void (*close)(sd_side_t *side);
 } sd_side_ops_t;
 
-/* The part every side starts with. */
+/* The part every side starts with (zeroed, then ops and name set). */
 struct sd_side {
 	const sd_side_ops_t *ops;
 	/* the path as the user gave it */
 	const char *name;
+	/* the head entry, when have_head */
+	bool have_head;
+	const sqfs_entry_t *head;
+	/* the head's xattrs, copied to be sorted (sd_side_xattrs) */
+	sqfs_xattr_t *xattrs;
+	size_t xattr_cap;
 };
 
 sd_side_t *sd_image_side_open(const char *path, bool with_data,

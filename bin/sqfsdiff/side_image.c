@@ -28,13 +28,6 @@ typedef struct {
 	sqfs_file_t *file;
 	sqfs_image_t *img;
 	sqfs_image_source_t *src;
-
-	/* the head entry, when have_head, and its xattrs in an order of
-	 * the side's own (sd_side_xattrs sorts them) */
-	bool have_head;
-	const sqfs_entry_t *head;
-	sqfs_xattr_t *xattrs;
-	size_t xattr_cap;
 } image_side_t;
 
 /* The library's words on the last failure; they name the entry when it
@@ -49,67 +42,28 @@ static int failed(image_side_t *s, const char *path)
 	return -1;
 }
 
-static int image_head(sd_side_t *side, const sqfs_entry_t **out)
+static int image_next(sd_side_t *side, const sqfs_entry_t **out)
 {
 	image_side_t *s = (image_side_t *)side;
-	int ret;
+	int ret = sqfs_image_source_next(s->src, out);
 
-	if (!s->have_head) {
-		ret = sqfs_image_source_next(s->src, &s->head);
-		if (ret == 1)
-			return 1;
-		if (ret != 0)
-			return failed(s, NULL);
-		s->have_head = true;
-	}
-	*out = s->head;
+	return ret < 0 ? failed(s, NULL) : ret;
+}
+
+static int image_xattrs(sd_side_t *side, const sqfs_xattr_t **list,
+			size_t *count)
+{
+	*list = side->head->xattrs;
+	*count = side->head->xattr_count;
 	return 0;
 }
 
-static int image_pop(sd_side_t *side)
-{
-	/* the source moves on (and skips unread data) at its next */
-	((image_side_t *)side)->have_head = false;
-	return 0;
-}
-
-static int image_xattrs(sd_side_t *side, sqfs_xattr_t **list, size_t *count)
+static int image_read(sd_side_t *side, sqfs_data_run_t *out)
 {
 	image_side_t *s = (image_side_t *)side;
-	size_t n = s->head->xattr_count;
+	int ret = sqfs_image_source_read(s->src, out);
 
-	if (n > s->xattr_cap) {
-		sqfs_xattr_t *l = realloc(s->xattrs, n * sizeof(l[0]));
-
-		if (l == NULL) {
-			tool_error(NULL, "out of memory");
-			return -1;
-		}
-		s->xattrs = l;
-		s->xattr_cap = n;
-	}
-	if (n > 0)
-		memcpy(s->xattrs, s->head->xattrs, n * sizeof(s->xattrs[0]));
-	*list = s->xattrs;
-	*count = n;
-	return 0;
-}
-
-static int image_read(sd_side_t *side, sd_piece_t *out)
-{
-	image_side_t *s = (image_side_t *)side;
-	sqfs_data_run_t run;
-	int ret;
-
-	ret = sqfs_image_source_read(s->src, &run);
-	if (ret == 1)
-		return 1;
-	if (ret != 0)
-		return failed(s, s->head->path);
-	out->data = run.data;
-	out->size = (size_t)run.size;
-	out->zeros = run.data == NULL;
-	return 0;
+	return ret < 0 ? failed(s, side->head->path) : ret;
 }
 
 static int image_rewind(sd_side_t *side)
@@ -117,7 +71,7 @@ static int image_rewind(sd_side_t *side)
 	image_side_t *s = (image_side_t *)side;
 
 	if (sqfs_image_source_rewind(s->src) != 0)
-		return failed(s, s->head->path);
+		return failed(s, side->head->path);
 	return 0;
 }
 
@@ -130,7 +84,6 @@ static void image_close(sd_side_t *side)
 {
 	image_side_t *s = (image_side_t *)side;
 
-	free(s->xattrs);
 	sqfs_image_source_destroy(s->src);
 	sqfs_image_destroy(s->img);
 	sqfs_file_destroy(s->file);
@@ -138,8 +91,7 @@ static void image_close(sd_side_t *side)
 }
 
 static const sd_side_ops_t image_ops = {
-    .head = image_head,
-    .pop = image_pop,
+    .next = image_next,
     .xattrs = image_xattrs,
     .read = image_read,
     .rewind = image_rewind,

@@ -91,21 +91,14 @@ int sd_side_pop(sd_side_t *side);
  */
 int sd_side_xattrs(sd_side_t *side, const sqfs_xattr_t **list, size_t *count);
 
-/* A piece of a file's data: size bytes, or size zeros (a hole, a sparse
- * block: data is NULL then, so that no one reads them one by one). */
-typedef struct {
-	const uint8_t *data;
-	size_t size;
-	bool zeros;
-} sd_piece_t;
-
 /*
- * The next piece of the head entry's data (a regular file), in file
- * order, from the start: 0 with *out set (valid until the next call), 1
- * after the end, -1 after printing an error. Reading it a second time
- * (sd_side_rewind) starts from the start again.
+ * The next run of the head entry's data (a regular file), in file order,
+ * from the start: 0 with *out set (valid until the next call; a hole or
+ * a sparse block has no data, so that no one reads its zeros one by
+ * one), 1 after the end, -1 after printing an error. Reading it a second
+ * time (sd_side_rewind) starts from the start again.
  */
-int sd_side_read(sd_side_t *side, sd_piece_t *out);
+int sd_side_read(sd_side_t *side, sqfs_data_run_t *out);
 
 /* Read the head entry's data again from the start. Returns 0 or -1. */
 int sd_side_rewind(sd_side_t *side);
