@@ -58,11 +58,10 @@ struct sqfs_dir_reader {
 	/* block and offset of st are only filled in by a save */
 	dir_state_t st;
 	/* A listing that failed keeps failing until it is reopened. */
-	int err;
+	errtext_kept_t failure;
 	/* The inode number of the directory whose listing is open, for
-	 * the words of an error, and the words of err. */
+	 * the words of an error. */
 	uint32_t dir_number;
-	char err_text[SQFS_ERROR_TEXT_SIZE];
 
 	uint64_t ent_block;
 	size_t ent_offset;
@@ -125,10 +124,10 @@ static bool is_dir(const sqfs_inode_t *inode)
 	       inode->type == SQFS_INODE_EXT_DIR;
 }
 
-static void close_listing(sqfs_dir_reader_t *dr, int err)
+static void close_listing(sqfs_dir_reader_t *dr)
 {
 	memset(&dr->st, 0, sizeof(dr->st));
-	dr->err = err;
+	dr->failure.code = 0;
 }
 
 /* Mark the listing of dir open, with remaining bytes still to read from
@@ -151,7 +150,7 @@ int sqfs_dir_reader_open(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir)
 	if (dr == NULL || dir == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	errtext_begin(ERR(dr));
-	close_listing(dr, 0);
+	close_listing(dr);
 	dr->dir_number = dir->inode_number;
 	if (!is_dir(dir))
 		return errtext_set(ERR(dr), SQFS_ERROR_NOT_DIR,
@@ -383,19 +382,18 @@ int sqfs_dir_reader_next(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 	if (dr == NULL || ent == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	errtext_begin(ERR(dr));
-	if (dr->err != 0)
-		return errtext_set(ERR(dr), dr->err, "%s", dr->err_text);
+	ret = errtext_repeat(ERR(dr), &dr->failure);
+	if (ret != 0)
+		return ret;
 	if (!dr->st.open)
 		return errtext_set(ERR(dr), SQFS_ERROR_SEQUENCE,
 				   "no directory listing is open");
 	ret = read_entry(dr, ent);
 	if (ret >= 0)
 		return ret;
-	dr->err = ret;
 	errtext_end(ERR(dr), ret, "directory inode %u: listing",
 		    dr->dir_number);
-	errtext_copy(ERR(dr), dr->err_text);
-	return ret;
+	return errtext_keep(ERR(dr), &dr->failure, ret);
 }
 
 /*
@@ -470,7 +468,7 @@ static bool seek_index(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 				  off % SQFS_META_BLOCK_SIZE) != 0)
 		return false;
 
-	close_listing(dr, 0);
+	close_listing(dr);
 	begin_listing(dr, dir, listing - best_index);
 	*iname = best;
 	*ilen = best_size;
@@ -513,7 +511,7 @@ static bool seek_checkpoint(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
 		return false;
 	}
 
-	close_listing(dr, 0);
+	close_listing(dr);
 	begin_listing(dr, dir, cp->remaining);
 	/* reading the run at cp again adds no checkpoint, so this stays */
 	*cname = (const uint8_t *)cp->name;
@@ -675,12 +673,13 @@ int dir_reader_restore(sqfs_dir_reader_t *dr, const dir_state_t *st)
 {
 	int ret;
 
-	close_listing(dr, 0);
+	close_listing(dr);
 	/* at the end the position may be just past the table */
 	if (st->open && st->remaining > 0) {
 		ret = sqfs_meta_reader_seek(dr->mr, st->block, st->offset);
 		if (ret != 0) {
-			dr->err = ret;
+			/* the walk, the one caller, words it */
+			dr->failure.code = ret;
 			return ret;
 		}
 	}
@@ -702,7 +701,7 @@ int dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block, size_t offset,
 	size_t size;
 	int ret;
 
-	close_listing(dr, 0);
+	close_listing(dr);
 	ret = sqfs_meta_reader_seek(dr->mr, block, offset);
 	if (ret == 0)
 		ret = sqfs_meta_reader_read(dr->mr, raw, sizeof(raw));

@@ -121,3 +121,17 @@ void errtext_copy(const errtext_t *e, char *out)
 {
 	memcpy(out, e->text, sizeof(e->text));
 }
+
+int errtext_keep(const errtext_t *e, errtext_kept_t *k, int code)
+{
+	k->code = code;
+	memcpy(k->text, e->text, sizeof(k->text));
+	return code;
+}
+
+int errtext_repeat(errtext_t *e, const errtext_kept_t *k)
+{
+	if (k->code == 0)
+		return 0;
+	return errtext_set(e, k->code, "%s", k->text);
+}

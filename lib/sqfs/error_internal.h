@@ -56,4 +56,23 @@ int errtext_wrap(errtext_t *e, int code, const char *fmt, ...)
 /* Copy the words into a caller's buffer of SQFS_ERROR_TEXT_SIZE bytes. */
 void errtext_copy(const errtext_t *e, char *out);
 
+/*
+ * A failure an object keeps: a reader whose state a failure broke (a
+ * listing damaged half way, a block that did not unpack, a walk cut off)
+ * fails every later call the same way, with the same words, rather than
+ * go on from a state it cannot trust. code 0: nothing kept.
+ */
+typedef struct {
+	int code;
+	char text[SQFS_ERROR_TEXT_SIZE];
+} errtext_kept_t;
+
+/* Keep the failure code with the words the call ends with (errtext_end
+ * made them). Returns code. */
+int errtext_keep(const errtext_t *e, errtext_kept_t *k, int code);
+
+/* At the start of a call, after errtext_begin: 0 if nothing is kept, or
+ * the kept code, its words set again as the call's. */
+int errtext_repeat(errtext_t *e, const errtext_kept_t *k);
+
 #endif /* SQFS_ERROR_INTERNAL_H */

@@ -60,8 +60,7 @@ struct sqfs_image_source {
 	bool walk_failed;
 
 	/* the first failure, handed out again with its words */
-	int err;
-	char err_text[SQFS_ERROR_TEXT_SIZE];
+	errtext_kept_t failure;
 
 	/* the entry handed out last (the queue's oldest) */
 	item_t *cur;
@@ -187,15 +186,8 @@ fail:
 /* The first failure: kept, with its words, for every later call. */
 static int failed(sqfs_image_source_t *src, int ret)
 {
-	src->err = ret;
 	errtext_end(ERR(src), ret, NULL);
-	errtext_copy(ERR(src), src->err_text);
-	return ret;
-}
-
-static int repeat_failure(sqfs_image_source_t *src)
-{
-	return errtext_set(ERR(src), src->err, "%s", src->err_text);
+	return errtext_keep(ERR(src), &src->failure, ret);
 }
 
 /* The start of every public call: fresh words, and the first failure
@@ -203,7 +195,7 @@ static int repeat_failure(sqfs_image_source_t *src)
 static int call_begin(sqfs_image_source_t *src)
 {
 	errtext_begin(ERR(src));
-	return src->err != 0 ? repeat_failure(src) : 0;
+	return errtext_repeat(ERR(src), &src->failure);
 }
 
 /* ---- entries ------------------------------------------------------------- */

@@ -49,9 +49,8 @@ struct read_ahead {
 	uint64_t read_offset;
 	bool read_done;
 
-	/* a failure to read data ends all reading; its words */
-	int err;
-	char err_text[SQFS_ERROR_TEXT_SIZE];
+	/* a failure to read data ends all reading */
+	errtext_kept_t failure;
 };
 
 int read_ahead_create(sqfs_image_t *img, unsigned int num_jobs,
@@ -186,10 +185,8 @@ const ahead_entry_t *read_ahead_oldest(const read_ahead_t *ra)
 /* A failure of reading: every later read fails with the same words. */
 static int read_failed(read_ahead_t *ra, int ret)
 {
-	ra->err = ret;
 	errtext_end(ERR(ra), ret, NULL);
-	errtext_copy(ERR(ra), ra->err_text);
-	return ret;
+	return errtext_keep(ERR(ra), &ra->failure, ret);
 }
 
 static int read_block(read_ahead_t *ra, sqfs_file_block_t *out)
@@ -198,8 +195,9 @@ static int read_block(read_ahead_t *ra, sqfs_file_block_t *out)
 	uint64_t size;
 	int ret;
 
-	if (ra->err != 0)
-		return errtext_set(ERR(ra), ra->err, "%s", ra->err_text);
+	ret = errtext_repeat(ERR(ra), &ra->failure);
+	if (ret != 0)
+		return ret;
 	if (s == NULL || !s->pub.with_data)
 		return errtext_set(ERR(ra), SQFS_ERROR_SEQUENCE,
 				   "read ahead: the oldest entry has no "

@@ -64,9 +64,8 @@ struct sqfs_walker {
 	bool restore;
 	bool started;
 	bool done;
-	int err;
-	/* The words of err, handed out again with it. */
-	char err_text[SQFS_ERROR_TEXT_SIZE];
+	/* A failure of the walk, handed out again with its words. */
+	errtext_kept_t failure;
 
 	/* The start until it is reported; the inode reported last (if not
 	 * owned by a level); a directory reported for the last time. */
@@ -390,8 +389,9 @@ int sqfs_walker_next(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 	if (w == NULL || ent == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	errtext_begin(ERR(w));
-	if (w->err != 0)
-		return errtext_set(ERR(w), w->err, "%s", w->err_text);
+	ret = errtext_repeat(ERR(w), &w->failure);
+	if (ret != 0)
+		return ret;
 	if (w->done)
 		return 1;
 
@@ -406,9 +406,8 @@ int sqfs_walker_next(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 	ret = step(w, ent);
 	if (ret < 0) {
 		memset(ent, 0, sizeof(*ent));
-		w->err = ret;
 		errtext_end(ERR(w), ret, NULL);
-		errtext_copy(ERR(w), w->err_text);
+		errtext_keep(ERR(w), &w->failure, ret);
 	} else if (ret > 0) {
 		w->done = true;
 	}
