@@ -129,6 +129,27 @@ void gs_entries_free(gs_entries_t *e)
 	memset(e, 0, sizeof(*e));
 }
 
+int gs_entries_add_root(gs_entries_t *e, char *location, fs_id_t id,
+			uint32_t *index)
+{
+	gs_root_t *roots;
+
+	/* GS_ROOT_NONE stays free to mean "no root" */
+	if (e->root_count >= GS_ROOT_NONE - 1)
+		goto fail;
+	roots = realloc(e->roots, (e->root_count + 1) * sizeof(roots[0]));
+	if (roots == NULL)
+		goto fail;
+	e->roots = roots;
+	roots[e->root_count].location = location;
+	roots[e->root_count].id = id;
+	*index = (uint32_t)e->root_count++;
+	return 0;
+fail:
+	free(location);
+	return -1;
+}
+
 int gs_entry_set_xattr(gs_entry_t *e, char *key, uint8_t *value, size_t size)
 {
 	uint32_t n = e->xattr_count;
@@ -180,8 +201,7 @@ const char *gs_path_canonical(char *path)
 	return sqfs_path_canonical(path) == 0 ? path : NULL;
 }
 
-/* FNV-1a: paths share long prefixes, and every byte counts. */
-static uint64_t hash_path(const char *p)
+uint64_t gs_path_hash(const char *p)
 {
 	uint64_t h = 14695981039346656037ull;
 
@@ -193,7 +213,7 @@ static uint64_t hash_path(const char *p)
 size_t *gs_path_index_slot(gs_path_index_t *idx, const gs_entries_t *e,
 			   const char *path)
 {
-	size_t i = (size_t)hash_path(path) & idx->mask;
+	size_t i = (size_t)gs_path_hash(path) & idx->mask;
 
 	while (idx->slots[i] != SIZE_MAX &&
 	       strcmp(e->list[idx->slots[i]].path, path) != 0)

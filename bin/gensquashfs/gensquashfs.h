@@ -154,6 +154,14 @@ typedef struct {
 } gs_entries_t;
 
 /*
+ * Add a root for location (taken over: freed on failure), whose directory
+ * a walk saw as id; *index is its gs_entry_t.root. Returns 0, or -1 if
+ * out of memory (or out of root numbers).
+ */
+int gs_entries_add_root(gs_entries_t *e, char *location, fs_id_t id,
+			uint32_t *index);
+
+/*
  * Scan the directory open at fd (taken over), found at location (relative
  * to the input folder, which the user trusts: symlinks in it were
  * followed; "." for --pack-dir), with the walk of common/fs_source.h,
@@ -185,6 +193,11 @@ char *gs_path_join(const char *dir, const char *rel);
  * so that "./usr//bin/" and "usr/bin" are the same entry everywhere.
  */
 const char *gs_path_canonical(char *path);
+
+/* The hash of a path, for the path index and the sort file's table of
+ * exact rules: FNV-1a, since paths share long prefixes and every byte
+ * counts. */
+uint64_t gs_path_hash(const char *path);
 
 /*
  * The entries of a list by path (open addressing, at most half full), so

@@ -193,6 +193,17 @@ static int is_dir_now(listing_t *l, const char *path, bool *out)
 	return 0;
 }
 
+/* ent, new, becomes an implicit directory brought in on line (0: by
+ * none): packed only if no line gives it, with the --defaults. */
+static void make_implicit(gs_entry_t *ent, size_t line)
+{
+	ent->line = (uint32_t)line;
+	ent->from_listing = true;
+	ent->implicit = true;
+	ent->default_attrs = true;
+	ent->st.mode = S_IFDIR;
+}
+
 /* path (that nothing gives or implies) becomes implied by this line. */
 static int add_implied(listing_t *l, const char *path)
 {
@@ -205,11 +216,7 @@ static int add_implied(listing_t *l, const char *path)
 	ent = gs_entries_push(&l->implied, copy);
 	if (ent == NULL)
 		return oom();
-	ent->line = (uint32_t)l->line;
-	ent->from_listing = true;
-	ent->implicit = true;
-	ent->default_attrs = true;
-	ent->st.mode = S_IFDIR;
+	make_implicit(ent, l->line);
 	if (gs_path_index_reserve(&l->implied_index, &l->implied) != 0)
 		return oom();
 	slot = gs_path_index_slot(&l->implied_index, &l->implied, path);
@@ -454,8 +461,7 @@ static int glob_entry(listing_t *l, char *dst, glob_scan_t *gs,
 static int glob_scan(listing_t *l, const char *location, bool xdev,
 		     glob_scan_t *gs)
 {
-	gs_entries_t *out = l->out;
-	gs_root_t *roots;
+	char *root_location;
 	int fd;
 
 	/* the location is the listing's: symlinks in it are followed */
@@ -465,13 +471,11 @@ static int glob_scan(listing_t *l, const char *location, bool xdev,
 			   strerror(errno));
 	if (gs_scan(fd, location, xdev, &gs->sub) != 0)
 		return -1;
-	roots = realloc(out->roots, (out->root_count + 1) * sizeof(roots[0]));
-	if (roots == NULL)
-		return oom();
-	out->roots = roots;
-	roots[out->root_count] = gs->sub.roots[0];
+	root_location = gs->sub.roots[0].location;
 	gs->sub.roots[0].location = NULL;
-	gs->root = (uint32_t)out->root_count++;
+	if (gs_entries_add_root(l->out, root_location, gs->sub.roots[0].id,
+				&gs->root) != 0)
+		return oom();
 
 	gs->taken = calloc(gs->sub.count + 1, sizeof(gs->taken[0]));
 	gs->entered = calloc(gs->sub.count + 1, sizeof(gs->entered[0]));
@@ -817,11 +821,7 @@ static int add_implicit_entries(listing_t *l)
 		src->path = NULL;
 		if (ent == NULL)
 			return oom();
-		ent->line = src->line;
-		ent->from_listing = true;
-		ent->implicit = true;
-		ent->default_attrs = true;
-		ent->st.mode = S_IFDIR;
+		make_implicit(ent, src->line);
 	}
 	if (has_root)
 		return 0;
@@ -831,10 +831,7 @@ static int add_implicit_entries(listing_t *l)
 	ent = gs_entries_push(l->out, root);
 	if (ent == NULL)
 		return oom();
-	ent->from_listing = true;
-	ent->implicit = true;
-	ent->default_attrs = true;
-	ent->st.mode = S_IFDIR;
+	make_implicit(ent, 0);
 	return 0;
 }
 

@@ -31,19 +31,11 @@ static int oom(void)
 static int add_root(gs_entries_t *out, const char *location,
 		    const struct stat *st, uint32_t *index)
 {
-	gs_root_t *roots;
+	char *copy = strdup(location);
 
-	if (out->root_count >= GS_ROOT_NONE - 1)
+	if (copy == NULL ||
+	    gs_entries_add_root(out, copy, fs_id_of(st), index) != 0)
 		return oom();
-	roots = realloc(out->roots, (out->root_count + 1) * sizeof(roots[0]));
-	if (roots == NULL)
-		return oom();
-	out->roots = roots;
-	roots[out->root_count].location = strdup(location);
-	if (roots[out->root_count].location == NULL)
-		return oom();
-	roots[out->root_count].id = fs_id_of(st);
-	*index = (uint32_t)out->root_count++;
 	return 0;
 }
 

@@ -187,21 +187,11 @@ static bool glob_matches(const rule_t *r, const char *path)
 		       (r->match & RULE_GLOB_NO_PATH) ? 0 : FNM_PATHNAME) == 0;
 }
 
-/* FNV-1a, as the entries' path index hashes. */
-static uint64_t hash_name(const char *p)
-{
-	uint64_t h = 14695981039346656037ull;
-
-	while (*p != '\0')
-		h = (h ^ (uint8_t)*p++) * 1099511628211ull;
-	return h;
-}
-
 /* The slot of name: the one holding its first exact rule, or the free
  * one where it would go. */
 static size_t *exact_slot(const sort_file_t *sf, const char *name)
 {
-	size_t i = (size_t)hash_name(name) & sf->mask;
+	size_t i = (size_t)gs_path_hash(name) & sf->mask;
 
 	while (sf->slots[i] != SIZE_MAX &&
 	       strcmp(sf->rules[sf->slots[i]].pattern, name) != 0)
