@@ -133,6 +133,13 @@ static inline size_t data_block_expect(uint32_t block_size,
 	return block_size;
 }
 
+/* Whether listed block index is sparse: a size word of 0 stands for a
+ * block of zeros that takes no room. The tail (index == count) never is. */
+static inline bool data_block_is_sparse(const data_file_t *fi, size_t index)
+{
+	return index < fi->count && fi->words[index] == 0;
+}
+
 /* A fragment-table entry: a fragment block holds data, so it is never
  * sparse, and it lies inside the data region. */
 static inline const char *data_check_fragment(uint32_t block_size,

@@ -348,7 +348,7 @@ int sqfs_data_reader_get_block(sqfs_data_reader_t *dr, const sqfs_inode_t *file,
 		return block_failed(dr, &fi, index, ret);
 	out->index = index;
 	out->offset = (uint64_t)index * dr->src.block_size;
-	if (index < fi.count && fi.words[index] == 0)
+	if (data_block_is_sparse(&fi, index))
 		out->flags |= SQFS_FILE_BLOCK_SPARSE;
 	if (index == fi.count || (index + 1 == fi.count && fi.tail == 0))
 		out->flags |= SQFS_FILE_BLOCK_LAST;

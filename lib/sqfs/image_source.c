@@ -84,6 +84,12 @@ struct sqfs_image_source {
 	size_t extent_cap;
 };
 
+/* How the words name an entry: "/" for the start of the walk. */
+static const char *shown(const item_t *it)
+{
+	return it->path[0] != '\0' ? it->path : "/";
+}
+
 static void item_free(void *user)
 {
 	item_t *it = user;
@@ -270,8 +276,7 @@ static int drop_current(sqfs_image_source_t *src)
 	src->cur = NULL;
 	ret = read_ahead_pop(src->ahead);
 	if (ret != 0)
-		ret = errtext_wrap(ERR(src), ret, "'%s'",
-				   it->path[0] != '\0' ? it->path : "/");
+		ret = errtext_wrap(ERR(src), ret, "'%s'", shown(it));
 	item_free(it);
 	return ret;
 }
@@ -297,8 +302,7 @@ static int describe(sqfs_image_source_t *src, const ahead_entry_t *e)
 	ent->nlink = in->nlink;
 	ret = sqfs_image_inode_owner(src->img, in, &ent->uid, &ent->gid);
 	if (ret != 0)
-		return errtext_wrap(ERR(src), ret, "'%s'",
-				    it->path[0] != '\0' ? it->path : "/");
+		return errtext_wrap(ERR(src), ret, "'%s'", shown(it));
 
 	switch (sqfs_inode_type_basic(in->type)) {
 	case SQFS_INODE_DIR:
@@ -333,9 +337,7 @@ static int describe(sqfs_image_source_t *src, const ahead_entry_t *e)
 		if (ret != 0) {
 			src->xattrs = NULL;
 			src->xattr_count = 0;
-			return errtext_wrap(ERR(src), ret, "'%s'",
-					    it->path[0] != '\0' ? it->path
-								: "/");
+			return errtext_wrap(ERR(src), ret, "'%s'", shown(it));
 		}
 		ent->xattrs = src->xattrs;
 		ent->xattr_count = src->xattr_count;
@@ -405,11 +407,6 @@ static uint64_t block_length(const sqfs_image_source_t *src, size_t index)
 	return data_block_expect(src->block_size, &src->fi, index);
 }
 
-static bool is_sparse(const sqfs_image_source_t *src, size_t index)
-{
-	return index < src->fi.count && src->fi.words[index] == 0;
-}
-
 /* How many bytes of holes the sparse blocks from index on make, and the
  * index after them. */
 static uint64_t hole_from(const sqfs_image_source_t *src, size_t index,
@@ -417,7 +414,7 @@ static uint64_t hole_from(const sqfs_image_source_t *src, size_t index,
 {
 	uint64_t size = 0;
 
-	while (is_sparse(src, index)) {
+	while (data_block_is_sparse(&src->fi, index)) {
 		size += block_length(src, index);
 		index += 1;
 	}
@@ -443,7 +440,7 @@ static int read_by_reader(sqfs_image_source_t *src, sqfs_data_run_t *out)
 		if (ret != 0)
 			return ret;
 	}
-	if (is_sparse(src, index)) {
+	if (data_block_is_sparse(&src->fi, index)) {
 		out->offset = src->offset;
 		out->size = hole_from(src, index, &end);
 		out->data = NULL;
@@ -492,7 +489,7 @@ static int read_ahead_run(sqfs_image_source_t *src, sqfs_data_run_t *out)
 		return 0;
 	/* a hole takes in the sparse blocks after it */
 	out->data = NULL;
-	while (is_sparse(src, src->next_index)) {
+	while (data_block_is_sparse(&src->fi, src->next_index)) {
 		ret = read_ahead_read(src->ahead, &blk);
 		if (ret != 0) {
 			if (ret == 1)
@@ -602,7 +599,7 @@ int sqfs_image_source_extents(sqfs_image_source_t *src,
 	for (size_t i = 0; ret == 0 && i < src->fi.count; ++i) {
 		uint64_t len = block_length(src, i);
 
-		if (!is_sparse(src, i))
+		if (!data_block_is_sparse(&src->fi, i))
 			ret = add_extent(src, offset, len);
 		offset += len;
 	}
