@@ -26,8 +26,7 @@ static int dir_next(sd_side_t *side, const sqfs_entry_t **out)
 	return fs_source_next(((dir_side_t *)side)->src, out);
 }
 
-static int dir_xattrs(sd_side_t *side, const sqfs_xattr_t **list,
-		      size_t *count)
+static int dir_xattrs(sd_side_t *side, const sqfs_xattr_t **list, size_t *count)
 {
 	return fs_source_xattrs(((dir_side_t *)side)->src, false, list, count);
 }

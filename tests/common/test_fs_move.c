@@ -84,8 +84,7 @@ static void refused(const char *target)
 	struct stat before, after;
 
 	put("tmp", "new");
-	assert_int_equal(fstatat(dfd, target, &before, AT_SYMLINK_NOFOLLOW),
-			 0);
+	assert_int_equal(fstatat(dfd, target, &before, AT_SYMLINK_NOFOLLOW), 0);
 	errno = 0;
 	assert_int_equal(fs_move_no_replace(dfd, "tmp", target), -1);
 	assert_int_equal(errno, EEXIST);
@@ -129,8 +128,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_moved, make_dir, remove_dir),
-	    cmocka_unit_test_setup_teardown(test_refused, make_dir,
-					    remove_dir),
+	    cmocka_unit_test_setup_teardown(test_refused, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(test_paths, make_dir, remove_dir),
 	};
 
