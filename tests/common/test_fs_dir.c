@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "support/test_util.h"
+
 #include "common/fs_dir.h"
 #include "common/fs_xattrs.h"
 
@@ -22,31 +24,6 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-
-static char dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_fs_dir.XXXXXX");
-	return mkdtemp(dir) != NULL ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	char cmd[128];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static int open_dir(void)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY);
-
-	assert_true(fd >= 0);
-	return fd;
-}
 
 static void touch_at(int dfd, const char *name)
 {
@@ -68,7 +45,7 @@ static void test_names_sorted(void **state)
 	};
 	size_t n = sizeof(made) / sizeof(made[0]), count;
 	char **names;
-	int dfd = open_dir();
+	int dfd = test_tmpdir_open();
 	(void)state;
 
 	for (size_t i = 0; i < n; ++i)
@@ -85,7 +62,7 @@ static void test_names_empty_and_bad(void **state)
 {
 	char **names = (char **)1;
 	size_t count = 7;
-	int dfd = open_dir(), sub;
+	int dfd = test_tmpdir_open(), sub;
 	(void)state;
 
 	assert_int_equal(mkdirat(dfd, "empty", 0755), 0);
@@ -112,7 +89,7 @@ static void test_read_link(void **state)
 {
 	char long_target[3000];
 	char *target = NULL;
-	int dfd = open_dir();
+	int dfd = test_tmpdir_open();
 	(void)state;
 
 	memset(long_target, 'x', sizeof(long_target) - 1);
@@ -162,15 +139,15 @@ static int read_xattrs(int dfd, const char *name, fs_xattrs_t *x)
 static void test_xattrs(void **state)
 {
 	fs_xattrs_t x;
-	char path[128];
+	char path[300];
 	struct stat st;
 	fs_id_t id;
-	int dfd = open_dir();
+	int dfd = test_tmpdir_open();
 	(void)state;
 
 	touch_at(dfd, "f");
 	assert_int_equal(symlinkat("f", dfd, "link"), 0);
-	snprintf(path, sizeof(path), "%s/f", dir);
+	snprintf(path, sizeof(path), "%s/f", test_tmpdir);
 	if (setxattr(path, "user.one", "1", 1, 0) != 0) {
 		/* a file system without user xattrs: none read */
 		assert_int_equal(read_xattrs(dfd, "f", &x), 0);
@@ -223,13 +200,15 @@ static void test_xattrs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_names_sorted, make_dir,
-					    remove_dir),
-	    cmocka_unit_test_setup_teardown(test_names_empty_and_bad, make_dir,
-					    remove_dir),
-	    cmocka_unit_test_setup_teardown(test_read_link, make_dir,
-					    remove_dir),
-	    cmocka_unit_test_setup_teardown(test_xattrs, make_dir, remove_dir),
+	    cmocka_unit_test_setup_teardown(
+		test_names_sorted, test_tmpdir_setup, test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_names_empty_and_bad,
+					    test_tmpdir_setup,
+					    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_read_link, test_tmpdir_setup,
+					    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_xattrs, test_tmpdir_setup,
+					    test_tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "support/test_util.h"
+
 #include "common/fs_move.h"
 
 #include <errno.h>
@@ -21,27 +23,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[64];
 static int dfd = -1;
 
-static int make_dir(void **state)
+static int setup(void **state)
 {
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_fs_move.XXXXXX");
-	if (mkdtemp(dir) == NULL)
+	if (test_tmpdir_setup(state) != 0)
 		return -1;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	dfd = open(test_tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return dfd >= 0 ? 0 : -1;
 }
 
-static int remove_dir(void **state)
+static int teardown(void **state)
 {
-	char cmd[128];
-
-	(void)state;
 	close(dfd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_tmpdir_teardown(state);
 }
 
 static void put(const char *name, const char *text)
@@ -110,12 +105,12 @@ static void test_refused(void **state)
 /* AT_FDCWD and paths, as the output file uses it. */
 static void test_paths(void **state)
 {
-	char from[128], to[128];
+	char from[300], to[300];
 
 	(void)state;
 	put("a", "x");
-	snprintf(from, sizeof(from), "%s/a", dir);
-	snprintf(to, sizeof(to), "%s/b", dir);
+	snprintf(from, sizeof(from), "%s/a", test_tmpdir);
+	snprintf(to, sizeof(to), "%s/b", test_tmpdir);
 	assert_int_equal(fs_move_no_replace(AT_FDCWD, from, to), 0);
 	expect("b", "x");
 	put("a", "y");
@@ -127,9 +122,9 @@ static void test_paths(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_moved, make_dir, remove_dir),
-	    cmocka_unit_test_setup_teardown(test_refused, make_dir, remove_dir),
-	    cmocka_unit_test_setup_teardown(test_paths, make_dir, remove_dir),
+	    cmocka_unit_test_setup_teardown(test_moved, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "support/test_util.h"
+
 #include "common/fs_open.h"
 #include "common/fs_source.h"
 
@@ -24,32 +26,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static char dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_fs_source.XXXXXX");
-	return mkdtemp(dir) != NULL ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static int open_dir(void)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY);
-
-	assert_true(fd >= 0);
-	return fd;
-}
 
 static void write_at(int dfd, const char *name, const char *data)
 {
@@ -71,7 +47,7 @@ static fs_source_t *walk_of(int fd)
 /* The order, the entries and their attributes. */
 static void test_order_and_entries(void **state)
 {
-	int dfd = open_dir();
+	int dfd = test_tmpdir_open();
 	const sqfs_entry_t *e;
 	char seen[1024] = "";
 	fs_source_t *s;
@@ -117,7 +93,7 @@ static void test_order_and_entries(void **state)
 /* A file's data as runs, holes without data; rewound, the same again. */
 static void test_data_runs(void **state)
 {
-	int dfd = open_dir(), fd;
+	int dfd = test_tmpdir_open(), fd;
 	const sqfs_entry_t *e;
 	sqfs_data_run_t run;
 	static char block[65536];
@@ -182,7 +158,7 @@ static int count_entries(int dfd, int *err)
 static void test_deep(void **state)
 {
 	struct rlimit old, low;
-	int dfd = open_dir(), cur, next, n, err;
+	int dfd = test_tmpdir_open(), cur, next, n, err;
 	const int depth = 300;
 
 	(void)state;
@@ -218,7 +194,7 @@ static void test_deep(void **state)
  */
 static void test_replaced_while_away(void **state)
 {
-	int dfd = open_dir(), cur, next, ret;
+	int dfd = test_tmpdir_open(), cur, next, ret;
 	const sqfs_entry_t *e;
 	fs_source_t *s;
 	const int depth = FS_SOURCE_OPEN_DIRS + 8;
@@ -255,7 +231,7 @@ static void test_replaced_while_away(void **state)
 /* A directory replaced between its report and the walk entering it. */
 static void test_replaced_before_entering(void **state)
 {
-	int dfd = open_dir(), ret;
+	int dfd = test_tmpdir_open(), ret;
 	const sqfs_entry_t *e;
 	fs_source_t *s;
 
@@ -290,7 +266,7 @@ static void test_replaced_before_entering(void **state)
 /* A file swapped after its report: its data is not read. */
 static void test_file_replaced(void **state)
 {
-	int dfd = open_dir(), ret;
+	int dfd = test_tmpdir_open(), ret;
 	const sqfs_entry_t *e;
 	sqfs_data_run_t run;
 	fs_source_t *s;
@@ -324,7 +300,7 @@ static void test_file_replaced(void **state)
  * gave, as the entry says. */
 static void test_grown_after_report(void **state)
 {
-	int dfd = open_dir(), fd, ret;
+	int dfd = test_tmpdir_open(), fd, ret;
 	const sqfs_entry_t *e;
 	const sqfs_xattr_t *xl;
 	sqfs_data_run_t run;
@@ -356,7 +332,7 @@ static void test_grown_after_report(void **state)
  * object checked; paths deeper than the chain keeps. */
 static void test_chain(void **state)
 {
-	int dfd = open_dir(), fd, err, cur, next;
+	int dfd = test_tmpdir_open(), fd, err, cur, next;
 	struct stat st;
 	fs_chain_t c;
 	fs_id_t id;
@@ -423,20 +399,26 @@ static void test_chain(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_order_and_entries, make_dir,
-					    remove_dir),
-	    cmocka_unit_test_setup_teardown(test_data_runs, make_dir,
-					    remove_dir),
-	    cmocka_unit_test_setup_teardown(test_deep, make_dir, remove_dir),
-	    cmocka_unit_test_setup_teardown(test_replaced_while_away, make_dir,
-					    remove_dir),
+	    cmocka_unit_test_setup_teardown(test_order_and_entries,
+					    test_tmpdir_setup,
+					    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_data_runs, test_tmpdir_setup,
+					    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_deep, test_tmpdir_setup,
+					    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_replaced_while_away,
+					    test_tmpdir_setup,
+					    test_tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(test_replaced_before_entering,
-					    make_dir, remove_dir),
-	    cmocka_unit_test_setup_teardown(test_file_replaced, make_dir,
-					    remove_dir),
-	    cmocka_unit_test_setup_teardown(test_grown_after_report, make_dir,
-					    remove_dir),
-	    cmocka_unit_test_setup_teardown(test_chain, make_dir, remove_dir),
+					    test_tmpdir_setup,
+					    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_file_replaced, test_tmpdir_setup, test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_grown_after_report,
+					    test_tmpdir_setup,
+					    test_tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(test_chain, test_tmpdir_setup,
+					    test_tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

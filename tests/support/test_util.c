@@ -12,9 +12,12 @@
 #include "sqfs/super.h"
 #include "util/le.h"
 
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *test_data_kind_name(test_data_kind_t kind)
 {
@@ -775,4 +778,45 @@ void test_file_append_block(sqfs_file_t *file, uint16_t header,
 	test_file_append(file, hdr, 2);
 	if (size > 0)
 		test_file_append(file, payload, size);
+}
+
+/* ---- a fresh directory per test ------------------------------------------ */
+
+char test_tmpdir[256];
+
+int test_tmpdir_setup(void **state)
+{
+	const char *base = getenv("TMPDIR");
+
+	(void)state;
+	if (base == NULL || base[0] == '\0')
+		base = "/tmp";
+	if ((size_t)snprintf(test_tmpdir, sizeof(test_tmpdir),
+			     "%s/sqfs-test-XXXXXX",
+			     base) >= sizeof(test_tmpdir))
+		return -1;
+	return mkdtemp(test_tmpdir) != NULL ? 0 : -1;
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag,
+		      struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int test_tmpdir_teardown(void **state)
+{
+	(void)state;
+	return nftw(test_tmpdir, remove_one, 64, FTW_DEPTH | FTW_PHYS);
+}
+
+int test_tmpdir_open(void)
+{
+	int fd = open(test_tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	return fd;
 }

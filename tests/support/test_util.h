@@ -226,4 +226,19 @@ void test_file_append(sqfs_file_t *file, const void *data, size_t size);
 void test_file_append_block(sqfs_file_t *file, uint16_t header,
 			    const void *payload, size_t size);
 
+/* ---- a fresh directory per test --------------------------------------- */
+
+/* The directory test_tmpdir_setup made (under $TMPDIR or /tmp). */
+extern char test_tmpdir[256];
+
+/* A cmocka setup: make a new empty test_tmpdir. */
+int test_tmpdir_setup(void **state);
+
+/* A cmocka teardown: remove test_tmpdir and everything in it, symlinks
+ * removed themselves, never followed. */
+int test_tmpdir_teardown(void **state);
+
+/* test_tmpdir opened as a directory; asserts it could be. */
+int test_tmpdir_open(void);
+
 #endif /* TEST_UTIL_H */
