@@ -30,7 +30,7 @@ while getopts n:o: opt; do
 	case $opt in
 	n) n=$OPTARG ;;
 	o) old=$OPTARG ;;
-	*) sed -n '3,22p' "$0" >&2; exit 2 ;;
+	*) sed -n '3,23p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
