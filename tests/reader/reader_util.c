@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,27 +261,13 @@ bool ru_have(const char *tool)
 
 void ru_tmpdir(char *dir)
 {
-	const char *base = getenv("TMPDIR");
-
-	if (base == NULL || base[0] == '\0')
-		base = "/tmp";
-	assert_true(snprintf(dir, PATH_MAX, "%s/sqfs-reader-XXXXXX", base) <
-		    PATH_MAX - 64);
-	assert_non_null(mkdtemp(dir));
-}
-
-static int remove_one(const char *path, const struct stat *sb, int flag,
-		      struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	/* room below it for the names the tests put there */
+	assert_int_equal(test_mkdtemp(dir, PATH_MAX - 64, "sqfs-reader"), 0);
 }
 
 void ru_rmrf(const char *dir)
 {
-	nftw(dir, remove_one, 64, FTW_DEPTH | FTW_PHYS);
+	test_remove_tree(dir);
 }
 
 int ru_run(const char *fmt, ...)

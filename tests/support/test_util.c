@@ -780,22 +780,17 @@ void test_file_append_block(sqfs_file_t *file, uint16_t header,
 		test_file_append(file, payload, size);
 }
 
-/* ---- a fresh directory per test ------------------------------------------ */
+/* ---- temporary directories ---------------------------------------------- */
 
-char test_tmpdir[256];
-
-int test_tmpdir_setup(void **state)
+int test_mkdtemp(char *buf, size_t size, const char *prefix)
 {
 	const char *base = getenv("TMPDIR");
 
-	(void)state;
 	if (base == NULL || base[0] == '\0')
 		base = "/tmp";
-	if ((size_t)snprintf(test_tmpdir, sizeof(test_tmpdir),
-			     "%s/sqfs-test-XXXXXX",
-			     base) >= sizeof(test_tmpdir))
+	if ((size_t)snprintf(buf, size, "%s/%s-XXXXXX", base, prefix) >= size)
 		return -1;
-	return mkdtemp(test_tmpdir) != NULL ? 0 : -1;
+	return mkdtemp(buf) != NULL ? 0 : -1;
 }
 
 static int remove_one(const char *path, const struct stat *sb, int flag,
@@ -807,10 +802,23 @@ static int remove_one(const char *path, const struct stat *sb, int flag,
 	return remove(path);
 }
 
+int test_remove_tree(const char *dir)
+{
+	return nftw(dir, remove_one, 64, FTW_DEPTH | FTW_PHYS);
+}
+
+char test_tmpdir[256];
+
+int test_tmpdir_setup(void **state)
+{
+	(void)state;
+	return test_mkdtemp(test_tmpdir, sizeof(test_tmpdir), "sqfs-test");
+}
+
 int test_tmpdir_teardown(void **state)
 {
 	(void)state;
-	return nftw(test_tmpdir, remove_one, 64, FTW_DEPTH | FTW_PHYS);
+	return test_remove_tree(test_tmpdir);
 }
 
 int test_tmpdir_open(void)

@@ -226,16 +226,23 @@ void test_file_append(sqfs_file_t *file, const void *data, size_t size);
 void test_file_append_block(sqfs_file_t *file, uint16_t header,
 			    const void *payload, size_t size);
 
-/* ---- a fresh directory per test --------------------------------------- */
+/* ---- temporary directories ---------------------------------------------- */
 
-/* The directory test_tmpdir_setup made (under $TMPDIR or /tmp). */
+/* Make a new empty directory $TMPDIR/PREFIX-XXXXXX (/tmp without TMPDIR),
+ * its path in buf (size bytes, which the path must fit). Returns 0 or -1. */
+int test_mkdtemp(char *buf, size_t size, const char *prefix);
+
+/* Remove dir and everything in it; symlinks are removed themselves,
+ * never followed. Returns 0 or -1. */
+int test_remove_tree(const char *dir);
+
+/* The directory test_tmpdir_setup made (test_mkdtemp, "sqfs-test"). */
 extern char test_tmpdir[256];
 
 /* A cmocka setup: make a new empty test_tmpdir. */
 int test_tmpdir_setup(void **state);
 
-/* A cmocka teardown: remove test_tmpdir and everything in it, symlinks
- * removed themselves, never followed. */
+/* A cmocka teardown: test_remove_tree(test_tmpdir). */
 int test_tmpdir_teardown(void **state);
 
 /* test_tmpdir opened as a directory; asserts it could be. */

@@ -23,25 +23,10 @@
 
 void wt_tmp_init(wt_tmp_t *tmp)
 {
-	const char *base = getenv("TMPDIR");
-
-	if (base == NULL || base[0] == '\0')
-		base = "/tmp";
-	assert_true((size_t)snprintf(tmp->dir, sizeof(tmp->dir),
-				     "%s/sqfs-writer-XXXXXX",
-				     base) < sizeof(tmp->dir));
-	assert_non_null(mkdtemp(tmp->dir));
+	assert_int_equal(
+	    test_mkdtemp(tmp->dir, sizeof(tmp->dir), "sqfs-writer"), 0);
 	snprintf(tmp->image, sizeof(tmp->image), "%s/image.sqfs", tmp->dir);
 	snprintf(tmp->out, sizeof(tmp->out), "%s/out", tmp->dir);
-}
-
-static int remove_one(const char *path, const struct stat *sb, int flag,
-		      struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 void wt_tmp_cleanup(wt_tmp_t *tmp)
@@ -50,7 +35,7 @@ void wt_tmp_cleanup(wt_tmp_t *tmp)
 	if (getenv("WT_KEEP_TMP") != NULL)
 		print_message("kept %s\n", tmp->dir);
 	else if (tmp->dir[0] != '\0')
-		nftw(tmp->dir, remove_one, 64, FTW_DEPTH | FTW_PHYS);
+		test_remove_tree(tmp->dir);
 	tmp->dir[0] = '\0';
 }
 
