@@ -20,21 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* sqfs_data_reader_get_block with the block's bytes in *data and *len. */
-static inline int get_block_bytes(sqfs_data_reader_t *dr,
-				  const sqfs_inode_t *inode, size_t index,
-				  const uint8_t **data, size_t *len)
-{
-	sqfs_file_block_t blk;
-	int ret = sqfs_data_reader_get_block(dr, inode, index, &blk);
-
-	if (ret == 0) {
-		*data = blk.data;
-		*len = blk.size;
-	}
-	return ret;
-}
-
 #define CHUNK (64u * 1024u)
 /* Files up to this size are also read block by block and compared. */
 #define COMPARE_MAX (1u << 20)
@@ -109,31 +94,32 @@ static int check_blocks(ctx_t *c, const sqfs_inode_t *inode, uint64_t size)
 	uint64_t count = sqfs_inode_block_count(inode, c->block_size);
 	bool tail = inode->data.file.fragment_index != SQFS_NO_FRAGMENT;
 	uint64_t pos = 0, i;
-	const uint8_t *data;
-	size_t n;
+	sqfs_file_block_t blk;
 	int ret;
 
 	for (i = 0; i < count + (tail ? 1 : 0); ++i) {
-		ret = get_block_bytes(c->data, inode, (size_t)i, &data, &n);
+		ret =
+		    sqfs_data_reader_get_block(c->data, inode, (size_t)i, &blk);
 		if (ret != 0)
 			return inconsistent(c,
 					    "get_block %llu fails (%d) on a "
 					    "file read fine",
 					    (unsigned long long)i, ret);
-		if (n > size - pos || (n > 0 && data == NULL) ||
-		    memcmp(data, c->content + pos, n) != 0)
+		if (blk.size > size - pos ||
+		    (blk.size > 0 && blk.data == NULL) ||
+		    memcmp(blk.data, c->content + pos, blk.size) != 0)
 			return inconsistent(c,
 					    "block %llu differs from the bytes "
 					    "read at %llu",
 					    (unsigned long long)i,
 					    (unsigned long long)pos);
-		pos += n;
+		pos += blk.size;
 	}
 	if (pos != size)
 		return inconsistent(c, "blocks hold %llu bytes, file %llu",
 				    (unsigned long long)pos,
 				    (unsigned long long)size);
-	ret = get_block_bytes(c->data, inode, (size_t)i, &data, &n);
+	ret = sqfs_data_reader_get_block(c->data, inode, (size_t)i, &blk);
 	if (ret == 0)
 		return inconsistent(c, "get_block past the last block works");
 	return 0;

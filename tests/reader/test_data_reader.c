@@ -28,21 +28,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* sqfs_data_reader_get_block with the block's bytes in *data and *len. */
-static inline int get_block_bytes(sqfs_data_reader_t *dr,
-				  const sqfs_inode_t *inode, size_t index,
-				  const uint8_t **data, size_t *len)
-{
-	sqfs_file_block_t blk;
-	int ret = sqfs_data_reader_get_block(dr, inode, index, &blk);
-
-	if (ret == 0) {
-		*data = blk.data;
-		*len = blk.size;
-	}
-	return ret;
-}
-
 #define MKSQUASHFS "/usr/bin/mksquashfs"
 #define RAW_BIT 0x01000000u
 #define LEN_MASK 0x00FFFFFFu
@@ -292,6 +277,7 @@ static void check_image(sqfs_file_t *file, image_stats_t *st)
 	uint32_t n, rng = 12345;
 	const uint32_t *words;
 	size_t i, count;
+	sqfs_file_block_t blk;
 	uint8_t buf[16];
 	uint64_t ref;
 
@@ -309,9 +295,7 @@ static void check_image(sqfs_file_t *file, image_stats_t *st)
 			    sqfs_data_reader_read(dr, inode, 0, buf, 16),
 			    SQFS_ERROR_NOT_FILE);
 			assert_int_equal(
-			    get_block_bytes(dr, inode, 0,
-					    &(const uint8_t *){NULL},
-					    &(size_t){0}),
+			    sqfs_data_reader_get_block(dr, inode, 0, &blk),
 			    SQFS_ERROR_NOT_FILE);
 			free(inode);
 			continue;
@@ -773,10 +757,10 @@ static uint32_t *words_of(sqfs_inode_t *inode)
 static void expect_fail(fixture_t *fx, const sqfs_inode_t *inode, int err)
 {
 	uint8_t buf[3 * 4096];
-	const uint8_t *data;
+	sqfs_file_block_t blk;
 	uint64_t count;
 	ptrdiff_t ret;
-	size_t len, i;
+	size_t i;
 	bool failed = false;
 
 	ret = sqfs_data_reader_read(fx->dr, inode, 0, buf, sizeof(buf));
@@ -786,11 +770,11 @@ static void expect_fail(fixture_t *fx, const sqfs_inode_t *inode, int err)
 
 	count = sqfs_inode_block_count(inode, fx->block_size) + 1;
 	for (i = 0; i < count && i < 64; ++i) {
-		ret = get_block_bytes(fx->dr, inode, i, &data, &len);
+		ret = sqfs_data_reader_get_block(fx->dr, inode, i, &blk);
 		if (ret < 0)
 			failed = true;
 		else
-			assert_true(len <= fx->block_size);
+			assert_true(blk.size <= fx->block_size);
 	}
 	assert_true(failed);
 }
@@ -1196,8 +1180,7 @@ static bool patched_fragment(const uint8_t *image, size_t size, size_t pos,
 	sqfs_image_t *img;
 	sqfs_file_t *file;
 	uint8_t *copy, buf[128];
-	const uint8_t *data;
-	size_t len;
+	sqfs_file_block_t blk;
 	int ret;
 
 	copy = malloc(size);
@@ -1215,7 +1198,7 @@ static bool patched_fragment(const uint8_t *image, size_t size, size_t pos,
 		small = find_file(img, 100);
 		assert_true(
 		    sqfs_data_reader_read(dr, small, 0, buf, sizeof(buf)) < 0);
-		assert_true(get_block_bytes(dr, small, 0, &data, &len) < 0);
+		assert_true(sqfs_data_reader_get_block(dr, small, 0, &blk) < 0);
 		free(small);
 		sqfs_data_reader_destroy(dr);
 		sqfs_image_destroy(img);

@@ -27,21 +27,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* sqfs_data_reader_get_block with the block's bytes in *data and *len. */
-static inline int get_block_bytes(sqfs_data_reader_t *dr,
-				  const sqfs_inode_t *inode, size_t index,
-				  const uint8_t **data, size_t *len)
-{
-	sqfs_file_block_t blk;
-	int ret = sqfs_data_reader_get_block(dr, inode, index, &blk);
-
-	if (ret == 0) {
-		*data = blk.data;
-		*len = blk.size;
-	}
-	return ret;
-}
-
 #define BS 4096u
 #define RAW_BIT 0x01000000u
 #define LEN_MASK 0x00FFFFFFu
@@ -571,9 +556,8 @@ static void check_error_at(image_t *im, unsigned int jobs, size_t bad,
 {
 	sqfs_data_reader_t *dr;
 	sqfs_file_stream_t *fs;
-	sqfs_file_block_t blk;
-	const uint8_t *data;
-	size_t queued = 0, len;
+	sqfs_file_block_t blk, want;
+	size_t queued = 0;
 	int ret;
 
 	assert_int_equal(sqfs_data_reader_create(im->img, &dr), 0);
@@ -593,11 +577,11 @@ static void check_error_at(image_t *im, unsigned int jobs, size_t bad,
 			assert_ptr_equal(blk.user, im->inodes[i]);
 			if (im->inodes[i]->data.file.file_size == 0)
 				continue;
-			assert_int_equal(
-			    get_block_bytes(dr, im->inodes[i], k, &data, &len),
-			    0);
-			assert_int_equal(blk.size, len);
-			assert_memory_equal(blk.data, data, len);
+			assert_int_equal(sqfs_data_reader_get_block(
+					     dr, im->inodes[i], k, &want),
+					 0);
+			assert_int_equal(blk.size, want.size);
+			assert_memory_equal(blk.data, want.data, want.size);
 		}
 	}
 	for (int rep = 0; rep < 3; ++rep) {
@@ -618,10 +602,9 @@ static void test_corrupt_block(void **state)
 {
 	size_t size, bad, bad_block;
 	sqfs_data_reader_t *dr;
-	const uint8_t *data;
+	sqfs_file_block_t blk;
 	uint8_t *bytes;
 	uint64_t pos;
-	size_t len;
 	image_t im;
 	int expect;
 
@@ -635,7 +618,8 @@ static void test_corrupt_block(void **state)
 	memset(bytes + pos + 4, 0x5A, 40);
 	open_image(&im, bytes, size);
 	assert_int_equal(sqfs_data_reader_create(im.img, &dr), 0);
-	expect = get_block_bytes(dr, im.inodes[bad], bad_block, &data, &len);
+	expect =
+	    sqfs_data_reader_get_block(dr, im.inodes[bad], bad_block, &blk);
 	sqfs_data_reader_destroy(dr);
 	assert_true(expect < 0);
 
@@ -652,9 +636,8 @@ static void test_corrupt_fragment(void **state)
 	size_t size, bad = 0, first = SIZE_MAX;
 	sqfs_data_reader_t *dr;
 	sqfs_fragment_t frag;
-	const uint8_t *data;
+	sqfs_file_block_t blk;
 	uint8_t *bytes;
-	size_t len;
 	image_t im;
 	int expect;
 
@@ -684,8 +667,8 @@ static void test_corrupt_fragment(void **state)
 	memset(bytes + frag.start + 2, 0xA5, 30);
 	open_image(&im, bytes, size);
 	assert_int_equal(sqfs_data_reader_create(im.img, &dr), 0);
-	expect = get_block_bytes(dr, im.inodes[bad],
-				 im.inodes[bad]->payload_size / 4, &data, &len);
+	expect = sqfs_data_reader_get_block(
+	    dr, im.inodes[bad], im.inodes[bad]->payload_size / 4, &blk);
 	sqfs_data_reader_destroy(dr);
 	assert_true(expect < 0);
 
@@ -700,12 +683,11 @@ static void test_corrupt_fragment(void **state)
 static int reader_says(image_t *im, const sqfs_inode_t *inode, size_t index)
 {
 	sqfs_data_reader_t *dr;
-	const uint8_t *data;
-	size_t len;
+	sqfs_file_block_t blk;
 	int ret;
 
 	assert_int_equal(sqfs_data_reader_create(im->img, &dr), 0);
-	ret = get_block_bytes(dr, inode, index, &data, &len);
+	ret = sqfs_data_reader_get_block(dr, inode, index, &blk);
 	sqfs_data_reader_destroy(dr);
 	return ret;
 }
