@@ -23,94 +23,11 @@
 #define BS 4096u
 #define NFILES 7
 
-/* ---- a file that fails on demand ----------------------------------------- */
-
-typedef struct {
-	sqfs_file_t base;
-	sqfs_file_t *inner;
-	/* Bytes that may still be written; then every write fails. */
-	uint64_t write_budget;
-	uint64_t written;
-	bool fail_read;
-	bool fail_truncate;
-	unsigned int failures;
-} fail_file_t;
-
-static void ff_destroy(sqfs_file_t *base)
+/* A file that fails on demand (test_failing_file), over the prefix the
+ * tests' images start with. */
+static test_failing_file_t *ff_create(void)
 {
-	fail_file_t *f = (fail_file_t *)base;
-
-	sqfs_file_destroy(f->inner);
-	free(f);
-}
-
-static int ff_read_at(sqfs_file_t *base, uint64_t offset, void *buffer,
-		      size_t size)
-{
-	fail_file_t *f = (fail_file_t *)base;
-
-	if (f->fail_read) {
-		f->failures += 1;
-		return SQFS_ERROR_IO;
-	}
-	return f->inner->read_at(f->inner, offset, buffer, size);
-}
-
-static int ff_write_at(sqfs_file_t *base, uint64_t offset, const void *buffer,
-		       size_t size)
-{
-	fail_file_t *f = (fail_file_t *)base;
-
-	if (size > f->write_budget) {
-		f->write_budget = 0;
-		f->failures += 1;
-		return SQFS_ERROR_IO;
-	}
-	f->write_budget -= size;
-	f->written += size;
-	return f->inner->write_at(f->inner, offset, buffer, size);
-}
-
-static uint64_t ff_get_size(const sqfs_file_t *base)
-{
-	const fail_file_t *f = (const fail_file_t *)base;
-
-	return f->inner->get_size(f->inner);
-}
-
-static int ff_truncate(sqfs_file_t *base, uint64_t size)
-{
-	fail_file_t *f = (fail_file_t *)base;
-
-	if (f->fail_truncate) {
-		f->failures += 1;
-		return SQFS_ERROR_IO;
-	}
-	return f->inner->truncate(f->inner, size);
-}
-
-/* Forwards: the wrapper is as durable as what it wraps. */
-static int ff_sync(sqfs_file_t *base)
-{
-	fail_file_t *f = (fail_file_t *)base;
-
-	return sqfs_file_sync(f->inner);
-}
-
-static fail_file_t *ff_create(void)
-{
-	fail_file_t *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	f->inner = test_memory_file_filled(BP_TEST_PREFIX, 0);
-	f->base.destroy = ff_destroy;
-	f->base.read_at = ff_read_at;
-	f->base.write_at = ff_write_at;
-	f->base.get_size = ff_get_size;
-	f->base.truncate = ff_truncate;
-	f->base.sync = ff_sync;
-	f->write_budget = UINT64_MAX;
-	return f;
+	return test_failing_file(test_memory_file_filled(BP_TEST_PREFIX, 0));
 }
 
 /* ---- a scenario touching every path that does I/O -------------------------
@@ -180,8 +97,9 @@ static int run_scenario(block_processor_t *bp, file_data_t *fd,
 
 /* Run the scenario on f (which it destroys); *written receives the bytes
  * written successfully, *failures the failures f reported. */
-static int scenario_on(fail_file_t *f, file_data_t *fd, const uint8_t *data,
-		       bool check, uint64_t *written, unsigned int *failures)
+static int scenario_on(test_failing_file_t *f, file_data_t *fd,
+		       const uint8_t *data, bool check, uint64_t *written,
+		       unsigned int *failures)
 {
 	sqfs_super_t super;
 	bp_ctx_t c;
@@ -238,7 +156,7 @@ static void write_failures(void)
 	uint64_t total, budget, step, written;
 	unsigned int failures;
 	uint8_t *data;
-	fail_file_t *f;
+	test_failing_file_t *f;
 	int ret;
 
 	data = test_make_data(8 * BS, TEST_DATA_TEXT, 7);
@@ -251,7 +169,7 @@ static void write_failures(void)
 	step = total / 150 + 1;
 	for (budget = 0; budget < total; budget += step) {
 		f = ff_create();
-		f->write_budget = budget;
+		f->write_bytes = budget;
 		ret = scenario_on(f, fd, data, false, &written, &failures);
 		assert_int_equal(ret, SQFS_ERROR_IO);
 		assert_int_equal(failures, 1);
@@ -259,11 +177,11 @@ static void write_failures(void)
 	}
 	/* the last byte matters too */
 	f = ff_create();
-	f->write_budget = total - 1;
+	f->write_bytes = total - 1;
 	assert_int_equal(scenario_on(f, fd, data, false, NULL, NULL),
 			 SQFS_ERROR_IO);
 	f = ff_create();
-	f->write_budget = total;
+	f->write_bytes = total;
 	assert_int_equal(scenario_on(f, fd, data, true, NULL, NULL), 0);
 	free(data);
 }
@@ -286,7 +204,7 @@ static void read_and_truncate_failures(void)
 	file_data_t fd[NFILES];
 	unsigned int failures;
 	uint8_t *data;
-	fail_file_t *f;
+	test_failing_file_t *f;
 
 	data = test_make_data(8 * BS, TEST_DATA_TEXT, 7);
 

@@ -755,6 +755,86 @@ sqfs_file_t *test_observed_file(sqfs_file_t *inner,
 	return &f->base;
 }
 
+static int failing_read_at(sqfs_file_t *base, uint64_t offset, void *buf,
+			   size_t size)
+{
+	test_failing_file_t *f = (test_failing_file_t *)base;
+
+	if (f->fail_read) {
+		f->failures += 1;
+		return SQFS_ERROR_IO;
+	}
+	return f->inner->read_at(f->inner, offset, buf, size);
+}
+
+static int failing_write_at(sqfs_file_t *base, uint64_t offset, const void *buf,
+			    size_t size)
+{
+	test_failing_file_t *f = (test_failing_file_t *)base;
+
+	if (f->write_calls == 0 || size > f->write_bytes) {
+		f->write_bytes = 0;
+		f->failures += 1;
+		return SQFS_ERROR_IO;
+	}
+	if (f->write_calls != UINT64_MAX)
+		f->write_calls -= 1;
+	f->write_bytes -= size;
+	f->writes += 1;
+	f->written += size;
+	return f->inner->write_at(f->inner, offset, buf, size);
+}
+
+static uint64_t failing_get_size(const sqfs_file_t *base)
+{
+	const test_failing_file_t *f = (const test_failing_file_t *)base;
+
+	return f->inner->get_size(f->inner);
+}
+
+static int failing_truncate(sqfs_file_t *base, uint64_t size)
+{
+	test_failing_file_t *f = (test_failing_file_t *)base;
+
+	if (f->fail_truncate) {
+		f->failures += 1;
+		return SQFS_ERROR_IO;
+	}
+	return f->inner->truncate(f->inner, size);
+}
+
+static int failing_sync(sqfs_file_t *base)
+{
+	test_failing_file_t *f = (test_failing_file_t *)base;
+
+	return sqfs_file_sync(f->inner);
+}
+
+static void failing_destroy(sqfs_file_t *base)
+{
+	test_failing_file_t *f = (test_failing_file_t *)base;
+
+	sqfs_file_destroy(f->inner);
+	free(f);
+}
+
+test_failing_file_t *test_failing_file(sqfs_file_t *inner)
+{
+	test_failing_file_t *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->inner = inner;
+	f->base.read_at = failing_read_at;
+	f->base.write_at = failing_write_at;
+	f->base.get_size = failing_get_size;
+	f->base.truncate = failing_truncate;
+	f->base.sync = failing_sync;
+	f->base.destroy = failing_destroy;
+	f->write_calls = UINT64_MAX;
+	f->write_bytes = UINT64_MAX;
+	return f;
+}
+
 const uint8_t *test_memory_file_data(const sqfs_file_t *file, size_t *size)
 {
 	const uint8_t *data = sqfs_file_memory_data(file, size);

@@ -215,6 +215,29 @@ sqfs_file_t *test_observed_file(sqfs_file_t *inner,
 						size_t size),
 				void *user);
 
+/*
+ * A file that passes every call on to inner (taken over: destroyed with
+ * it) and fails on demand with SQFS_ERROR_IO: a write once write_calls
+ * writes were made, or when it would take more than write_bytes bytes
+ * (then write_bytes drops to 0); every read with fail_read; every
+ * truncate with fail_truncate. It counts the writes and bytes that got
+ * through and the failures. Both budgets start at UINT64_MAX (no limit);
+ * sync forwards, so the wrapper is as durable as what it wraps.
+ */
+typedef struct {
+	sqfs_file_t base;
+	sqfs_file_t *inner;
+	uint64_t write_calls;
+	uint64_t write_bytes;
+	bool fail_read;
+	bool fail_truncate;
+	uint64_t writes;
+	uint64_t written;
+	unsigned int failures;
+} test_failing_file_t;
+
+test_failing_file_t *test_failing_file(sqfs_file_t *inner);
+
 /* The contents of an in-memory file; asserts there are some to see. */
 const uint8_t *test_memory_file_data(const sqfs_file_t *file, size_t *size);
 

@@ -980,82 +980,6 @@ static void test_id_limit_root_defaults(void **state)
 
 /* ---- a writer that fails ------------------------------------------------- */
 
-/* An in-memory file whose writes fail once a budget of calls is spent. */
-typedef struct {
-	sqfs_file_t base;
-	sqfs_file_t *inner;
-	/* write_at calls still allowed; SIZE_MAX: no limit */
-	size_t budget;
-	size_t writes;
-} failing_file_t;
-
-static void ff_destroy(sqfs_file_t *base)
-{
-	failing_file_t *f = (failing_file_t *)base;
-
-	sqfs_file_destroy(f->inner);
-	free(f);
-}
-
-static int ff_read_at(sqfs_file_t *base, uint64_t offset, void *buffer,
-		      size_t size)
-{
-	failing_file_t *f = (failing_file_t *)base;
-
-	return f->inner->read_at(f->inner, offset, buffer, size);
-}
-
-static int ff_write_at(sqfs_file_t *base, uint64_t offset, const void *buffer,
-		       size_t size)
-{
-	failing_file_t *f = (failing_file_t *)base;
-
-	if (f->budget == 0)
-		return SQFS_ERROR_IO;
-	if (f->budget != SIZE_MAX)
-		f->budget -= 1;
-	f->writes += 1;
-	return f->inner->write_at(f->inner, offset, buffer, size);
-}
-
-static uint64_t ff_get_size(const sqfs_file_t *base)
-{
-	const failing_file_t *f = (const failing_file_t *)base;
-
-	return f->inner->get_size(f->inner);
-}
-
-static int ff_truncate(sqfs_file_t *base, uint64_t size)
-{
-	failing_file_t *f = (failing_file_t *)base;
-
-	return f->inner->truncate(f->inner, size);
-}
-
-/* Forwards: the wrapper is as durable as what it wraps. */
-static int ff_sync(sqfs_file_t *base)
-{
-	failing_file_t *f = (failing_file_t *)base;
-
-	return sqfs_file_sync(f->inner);
-}
-
-static failing_file_t *failing_file(void)
-{
-	failing_file_t *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	f->inner = test_memory_file(NULL, 0);
-	f->base.destroy = ff_destroy;
-	f->base.read_at = ff_read_at;
-	f->base.write_at = ff_write_at;
-	f->base.get_size = ff_get_size;
-	f->base.truncate = ff_truncate;
-	f->base.sync = ff_sync;
-	f->budget = SIZE_MAX;
-	return f;
-}
-
 #define FAIL_BLOCKS 6
 
 /*
@@ -1071,7 +995,7 @@ static int failing_run(size_t budget, size_t *writes)
 	    test_make_data(FAIL_BLOCKS * bs + 1000, TEST_DATA_RANDOM, 11);
 	char first[SQFS_ERROR_TEXT_SIZE], later[SQFS_ERROR_TEXT_SIZE + 64];
 	sqfs_writer_options_t opt;
-	failing_file_t *f = failing_file();
+	test_failing_file_t *f = test_failing_file(test_memory_file(NULL, 0));
 	sqfs_writer_t *wr = NULL;
 	sqfs_entry_t e;
 	size_t created;
@@ -1084,7 +1008,7 @@ static int failing_run(size_t budget, size_t *writes)
 	opt.num_jobs = 0;
 	assert_int_equal(sqfs_writer_create(&f->base, &opt, &wr, NULL), 0);
 	created = f->writes;
-	f->budget = budget;
+	f->write_calls = budget;
 
 	e = wt_make_entry("dir/big", S_IFREG | 0644, 1, 1, 0);
 	e.size = FAIL_BLOCKS * bs + 1000;
@@ -1108,7 +1032,7 @@ static int failing_run(size_t budget, size_t *writes)
 	if (ret == 0) {
 		assert_true(sqfs_writer_usable(wr));
 		sqfs_writer_destroy(wr);
-		ff_destroy(&f->base);
+		sqfs_file_destroy(&f->base);
 		return 0;
 	}
 
@@ -1120,7 +1044,7 @@ static int failing_run(size_t budget, size_t *writes)
 
 	/* every later call says so, with the words of the failure; even
 	 * one that would have been a refusal */
-	f->budget = SIZE_MAX;
+	f->write_calls = UINT64_MAX;
 	e = wt_make_entry("after", S_IFIFO | 0644, 0, 0, 0);
 	assert_int_equal(sqfs_writer_add(wr, &e, 0), SQFS_ERROR_SEQUENCE);
 	assert_string_equal(sqfs_writer_error(wr), later);
@@ -1143,7 +1067,7 @@ static int failing_run(size_t budget, size_t *writes)
 	assert_false(sqfs_writer_usable(wr));
 
 	sqfs_writer_destroy(wr);
-	ff_destroy(&f->base);
+	sqfs_file_destroy(&f->base);
 	return ret;
 }
 
