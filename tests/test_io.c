@@ -407,12 +407,59 @@ static void posix_open_errors(void **state)
 	assert_null(file);
 }
 
+/* A window: reads, writes, size and truncation shifted by the offset;
+ * the bytes before it untouched; a file shorter than the offset an empty
+ * view; destroying the view destroys the file. */
+static void window_file(void **state)
+{
+	static const uint8_t head[8] = "HEADER!!";
+	sqfs_file_t *mem, *view;
+	const uint8_t *data;
+	uint8_t buf[8];
+	size_t size;
+
+	(void)state;
+	assert_int_equal(sqfs_file_open_memory(&mem, head, 8, 0), 0);
+	assert_int_equal(sqfs_file_open_window(NULL, mem, 3),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_file_open_window(&view, NULL, 3),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_file_open_window(&view, mem, 8), 0);
+	assert_int_equal(view->get_size(view), 0);
+	assert_int_equal(view->read_at(view, 0, buf, 1),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(view->write_at(view, 2, "xy", 2), 0);
+	assert_int_equal(view->get_size(view), 4);
+	assert_int_equal(view->read_at(view, 0, buf, 4), 0);
+	assert_memory_equal(buf, "\0\0xy", 4);
+	data = sqfs_file_memory_data(mem, &size);
+	assert_int_equal(size, 12);
+	assert_memory_equal(data, head, 8);
+	assert_int_equal(view->truncate(view, 1), 0);
+	assert_int_equal(view->get_size(view), 1);
+	assert_int_equal(mem->get_size(mem), 9);
+	assert_int_equal(view->read_at(view, UINT64_MAX, buf, 1),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(sqfs_file_sync(view), 0);
+	assert_int_equal(sqfs_file_close(view), 0);
+
+	/* past the end of a short file: nothing to read, size 0 */
+	assert_int_equal(
+	    sqfs_file_open_memory(&mem, head, 8, SQFS_FILE_OPEN_READ_ONLY), 0);
+	assert_int_equal(sqfs_file_open_window(&view, mem, 100), 0);
+	assert_int_equal(view->get_size(view), 0);
+	assert_int_equal(view->write_at(view, 0, "z", 1),
+			 SQFS_ERROR_UNSUPPORTED);
+	sqfs_file_destroy(view);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(memory_file),
 	    cmocka_unit_test(memory_file_initial_data_and_read_only),
 	    cmocka_unit_test(memory_sync_and_close),
+	    cmocka_unit_test(window_file),
 	    cmocka_unit_test(custom_without_sync),
 	    cmocka_unit_test(posix_file),
 	    cmocka_unit_test(posix_sync),

@@ -128,6 +128,21 @@ SQFS_API const uint8_t *sqfs_file_memory_data(const sqfs_file_t *file,
 					      size_t *size);
 
 /*
+ * A view of file from offset on: byte 0 of the view is byte offset of
+ * file, its size is what lies past offset (0 if the file is shorter), and
+ * writes and truncation land there too, leaving the bytes before offset
+ * as they are. For an image inside a bigger file: an AppImage or a SIF
+ * container (sqfs_image_locate in image.h finds where), or the space
+ * mksquashfs -offset keeps before it. The view takes file over: sync,
+ * close and destroy act on the view and file together; file is not used
+ * directly while the view lives. On failure file is left to the caller.
+ * Errors: SQFS_ERROR_ARG_INVALID (NULL), SQFS_ERROR_ALLOC. Access past
+ * 2^64 bytes of file fails with SQFS_ERROR_OUT_OF_BOUNDS.
+ */
+SQFS_API int sqfs_file_open_window(sqfs_file_t **out, sqfs_file_t *file,
+				   uint64_t offset);
+
+/*
  * Make everything written to file so far durable (its sync operation).
  * Returns 0, SQFS_ERROR_IO with errno set when the data could not be
  * written back (the file's contents on storage are then unknown: do not
