@@ -132,10 +132,10 @@ SQFS_API const uint8_t *sqfs_file_memory_data(const sqfs_file_t *file,
  * file, its size is what lies past offset (0 if the file is shorter), and
  * writes and truncation land there too, leaving the bytes before offset
  * as they are. For an image inside a bigger file: an AppImage or a SIF
- * container (sqfs_image_locate in image.h finds where), or the space
- * mksquashfs -offset keeps before it. The view takes file over: sync,
- * close and destroy act on the view and file together; file is not used
- * directly while the view lives. On failure file is left to the caller.
+ * container, or the space mksquashfs -offset keeps before it. The view
+ * uses file and never releases it (as every object made on a file): the
+ * caller releases the view, then the file. Syncing the view syncs file;
+ * closing or destroying the view releases only the view.
  * Errors: SQFS_ERROR_ARG_INVALID (NULL), SQFS_ERROR_ALLOC. Access past
  * 2^64 bytes of file fails with SQFS_ERROR_OUT_OF_BOUNDS.
  */

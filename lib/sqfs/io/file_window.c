@@ -19,21 +19,10 @@ typedef struct {
 	uint64_t offset;
 } window_file_t;
 
+/* The view is released; the file under it is the caller's. */
 static void window_destroy(sqfs_file_t *base)
 {
-	window_file_t *w = (window_file_t *)base;
-
-	sqfs_file_destroy(w->under);
-	free(w);
-}
-
-static int window_close(sqfs_file_t *base)
-{
-	window_file_t *w = (window_file_t *)base;
-	int ret = sqfs_file_close(w->under);
-
-	free(w);
-	return ret;
+	free(base);
 }
 
 static int window_sync(sqfs_file_t *base)
@@ -109,10 +98,9 @@ int sqfs_file_open_window(sqfs_file_t **out, sqfs_file_t *file, uint64_t offset)
 	w->base.write_at = window_write_at;
 	w->base.get_size = window_get_size;
 	w->base.truncate = window_truncate;
-	/* durability and release are the file's: a view adds nothing that
-	 * could fail, and must not claim a sync the file cannot give */
+	/* durability is the file's: a view must not claim a sync the file
+	 * cannot give; releasing a view has nothing to report (close NULL) */
 	w->base.sync = file->sync != NULL ? window_sync : NULL;
-	w->base.close = window_close;
 	*out = &w->base;
 	return 0;
 }
