@@ -123,8 +123,11 @@ void gs_entries_free(gs_entries_t *e)
 		gs_entry_release(&e->list[i]);
 	if (e->list != NULL)
 		munmap(e->list, list_bytes(e->capacity));
-	for (size_t i = 0; i < e->root_count; ++i)
+	for (size_t i = 0; i < e->root_count; ++i) {
 		free(e->roots[i].location);
+		free(e->roots[i].image_name);
+		free(e->roots[i].real_name);
+	}
 	free(e->roots);
 	memset(e, 0, sizeof(*e));
 }
@@ -141,6 +144,7 @@ int gs_entries_add_root(gs_entries_t *e, char *location, fs_id_t id,
 	if (roots == NULL)
 		goto fail;
 	e->roots = roots;
+	memset(&roots[e->root_count], 0, sizeof(roots[0]));
 	roots[e->root_count].location = location;
 	roots[e->root_count].id = id;
 	*index = (uint32_t)e->root_count++;
@@ -148,6 +152,23 @@ int gs_entries_add_root(gs_entries_t *e, char *location, fs_id_t id,
 fail:
 	free(location);
 	return -1;
+}
+
+int gs_entries_name_root(gs_entries_t *e, uint32_t index, char *image_name,
+			 char *real_name)
+{
+	gs_root_t *r = &e->roots[index];
+
+	if (image_name == NULL || real_name == NULL) {
+		free(image_name);
+		free(real_name);
+		return -1;
+	}
+	free(r->image_name);
+	free(r->real_name);
+	r->image_name = image_name;
+	r->real_name = real_name;
+	return 0;
 }
 
 int gs_entry_set_xattr(gs_entry_t *e, char *key, uint8_t *value, size_t size)

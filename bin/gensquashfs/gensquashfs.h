@@ -41,6 +41,15 @@ typedef struct {
 	bool keep_time;
 	bool keep_xattr;
 	bool one_file_system;
+	/* mksquashfs's xattr options: which keys read from an input are
+	 * kept (NULL: all of them) ... */
+	bool (*keep_xattr_key)(const void *user, const char *key);
+	const void *xattr_user;
+	/* ... and xattrs every entry gets on top (after its own, so they
+	 * win): a user. one only a regular file or a directory, as
+	 * user xattrs exist only there (xattr(7)) */
+	const sqfs_xattr_t *add_xattrs;
+	size_t add_xattr_count;
 } gs_options_t;
 
 /*
@@ -138,6 +147,14 @@ typedef struct {
 typedef struct {
 	char *location;
 	fs_id_t id;
+	/* Where the walk's entries are in the image, when that is not where
+	 * they are below location (mksquashfs's sources, which land in the
+	 * image's root under a name of their own, maybe renamed): an entry's
+	 * image path starts with image_name, which stands for real_name
+	 * below location ("" for location itself). Both NULL: an entry's
+	 * image path is its path below location. */
+	char *image_name;
+	char *real_name;
 } gs_root_t;
 
 typedef struct {
@@ -175,6 +192,30 @@ int gs_entries_add_root(gs_entries_t *e, char *location, fs_id_t id,
  */
 int gs_scan(int fd, const char *location, bool one_file_system,
 	    gs_entries_t *out);
+
+/* What else a scan can be told (mksquashfs's sources and exclusions). */
+typedef struct {
+	bool one_file_system;
+	/* every name of a multiply-linked file packed on its own */
+	bool no_hard_links;
+	/* the image path of the scanned directory itself: "" or NULL for
+	 * the image's root (gs_root_t.image_name) */
+	const char *image_name;
+	/* called for each entry but the scanned directory, with its path
+	 * below it and its lstat: 1 leaves it out (a directory with all
+	 * below it), 0 keeps it, -1 stops the scan (printed why) */
+	int (*filter)(void *user, const char *path, const struct stat *st);
+	void *user;
+} gs_scan_opts_t;
+
+/* gs_scan with opts. */
+int gs_scan_opts(int fd, const char *location, const gs_scan_opts_t *opts,
+		 gs_entries_t *out);
+
+/* Give root index the names of gs_root_t (taken over: freed on
+ * failure). Returns 0, or -1 if out of memory. */
+int gs_entries_name_root(gs_entries_t *e, uint32_t index, char *image_name,
+			 char *real_name);
 
 /* Give e the xattr key = value (size bytes), which replaces an earlier
  * value of the same key (given or read) when the entry is packed; key and
@@ -397,6 +438,10 @@ typedef struct {
 	gs_entries_t entries;
 	uint64_t bytes_done;
 	uint64_t entries_done;
+	/* told of each entry once it is packed (mksquashfs -info), or
+	 * NULL */
+	void (*on_packed)(void *user, const gs_entry_t *e);
+	void *on_packed_user;
 } gs_packer_t;
 
 /* Hand every entry to the writer, releasing each once it is packed.

@@ -84,24 +84,45 @@ static int open_root(gs_opener_t *o, uint32_t root, int *err)
 }
 
 /* Where e's input is below its root: the scanned path itself for
- * --pack-dir, the path below the location for a glob line. */
-static const char *below_root(const gs_entry_t *e)
+ * --pack-dir, the path below the location for a glob line, and for a
+ * root that names its entries otherwise in the image (gs_root_t), the
+ * image path with the root's image name turned back into its real name
+ * (in a buffer of the calling thread, valid until the next call). */
+static const char *below_root(const gs_entries_t *entries, const gs_entry_t *e)
 {
-	return e->from_listing ? e->source : e->path;
+	static _Thread_local char buf[8192];
+	const gs_root_t *r;
+	const char *rest;
+	size_t len;
+
+	if (e->from_listing)
+		return e->source;
+	if (e->root == GS_ROOT_NONE || e->root >= entries->root_count)
+		return e->path;
+	r = &entries->roots[e->root];
+	if (r->image_name == NULL)
+		return e->path;
+	len = strlen(r->image_name);
+	/* the scan put every entry of the root at image_name or below */
+	rest = strncmp(e->path, r->image_name, len) == 0 ? e->path + len : "";
+	if (*rest == '/' && r->real_name[0] == '\0')
+		++rest;
+	snprintf(buf, sizeof(buf), "%s%s", r->real_name, rest);
+	return buf;
 }
 
 const char *gs_input_name(const gs_entries_t *entries, const gs_entry_t *e)
 {
 	static _Thread_local char buf[8192];
-	const char *loc;
+	const char *loc, *below;
 
 	if (e->root == GS_ROOT_NONE || e->root >= entries->root_count)
 		return e->from_listing ? e->source : e->path;
 	loc = entries->roots[e->root].location;
+	below = below_root(entries, e);
 	if (strcmp(loc, ".") == 0)
-		return below_root(e)[0] != '\0' ? below_root(e) : ".";
-	snprintf(buf, sizeof(buf), "%s%s%s", loc, below_root(e)[0] ? "/" : "",
-		 below_root(e));
+		return below[0] != '\0' ? below : ".";
+	snprintf(buf, sizeof(buf), "%s%s%s", loc, below[0] ? "/" : "", below);
 	return buf;
 }
 
@@ -126,7 +147,8 @@ int gs_input_open(gs_opener_t *o, const gs_entry_t *e, int flags,
 	}
 	if (open_root(o, e->root, err) != 0)
 		return -1;
-	return fs_chain_open(&o->chain, below_root(e), flags, &id, st, err);
+	return fs_chain_open(&o->chain, below_root(o->entries, e), flags, &id,
+			     st, err);
 }
 
 int gs_input_error(const gs_entries_t *entries, const gs_entry_t *e, int err)
@@ -161,7 +183,8 @@ int gs_input_xattrs(gs_opener_t *o, const gs_entry_t *e, int fd, fs_xattrs_t *x)
 	if (e->root == GS_ROOT_NONE || open_root(o, e->root, &err) != 0)
 		return gs_input_error(o->entries, e,
 				      e->root == GS_ROOT_NONE ? EINVAL : err);
-	dirfd = fs_chain_parent(&o->chain, below_root(e), &name, &err);
+	dirfd =
+	    fs_chain_parent(&o->chain, below_root(o->entries, e), &name, &err);
 	if (dirfd < 0)
 		return gs_input_error(o->entries, e, err);
 	return fs_xattrs_read_at(dirfd, name, &id, shown, true, x);

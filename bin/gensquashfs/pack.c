@@ -76,10 +76,20 @@ static void entry_xattrs_free(entry_xattrs_t *x)
 	memset(x, 0, sizeof(*x));
 }
 
-/* x->list: the read xattrs and then e's given ones. */
-static int merge_xattrs(entry_xattrs_t *x, const gs_entry_t *e)
+/* Whether an added xattr goes on e: a user. one only on a regular file
+ * or a directory (xattr(7)), the others on every entry. */
+static bool add_applies(const gs_entry_t *e, const sqfs_xattr_t *x)
 {
-	size_t n = x->read.count + e->xattr_count;
+	return strncmp(x->key, "user.", 5) != 0 || S_ISREG(e->st.mode) ||
+	       S_ISDIR(e->st.mode);
+}
+
+/* x->list: the read xattrs the options keep, then e's given ones, then
+ * those added to every entry. */
+static int merge_xattrs(const gs_options_t *opt, entry_xattrs_t *x,
+			const gs_entry_t *e)
+{
+	size_t n = x->read.count + e->xattr_count + opt->add_xattr_count;
 
 	x->list = NULL;
 	x->count = 0;
@@ -90,13 +100,19 @@ static int merge_xattrs(entry_xattrs_t *x, const gs_entry_t *e)
 		tool_error(NULL, "out of memory");
 		return -1;
 	}
-	if (x->read.count > 0)
-		memcpy(x->list, x->read.list,
-		       x->read.count * sizeof(x->list[0]));
+	for (size_t i = 0; i < x->read.count; ++i) {
+		if (opt->keep_xattr_key == NULL ||
+		    opt->keep_xattr_key(opt->xattr_user, x->read.list[i].key))
+			x->list[x->count++] = x->read.list[i];
+	}
 	if (e->xattr_count > 0)
-		memcpy(x->list + x->read.count, e->xattrs,
+		memcpy(x->list + x->count, e->xattrs,
 		       e->xattr_count * sizeof(x->list[0]));
-	x->count = n;
+	x->count += e->xattr_count;
+	for (size_t i = 0; i < opt->add_xattr_count; ++i) {
+		if (add_applies(e, &opt->add_xattrs[i]))
+			x->list[x->count++] = opt->add_xattrs[i];
+	}
 	return 0;
 }
 
@@ -108,7 +124,7 @@ static int gather_xattrs(gs_packer_t *pk, const gs_entry_t *e, int fd,
 	if (pk->opt->keep_xattr && !e->from_listing &&
 	    gs_input_xattrs(&pk->opener, e, fd, &x->read) != 0)
 		return -1;
-	return merge_xattrs(x, e);
+	return merge_xattrs(pk->opt, x, e);
 }
 
 /* ---- attributes ---------------------------------------------------------- */
@@ -435,6 +451,8 @@ static int pack_implied(gs_packer_t *pk, implied_t *im, size_t i)
 	ret = pack_entry(pk, &im->list.list[i], NULL);
 	if (ret != 0)
 		return -1;
+	if (pk->on_packed != NULL)
+		pk->on_packed(pk->on_packed_user, &im->list.list[i]);
 	pk->entries_done += 1;
 	progress_update(pk->progress, pk->bytes_done, pk->entries_done);
 	return 0;
@@ -517,6 +535,8 @@ static int pack_one(gs_packer_t *pk, gs_entry_t *e,
 {
 	int ret = pack_entry(pk, e, ahead);
 
+	if (ret == 0 && pk->on_packed != NULL)
+		pk->on_packed(pk->on_packed_user, e);
 	gs_entry_release(e);
 	if (ret != 0)
 		return -1;

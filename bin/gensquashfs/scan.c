@@ -39,11 +39,12 @@ static int add_root(gs_entries_t *out, const char *location,
 	return 0;
 }
 
-/* One entry of the walk into out. */
-static int add_entry(gs_entries_t *out, const sqfs_entry_t *e,
-		     const struct stat *st, uint32_t root)
+/* One entry of the walk into out, at prefix/path in the image. */
+static int add_entry(gs_entries_t *out, const char *prefix,
+		     const sqfs_entry_t *e, const struct stat *st,
+		     uint32_t root)
 {
-	char *path = strdup(e->path);
+	char *path = gs_path_join(prefix, e->path);
 	gs_entry_t *ent;
 
 	if (path == NULL)
@@ -55,7 +56,7 @@ static int add_entry(gs_entries_t *out, const sqfs_entry_t *e,
 	ent->root = root;
 	if (e->hard_link != NULL) {
 		ent->hard_link = true;
-		ent->target = strdup(e->hard_link);
+		ent->target = gs_path_join(prefix, e->hard_link);
 		return ent->target != NULL ? 0 : oom();
 	}
 	if (S_ISLNK(st->st_mode)) {
@@ -67,26 +68,57 @@ static int add_entry(gs_entries_t *out, const sqfs_entry_t *e,
 	return 0;
 }
 
-int gs_scan(int fd, const char *location, bool one_file_system,
-	    gs_entries_t *out)
+int gs_scan_opts(int fd, const char *location, const gs_scan_opts_t *opts,
+		 gs_entries_t *out)
 {
+	const char *prefix = opts->image_name != NULL ? opts->image_name : "";
+	unsigned int flags = 0;
 	const sqfs_entry_t *e;
 	fs_source_t *src;
 	uint32_t root = 0;
 	int ret;
 
-	if (fs_source_open(fd, NULL,
-			   one_file_system ? FS_SOURCE_ONE_FILE_SYSTEM : 0,
-			   &src) != 0)
+	if (opts->one_file_system)
+		flags |= FS_SOURCE_ONE_FILE_SYSTEM;
+	if (opts->no_hard_links)
+		flags |= FS_SOURCE_NO_HARD_LINKS;
+	if (fs_source_open(fd, NULL, flags, &src) != 0)
 		return -1;
 	while ((ret = fs_source_next(src, &e)) == 0) {
 		const struct stat *st = fs_source_stat(src);
 
-		if (e->path[0] == '\0' && add_root(out, location, st, &root))
-			break;
-		if (add_entry(out, e, st, root) != 0)
+		if (e->path[0] == '\0') {
+			if (add_root(out, location, st, &root))
+				break;
+			if (prefix[0] != '\0' &&
+			    gs_entries_name_root(out, root, strdup(prefix),
+						 strdup("")) != 0) {
+				oom();
+				break;
+			}
+		} else if (opts->filter != NULL) {
+			int skip = opts->filter(opts->user, e->path, st);
+
+			if (skip < 0)
+				break;
+			if (skip > 0) {
+				fs_source_skip(src);
+				continue;
+			}
+		}
+		if (add_entry(out, prefix, e, st, root) != 0)
 			break;
 	}
 	fs_source_close(src);
 	return ret == 1 ? 0 : -1;
+}
+
+int gs_scan(int fd, const char *location, bool one_file_system,
+	    gs_entries_t *out)
+{
+	gs_scan_opts_t opts;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.one_file_system = one_file_system;
+	return gs_scan_opts(fd, location, &opts, out);
 }

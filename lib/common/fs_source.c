@@ -68,6 +68,11 @@ struct fs_source {
 	 * listing is read when the walk opens */
 	bool have_cur;
 	bool cur_is_root;
+	/* fs_source_skip: not entered, and not a hard link's first member */
+	bool cur_skipped;
+	/* the index in link_paths the current entry was remembered at, or
+	 * SIZE_MAX */
+	size_t cur_link;
 	sqfs_entry_t entry;
 	struct stat st;
 	char *path;
@@ -237,6 +242,14 @@ static const char *find_link(fs_source_t *s, const struct stat *st,
 		s->link_cap = ncap;
 	}
 	found = fs_links_find(&s->links, st, s->link_count, &first);
+	if (found > 0 && s->link_paths[first] == NULL) {
+		/* its first member was skipped: this one is the first now */
+		s->link_paths[first] = strdup(path);
+		if (s->link_paths[first] == NULL)
+			goto oom;
+		s->cur_link = (size_t)first;
+		return NULL;
+	}
 	if (found > 0)
 		return s->link_paths[first];
 	if (found < 0)
@@ -245,6 +258,7 @@ static const char *find_link(fs_source_t *s, const struct stat *st,
 	/* the map now names this index: it must hold a path */
 	if (s->link_paths[s->link_count] == NULL)
 		goto oom;
+	s->cur_link = s->link_count;
 	s->link_count += 1;
 	return NULL;
 oom:
@@ -295,7 +309,10 @@ static int describe(fs_source_t *s)
 				   : fail_at(s, s->path, strerror(errno));
 		e->symlink_target = s->target;
 	}
-	if (!S_ISDIR(s->st.st_mode) && s->st.st_nlink > 1) {
+	s->cur_link = SIZE_MAX;
+	s->cur_skipped = false;
+	if (!S_ISDIR(s->st.st_mode) && s->st.st_nlink > 1 &&
+	    !(s->flags & FS_SOURCE_NO_HARD_LINKS)) {
 		e->hard_link = find_link(s, &s->st, s->path, &err);
 		if (err != 0)
 			return -1;
@@ -321,7 +338,7 @@ static int enter_current(fs_source_t *s)
 	fs_id_t id = fs_id_of(&s->st);
 	int fd;
 
-	if (!S_ISDIR(s->st.st_mode) || s->cur_is_root)
+	if (!S_ISDIR(s->st.st_mode) || s->cur_is_root || s->cur_skipped)
 		return 0;
 	/* a mount point is kept, but not entered */
 	if ((s->flags & FS_SOURCE_ONE_FILE_SYSTEM) &&
@@ -381,6 +398,19 @@ int fs_source_next(fs_source_t *s, const sqfs_entry_t **out)
 			return -1;
 		*out = &s->entry;
 		return 0;
+	}
+}
+
+void fs_source_skip(fs_source_t *s)
+{
+	if (!s->have_cur || s->cur_is_root)
+		return;
+	s->cur_skipped = true;
+	/* the next member of its group, if any, is the first one kept */
+	if (s->cur_link != SIZE_MAX) {
+		free(s->link_paths[s->cur_link]);
+		s->link_paths[s->cur_link] = NULL;
+		s->cur_link = SIZE_MAX;
 	}
 }
 

@@ -51,6 +51,9 @@ typedef enum {
 	/* Directories on another device than the root are reported but not
 	 * entered (a mount point is kept, empty). */
 	FS_SOURCE_ONE_FILE_SYSTEM = 0x01,
+	/* Every entry stands alone: no hard_link is ever set, so that each
+	 * name of a multiply-linked file is packed as a file of its own. */
+	FS_SOURCE_NO_HARD_LINKS = 0x02,
 } fs_source_flags_t;
 
 typedef struct fs_source fs_source_t;
@@ -72,6 +75,14 @@ void fs_source_close(fs_source_t *s);
  * xattrs are not filled in: fs_source_xattrs reads them.
  */
 int fs_source_next(fs_source_t *s, const sqfs_entry_t **out);
+
+/*
+ * Leave the current entry out (an exclusion): a directory is not entered,
+ * and if the entry was the first member of a hard-link group met so far,
+ * the next member met becomes the group's first, so that no entry handed
+ * out names a skipped one as its hard_link. The root cannot be skipped.
+ */
+void fs_source_skip(fs_source_t *s);
 
 /* The current entry's lstat, as the walk saw it. */
 const struct stat *fs_source_stat(const fs_source_t *s);

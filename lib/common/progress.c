@@ -29,6 +29,9 @@ void progress_init(progress_t *p, bool enabled)
 	p->enabled = enabled;
 	p->shown = false;
 	p->total = 0;
+	p->draw = NULL;
+	p->draw_user = NULL;
+	p->last_bytes = 0;
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
 	p->last = p->start;
 	if (enabled)
@@ -84,6 +87,11 @@ void progress_update(progress_t *p, uint64_t bytes, uint64_t entries)
 	if (seconds_between(&p->last, &now) * 1e9 < PROGRESS_INTERVAL_NS)
 		return;
 	p->last = now;
+	p->last_bytes = bytes;
+	if (p->draw != NULL) {
+		p->draw(p->draw_user, bytes, p->total, false);
+		return;
+	}
 
 	elapsed = seconds_between(&p->start, &now);
 	progress_format_bytes(done, sizeof(done), (double)bytes);
@@ -110,6 +118,8 @@ void progress_clear(progress_t *p)
 
 void progress_end(progress_t *p)
 {
+	if (p->enabled && p->draw != NULL)
+		p->draw(p->draw_user, p->last_bytes, p->total, true);
 	progress_clear(p);
 	if (p->enabled)
 		tool_set_message_hook(NULL, NULL);

@@ -20,6 +20,12 @@ typedef struct {
 	struct timespec last;
 	/* bytes there are to do in all, 0 if not known */
 	uint64_t total;
+	/* a tool's own drawing instead of the line on stderr (mksquashfs's
+	 * bar), set after progress_init: called when the line would be
+	 * redrawn, and once more with last set by progress_end */
+	void (*draw)(void *user, uint64_t bytes, uint64_t total, bool last);
+	void *draw_user;
+	uint64_t last_bytes;
 } progress_t;
 
 /* Start the clock; the line is drawn only if enabled (the caller passes
