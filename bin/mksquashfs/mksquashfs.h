@@ -11,6 +11,7 @@
  *   sources.c  the sources merged into one tree, as mksquashfs merges them
  *   exclude.c  -e, -ef, -wildcards, -regex, -max-depth
  *   pseudo.c   -p, -pf, -pd: pseudo definitions
+ *   sort.c     -sort: where files' data goes
  *   policy.c   owners, modes and times (-all-root, -force-*, -root-*,
  *              -inode-time, SOURCE_DATE_EPOCH ...) and the xattr filters
  *   mode.c     symbolic and octal modes ("u+rwX,go=rx")
@@ -213,6 +214,13 @@ int mk_apply_pseudo(const mk_options_t *opt, gs_entries_t *entries);
 /* The same from one stream (the fuzz target's way in). */
 int mk_pseudo_stream(FILE *fp, const char *name, const mk_options_t *opt,
 		     gs_entries_t *entries);
+
+/* ---- sort.c ------------------------------------------------------------ */
+
+/* The -sort file name: priorities of the files it names. Returns 0, or
+ * -1 (printed). */
+int mk_apply_sort_file(const mk_options_t *opt, const char *name,
+		       gs_entries_t *entries);
 
 /* ---- policy.c ---------------------------------------------------------- */
 

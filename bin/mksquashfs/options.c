@@ -998,6 +998,8 @@ static int finish(mk_options_t *opt, parse_state_t *ps)
 		pk->wr.flags |= SQFS_WRITER_NO_TAIL_PACKING;
 	if (opt->no_fragments)
 		pk->wr.flags |= SQFS_WRITER_NO_FRAGMENTS;
+	if (opt->no_duplicates)
+		pk->wr.flags |= SQFS_WRITER_NO_DEDUPLICATION;
 	if (ps->uncompressed_inodes || ps->uncompressed_ids ||
 	    ps->uncompressed_data || ps->uncompressed_fragments ||
 	    ps->uncompressed_xattrs) {

@@ -237,6 +237,8 @@ int mk_apply_policy(mk_options_t *opt, gs_entries_t *entries)
 					  ? latest
 					  : opt->inode_time.seconds;
 		e->st.mode = type | perm;
+		if (type == S_IFREG && opt->no_sparse)
+			e->file_flags |= SQFS_FILE_NO_SPARSE;
 		/* set here, whatever the walk saw */
 		e->default_attrs = false;
 	}

@@ -434,10 +434,13 @@ static int definition(pseudo_t *ps, char *text)
 		}
 		if (type[0] != 'L')
 			return host_link(ps, path, target, type[0] == 'h');
+		/* L links to a pseudo file only, as in mksquashfs */
 		canon = gs_path_canonical(target);
-		if (canon == NULL || find(ps, canon) == NULL) {
+		e = canon != NULL ? find(ps, canon) : NULL;
+		if (e == NULL || !e->from_listing || e->line == 0) {
 			free(path);
-			return def_error(ps, "\"%s\" does not exist", target);
+			return def_error(
+			    ps, "Pseudo LINK file %s doesn't exist", target);
 		}
 		e = push(ps, path, 0, 0, 0, 0);
 		if (e == NULL)

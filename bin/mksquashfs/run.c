@@ -176,7 +176,7 @@ int mk_run(mk_options_t *opt)
 	    mk_apply_pseudo(opt, &pk.entries) != 0)
 		goto out;
 	if (opt->gs.sort_file != NULL &&
-	    gs_apply_sort_file(opt->gs.sort_file, &pk.entries) != 0)
+	    mk_apply_sort_file(opt, opt->gs.sort_file, &pk.entries) != 0)
 		goto out;
 	if (mk_apply_policy(opt, &pk.entries) != 0)
 		goto out;

@@ -246,6 +246,65 @@ oom_loc_gone:
 	return oom();
 }
 
+/* Entries of different sources that are one object on disk: the walk
+ * finds hard links within one source; across sources the later names
+ * become hard links to the first, as mksquashfs makes them. */
+static const gs_entries_t *sort_entries;
+
+static int by_object(const void *a, const void *b)
+{
+	const gs_entry_t *x = &sort_entries->list[*(const size_t *)a];
+	const gs_entry_t *y = &sort_entries->list[*(const size_t *)b];
+
+	if (x->st.dev != y->st.dev)
+		return x->st.dev < y->st.dev ? -1 : 1;
+	if (x->st.ino != y->st.ino)
+		return x->st.ino < y->st.ino ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int link_across_sources(gs_entries_t *entries)
+{
+	size_t *idx, n = 0;
+
+	idx = malloc((entries->count + 1) * sizeof(idx[0]));
+	if (idx == NULL)
+		return oom();
+	for (size_t i = 0; i < entries->count; ++i) {
+		const gs_entry_t *e = &entries->list[i];
+
+		if (e->root != GS_ROOT_NONE && !e->hard_link &&
+		    !S_ISDIR(e->st.mode))
+			idx[n++] = i;
+	}
+	sort_entries = entries;
+	qsort(idx, n, sizeof(idx[0]), by_object);
+	/* in each run of one object, the first met is kept; the entries
+	 * linking to a later one within its source resolve through it */
+	for (size_t i = 1, head = 0; i < n; ++i) {
+		const gs_entry_t *h = &entries->list[idx[head]];
+		gs_entry_t *e = &entries->list[idx[i]];
+		char *target;
+
+		if (e->st.dev != h->st.dev || e->st.ino != h->st.ino) {
+			head = i;
+			continue;
+		}
+		target = strdup(h->path);
+		if (target == NULL) {
+			free(idx);
+			return oom();
+		}
+		if (S_ISREG(e->st.mode))
+			entries->total_bytes -= e->st.size;
+		free(e->target);
+		e->target = target;
+		e->hard_link = true;
+	}
+	free(idx);
+	return 0;
+}
+
 int mk_scan_sources(const mk_options_t *opt, mk_exclude_t *ex,
 		    gs_entries_t *entries, int *input_dir)
 {
@@ -313,5 +372,7 @@ int mk_scan_sources(const mk_options_t *opt, mk_exclude_t *ex,
 		}
 	}
 	gs_path_index_free(&idx);
+	if (ret == 0 && !opt->no_hard_links)
+		ret = link_across_sources(entries);
 	return ret;
 }

@@ -66,6 +66,10 @@ typedef enum {
 	 * finds blocks that would not shrink (high byte entropy and too few
 	 * repeats for LZ4 to save 1/128), which are stored raw at once. */
 	SQFS_WRITER_NO_PROBE = 0x10,
+	/* Look for no earlier copy of any file's blocks or tail (as if
+	 * every file had SQFS_FILE_DONT_DEDUPLICATE); the superblock then
+	 * says that duplicates are not removed. */
+	SQFS_WRITER_NO_DEDUPLICATION = 0x1000,
 } sqfs_writer_flags_t;
 
 typedef struct {

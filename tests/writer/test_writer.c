@@ -444,6 +444,7 @@ static void test_flags(void **state)
 	wt_model_t model;
 	wt_entry_t *e;
 	wt_tmp_t tmp;
+	sqfs_writer_stats_t stats;
 	char *info;
 
 	(void)state;
@@ -529,6 +530,36 @@ static void test_flags(void **state)
 
 	info = superblock_info(tmp.image);
 	assert_null(strstr(info, "Filesystem is exportable via NFS"));
+	free(info);
+	wt_tmp_cleanup(&tmp);
+
+	/* No deduplication: two equal files keep two copies of their data,
+	 * and the superblock says duplicates are not removed. */
+	wt_tmp_init(&tmp);
+	wt_options(&opt);
+	opt.flags = SQFS_WRITER_NO_DEDUPLICATION | SQFS_WRITER_NO_FRAGMENTS;
+	wr = wt_create(tmp.image, &opt, &file);
+	for (int i = 0; i < 2; ++i) {
+		static char block[4096];
+
+		memset(block, 'q', sizeof(block));
+		ent = wt_make_entry(i == 0 ? "one" : "two", S_IFREG | 0644, 0,
+				    0, 0);
+		assert_int_equal(sqfs_writer_add(wr, &ent, 0), 0);
+		assert_int_equal(sqfs_writer_append(wr, block, sizeof(block)),
+				 0);
+		assert_int_equal(sqfs_writer_end_file(wr), 0);
+	}
+	assert_int_equal(sqfs_writer_finish(wr), 0);
+	sqfs_writer_get_stats(wr, &stats);
+	assert_int_equal(stats.duplicate_blocks, 0);
+	assert_int_equal(stats.data_blocks, 2);
+	sqfs_writer_destroy(wr);
+	assert_int_equal(sqfs_super_read(&super, file), 0);
+	assert_false(super.flags & SQFS_FLAG_DEDUPLICATED);
+	sqfs_file_destroy(file);
+	info = superblock_info(tmp.image);
+	assert_non_null(strstr(info, "Duplicates are not removed"));
 	free(info);
 	wt_tmp_cleanup(&tmp);
 }

@@ -71,10 +71,10 @@ void sqfs_writer_destroy(sqfs_writer_t *wr)
 /* Options the writer refuses, in words (why: SQFS_ERROR_TEXT_SIZE). */
 static int check_options(const sqfs_writer_options_t *opt, char *why)
 {
-	const uint32_t known = SQFS_WRITER_EXPORTABLE |
-			       SQFS_WRITER_NO_TAIL_PACKING |
-			       SQFS_WRITER_NO_FRAGMENTS |
-			       SQFS_WRITER_NO_XATTRS | SQFS_WRITER_NO_PROBE;
+	const uint32_t known =
+	    SQFS_WRITER_EXPORTABLE | SQFS_WRITER_NO_TAIL_PACKING |
+	    SQFS_WRITER_NO_FRAGMENTS | SQFS_WRITER_NO_XATTRS |
+	    SQFS_WRITER_NO_PROBE | SQFS_WRITER_NO_DEDUPLICATION;
 	uint32_t bs = opt->block_size;
 	const char *what = NULL;
 	int ret = SQFS_ERROR_ARG_INVALID;
@@ -777,8 +777,13 @@ static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
 	} else if (fmt == S_IFREG) {
 		ret = wr_tree_new_file_data(&wr->tree, &fd);
 		if (ret == 0)
-			ret = block_processor_begin(wr->bp, fd,
-						    block_flags(file_flags));
+			ret = block_processor_begin(
+			    wr->bp, fd,
+			    block_flags(
+				file_flags |
+				((wr->opt.flags & SQFS_WRITER_NO_DEDUPLICATION)
+				     ? SQFS_FILE_DONT_DEDUPLICATE
+				     : 0)));
 		if (ret != 0)
 			return ret;
 	}
@@ -1042,7 +1047,8 @@ static int finish(sqfs_writer_t *wr)
 		return ret;
 
 	super->bytes_used = wr->file->get_size(wr->file);
-	super->flags |= SQFS_FLAG_DEDUPLICATED;
+	if (!(wr->opt.flags & SQFS_WRITER_NO_DEDUPLICATION))
+		super->flags |= SQFS_FLAG_DEDUPLICATED;
 	if (wr->opt.flags & SQFS_WRITER_NO_FRAGMENTS)
 		super->flags |= SQFS_FLAG_NO_FRAGMENTS;
 	else if (!(wr->opt.flags & SQFS_WRITER_NO_TAIL_PACKING))
