@@ -87,7 +87,7 @@ int rd_attrs_gather(rd_attr_ctx_t *ac, const sqfs_entry_t *e, rd_attrs_t *out)
 	}
 	if (ac->flags & UNPACK_SET_TIMES) {
 		out->set_times = true;
-		out->mtime = e->mtime;
+		out->mtime = ac->fixed_time ? ac->fixed_mtime : e->mtime;
 	}
 	return 0;
 }

@@ -37,6 +37,9 @@ typedef struct {
 	int cwd_fd;
 	/* chown was refused once: owners are left as they are */
 	atomic_bool chown_denied;
+	/* UNPACK_SET_TIMES: this time for every entry instead of its own */
+	bool fixed_time;
+	int64_t fixed_mtime;
 } rd_attr_ctx_t;
 
 /* An entry's attributes, copied from the image source's entry. */

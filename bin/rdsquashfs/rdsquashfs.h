@@ -36,7 +36,17 @@ typedef enum {
 	UNPACK_SET_TIMES = 0x080,
 	UNPACK_CHMOD = 0x100,
 	UNPACK_CHOWN = 0x200,
+	/* an existing non-directory in the way is removed first (never
+	 * followed): unsquashfs -f */
+	UNPACK_FORCE = 0x400,
 } rd_unpack_flags_t;
+
+/* What a selection hook says of an entry (rd_options_t.select). */
+typedef enum {
+	/* leave it out, and everything below it */
+	RD_SELECT_SKIP = 0,
+	RD_SELECT_TAKE,
+} rd_select_t;
 
 typedef struct {
 	rd_op_t op;
@@ -48,6 +58,20 @@ typedef struct {
 	unsigned int flags;
 	bool quiet;
 	unsigned int num_jobs;
+	/*
+	 * For other front ends on the unpacker (the unsquashfs
+	 * personality): NULL unpacks every entry; else called once for each
+	 * entry before it is created (a directory on its first report), in
+	 * walk order.
+	 */
+	rd_select_t (*select)(void *user, const sqfs_entry_t *e);
+	void *select_user;
+	/* the unpack root takes the attributes of the image's root, after
+	 * everything below it (unsquashfs creates it as that root) */
+	bool root_attrs;
+	/* set_times: every entry gets this time instead of its own */
+	bool fixed_time;
+	int64_t fixed_mtime;
 } rd_options_t;
 
 /*

@@ -77,6 +77,9 @@ typedef struct {
 	sqfs_image_source_t *src;
 	/* block_size zeros, for holes written out (--no-sparse) */
 	uint8_t *zeros;
+	/* the level of a directory left out by the selection hook, whose
+	 * contents are left out too; 0 when none is */
+	size_t skip_level;
 } unpacker_t;
 
 /* ------------------------------------------------------------ paths */
@@ -267,6 +270,15 @@ static int set_attrs(unpacker_t *u, const sqfs_entry_t *e, int fd, int dirfd,
 
 /* ------------------------------------------------------------ entries */
 
+/* With UNPACK_FORCE, remove a non-directory already at name (unlinkat
+ * removes a symlink itself, never its target); a directory stays and the
+ * creation after this fails on it as it would have. */
+static void clear_name(const unpacker_t *u, int dirfd, const char *name)
+{
+	if (u->flags & UNPACK_FORCE)
+		(void)unlinkat(dirfd, name, 0);
+}
+
 /*
  * Where a file's pieces go. A file of up to a block is gathered in buf
  * and written by the finisher; a bigger one, or one with a hole, is
@@ -381,6 +393,7 @@ static int make_file(unpacker_t *u, int dirfd, const char *name,
 	int fd, ret;
 
 	report(u, "unpacking", path);
+	clear_name(u, dirfd, name);
 	/* O_EXCL: an existing name, a symlink included, is refused */
 	fd = openat(dirfd, name,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -443,6 +456,7 @@ static int make_special(unpacker_t *u, int dirfd, const char *name,
 	int ret;
 
 	report(u, "creating", path);
+	clear_name(u, dirfd, name);
 	switch (type) {
 	case S_IFLNK:
 		if (e->symlink_target[0] == '\0') {
@@ -527,6 +541,7 @@ static int make_link(unpacker_t *u, int dirfd, const char *name,
 	}
 
 	report(u, "linking", path);
+	clear_name(u, dirfd, name);
 	if (linkat(fd, part, dirfd, name, 0) != 0) {
 		if (errno == EEXIST) {
 			tool_error(path, "cannot create: %s", strerror(errno));
@@ -640,9 +655,27 @@ static int unpack_entry(unpacker_t *u, const sqfs_entry_t *e)
 	bool post = (e->flags & SQFS_ENTRY_POST) != 0;
 	const char *name;
 
-	/* the target root itself is the user's: it keeps its attributes */
-	if (level == 0)
+	/* below a directory the selection left out */
+	if (u->skip_level > 0 && level >= u->skip_level) {
+		if (level == u->skip_level && dir && post)
+			u->skip_level = 0;
 		return 0;
+	}
+	if (!post && u->ctx->opt->select != NULL &&
+	    u->ctx->opt->select(u->ctx->opt->select_user, e) ==
+		RD_SELECT_SKIP) {
+		if (dir && level > 0)
+			u->skip_level = level;
+		return 0;
+	}
+
+	/* the target root itself is the user's: it keeps its attributes,
+	 * unless the front end makes it the image's root */
+	if (level == 0) {
+		if (dir && post && u->ctx->opt->root_attrs)
+			return set_attrs(u, e, u->lv[0].fd, -1, ".", ".");
+		return 0;
+	}
 
 	name = depth == 0 ? u->comp[u->comp_count - 1] : base_name(e->path);
 	if (!sqfs_name_is_valid(name, strlen(name))) {
@@ -788,6 +821,8 @@ int rd_unpack(rd_ctx_t *ctx)
 	u.ac.flags = u.flags;
 	u.ac.cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	atomic_init(&u.ac.chown_denied, false);
+	u.ac.fixed_time = ctx->opt->fixed_time;
+	u.ac.fixed_mtime = ctx->opt->fixed_mtime;
 
 	u.zeros = calloc(1, ctx->block_size);
 	if (u.zeros == NULL) {
