@@ -1000,20 +1000,18 @@ static int finish(mk_options_t *opt, parse_state_t *ps)
 		pk->wr.flags |= SQFS_WRITER_NO_FRAGMENTS;
 	if (opt->no_duplicates)
 		pk->wr.flags |= SQFS_WRITER_NO_DEDUPLICATION;
-	if (ps->uncompressed_inodes || ps->uncompressed_ids ||
-	    ps->uncompressed_data || ps->uncompressed_fragments ||
-	    ps->uncompressed_xattrs) {
-		/* the writer's flags for these come with the library work
-		 * on uncompressed tables */
-		fputs("mksquashfs: -noI, -noId, -noD, -noF, -noX and "
-		      "-no-compression are not supported yet\n",
-		      stderr);
-		return -1;
-	}
-	if (opt->nopad) {
-		fputs("mksquashfs: -nopad is not supported yet\n", stderr);
-		return -1;
-	}
+	if (ps->uncompressed_inodes)
+		pk->wr.flags |= SQFS_WRITER_UNCOMPRESSED_INODES;
+	if (ps->uncompressed_ids)
+		pk->wr.flags |= SQFS_WRITER_UNCOMPRESSED_IDS;
+	if (ps->uncompressed_data)
+		pk->wr.flags |= SQFS_WRITER_UNCOMPRESSED_DATA;
+	if (ps->uncompressed_fragments)
+		pk->wr.flags |= SQFS_WRITER_UNCOMPRESSED_FRAGMENTS;
+	if (ps->uncompressed_xattrs)
+		pk->wr.flags |= SQFS_WRITER_UNCOMPRESSED_XATTRS;
+	if (opt->nopad)
+		pk->wr.flags |= SQFS_WRITER_NO_PAD;
 	opt->gs.keep_xattr = !opt->no_xattrs;
 	opt->gs.keep_time = true;
 	if (opt->xattr_exclude != NULL || opt->xattr_include != NULL) {

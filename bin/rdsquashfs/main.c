@@ -17,21 +17,10 @@
 
 static int open_image(rd_ctx_t *ctx, const char *path)
 {
-	char why[SQFS_ERROR_TEXT_SIZE];
 	int ret;
 
-	ret = sqfs_file_open(&ctx->file, path, SQFS_FILE_OPEN_READ_ONLY);
-	if (ret != 0) {
-		tool_error(path, "%s",
-			   ret == SQFS_ERROR_IO ? strerror(errno)
-						: sqfs_error_string(ret));
+	if (image_open_at(path, &ctx->opt->offset, &ctx->file, &ctx->img) != 0)
 		return -1;
-	}
-	ret = sqfs_image_open(ctx->file, &ctx->img, why);
-	if (ret != 0) {
-		tool_error(path, "%s", why);
-		return -1;
-	}
 	ctx->block_size = sqfs_image_super(ctx->img)->block_size;
 
 	ret = sqfs_dir_reader_create(ctx->img, &ctx->dr);

@@ -34,12 +34,13 @@ static const struct option long_opts[] = {
     {"chown", no_argument, NULL, 'O'},
     {"quiet", no_argument, NULL, 'q'},
     {"num-jobs", required_argument, NULL, 'j'},
+    {"offset", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
-static const char *short_opts = "l:c:x:u:s:dp:DSFLEZXTCOqj:hV";
+static const char *short_opts = "l:c:x:u:s:dp:DSFLEZXTCOqj:o:hV";
 
 static const char *help_text =
     "Usage: rdsquashfs [OPTIONS...] SQFSFILE\n"
@@ -86,7 +87,8 @@ static const char *help_text =
     "                              to the image's modification time.\n"
     "  -C, --chmod                 Set the permissions stored in the image.\n"
     "  -O, --chown                 Set the owners stored in the image.\n"
-    "  -q, --quiet                 Do not print each entry while unpacking.\n";
+    "  -q, --quiet                 Do not print each entry while "
+    "unpacking.\n" IMAGE_OFFSET_HELP;
 
 /* After the options: how unpacking keeps to its target. */
 static const char *help_rules =
@@ -199,6 +201,10 @@ int rd_parse_options(int argc, char **argv, rd_options_t *opt)
 			break;
 		case 'j':
 			ret = cli_num_jobs(optarg, &opt->num_jobs);
+			break;
+		case 'o':
+			ret =
+			    cli_image_offset("--offset", optarg, &opt->offset);
 			break;
 		default:
 			return cli_other_option(c, short_opts, argv,

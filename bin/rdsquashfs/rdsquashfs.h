@@ -5,6 +5,7 @@
 #ifndef RDSQUASHFS_H
 #define RDSQUASHFS_H
 
+#include "common/image_open.h"
 #include "sqfs/dir_reader.h"
 #include "sqfs/image.h"
 #include "sqfs/image_source.h"
@@ -53,6 +54,8 @@ typedef struct {
 	/* the operation's PATH in the image */
 	const char *cmdpath;
 	const char *image;
+	/* -o: where the image starts in its file */
+	image_offset_t offset;
 	/* -p: the target of -u, the input prefix of -d; NULL if not given */
 	const char *unpack_root;
 	unsigned int flags;

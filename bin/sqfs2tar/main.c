@@ -20,22 +20,9 @@
 static int open_image(sqfs2tar_t *s, sqfs_file_t **file)
 {
 	const char *path = s->opt->image;
-	char why[SQFS_ERROR_TEXT_SIZE];
-	int ret;
 
-	errno = 0;
-	ret = sqfs_file_open(file, path, SQFS_FILE_OPEN_READ_ONLY);
-	if (ret != 0) {
-		tool_error(path, "%s",
-			   errno != 0 ? strerror(errno)
-				      : sqfs_error_string(ret));
+	if (image_open_at(path, &s->opt->offset, file, &s->img) != 0)
 		return -1;
-	}
-	ret = sqfs_image_open(*file, &s->img, why);
-	if (ret != 0) {
-		tool_error(path, "%s", why);
-		return -1;
-	}
 	s->block_size = sqfs_image_super(s->img)->block_size;
 	s->zeros = calloc(1, s->block_size);
 	s->ent = archive_entry_new();

@@ -24,12 +24,13 @@ static const struct option long_opts[] = {
     {"no-hard-links", no_argument, NULL, 'L'},
     {"no-skip", no_argument, NULL, 's'},
     {"num-jobs", required_argument, NULL, 'j'},
+    {"offset", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
-static const char *short_opts = "c:d:kr:XLsj:hV";
+static const char *short_opts = "c:d:kr:XLsj:o:hV";
 
 static const char *help_text =
     "Usage: sqfs2tar [OPTIONS...] SQFSFILE\n"
@@ -65,7 +66,7 @@ static const char *help_text =
     "                              as a file of its own, with its data.\n"
     "  -s, --no-skip               Fail on an entry a tar archive cannot\n"
     "                              hold (a socket) instead of warning and\n"
-    "                              leaving it out.\n";
+    "                              leaving it out.\n" IMAGE_OFFSET_HELP;
 
 /* After the options. */
 static const char *help_end =
@@ -236,6 +237,11 @@ int sqfs2tar_parse_options(int argc, char **argv, sqfs2tar_options_t *opt)
 			break;
 		case 'j':
 			if (cli_num_jobs(optarg, &opt->num_jobs) != 0)
+				goto fail;
+			break;
+		case 'o':
+			if (cli_image_offset("--offset", optarg,
+					     &opt->offset) != 0)
 				goto fail;
 			break;
 		default:

@@ -5,6 +5,7 @@
 #ifndef SQFS2TAR_H
 #define SQFS2TAR_H
 
+#include "common/image_open.h"
 #include "sqfs/image.h"
 #include "sqfs/image_source.h"
 #include "util/hash_table.h"
@@ -19,6 +20,8 @@ struct archive_entry;
 
 typedef struct {
 	const char *image;
+	/* -o: where the image starts in its file */
+	image_offset_t offset;
 	/* canonical --subdir paths in the image's tree order, none inside
 	 * another; none at all if the whole image is wanted */
 	char **subdirs;

@@ -24,10 +24,12 @@ int main(int argc, char **argv)
 		return ret > 0 ? SD_EXIT_EQUAL : SD_EXIT_ERROR;
 
 	with_data = !(opt.flags & SD_NO_CONTENTS);
-	old_side = sd_side_open(opt.old_path, "old", with_data, opt.num_jobs);
+	old_side = sd_side_open(opt.old_path, "old", &opt.old_offset,
+				opt.old_offset_opt, with_data, opt.num_jobs);
 	if (old_side != NULL)
 		new_side =
-		    sd_side_open(opt.new_path, "new", with_data, opt.num_jobs);
+		    sd_side_open(opt.new_path, "new", &opt.new_offset,
+				 opt.new_offset_opt, with_data, opt.num_jobs);
 	if (old_side == NULL || new_side == NULL) {
 		ret = SD_EXIT_ERROR;
 	} else if ((opt.flags & SD_SUPER) &&

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* long options without a short one */
+enum { OPT_OLD_OFFSET = 0x200, OPT_NEW_OFFSET };
+
 static const struct option long_opts[] = {
     {"old", required_argument, NULL, 'a'},
     {"new", required_argument, NULL, 'b'},
@@ -24,12 +27,15 @@ static const struct option long_opts[] = {
     {"super", no_argument, NULL, 'S'},
     {"extract", required_argument, NULL, 'e'},
     {"num-jobs", required_argument, NULL, 'j'},
+    {"offset", required_argument, NULL, 'o'},
+    {"old-offset", required_argument, NULL, OPT_OLD_OFFSET},
+    {"new-offset", required_argument, NULL, OPT_NEW_OFFSET},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
-static const char *short_opts = "a:b:COPTISe:j:hV";
+static const char *short_opts = "a:b:COPTISe:j:o:hV";
 
 static const char *help_text =
     "Usage: sqfsdiff [OPTIONS...] --old,-a OLD --new,-b NEW\n"
@@ -65,7 +71,16 @@ static const char *help_text =
     "                              DIR/new must not exist. Each file is\n"
     "                              written under a temporary name and\n"
     "                              renamed when complete: on an error none\n"
-    "                              is left half-written.\n";
+    "                              is left half-written.\n"
+    "  -o, --offset N|auto         Where the image starts in its file, for\n"
+    "                              each side that is an image: N bytes in\n"
+    "                              (a K, M or G suffix multiplies by 1024,\n"
+    "                              1024^2, 1024^3), or auto: found in an\n"
+    "                              AppImage, a SIF container or after a\n"
+    "                              prefix of any kind.\n"
+    "      --old-offset N|auto     The same for the old side alone (which\n"
+    "                              must then be an image); wins over -o.\n"
+    "      --new-offset N|auto     The same for the new side alone.\n";
 
 static void print_help(void)
 {
@@ -75,6 +90,8 @@ static void print_help(void)
 
 int sd_parse_options(int argc, char **argv, sd_options_t *opt)
 {
+	image_offset_t both = {false, 0};
+	bool both_given = false;
 	int c, ret = 0;
 
 	memset(opt, 0, sizeof(*opt));
@@ -114,6 +131,20 @@ int sd_parse_options(int argc, char **argv, sd_options_t *opt)
 		case 'j':
 			ret = cli_num_jobs(optarg, &opt->num_jobs);
 			break;
+		case 'o':
+			ret = cli_image_offset("--offset", optarg, &both);
+			both_given = true;
+			break;
+		case OPT_OLD_OFFSET:
+			opt->old_offset_opt = "--old-offset";
+			ret = cli_image_offset(opt->old_offset_opt, optarg,
+					       &opt->old_offset);
+			break;
+		case OPT_NEW_OFFSET:
+			opt->new_offset_opt = "--new-offset";
+			ret = cli_image_offset(opt->new_offset_opt, optarg,
+					       &opt->new_offset);
+			break;
 		default:
 			return cli_other_option(c, short_opts, argv,
 						print_help) == CLI_DONE
@@ -123,6 +154,11 @@ int sd_parse_options(int argc, char **argv, sd_options_t *opt)
 		if (ret != 0)
 			return -1;
 	}
+
+	if (both_given && opt->old_offset_opt == NULL)
+		opt->old_offset = both;
+	if (both_given && opt->new_offset_opt == NULL)
+		opt->new_offset = both;
 
 	if (opt->old_path == NULL || opt->new_path == NULL) {
 		tool_error(NULL, "both --old and --new must be given");

@@ -25,8 +25,9 @@ static bool refused(const char *path, const char *label, mode_t mode)
 	return true;
 }
 
-sd_side_t *sd_side_open(const char *path, const char *label, bool with_data,
-			unsigned int num_jobs)
+sd_side_t *sd_side_open(const char *path, const char *label,
+			const image_offset_t *offset, const char *offset_opt,
+			bool with_data, unsigned int num_jobs)
 {
 	struct stat st;
 	int fd;
@@ -51,12 +52,19 @@ sd_side_t *sd_side_open(const char *path, const char *label, bool with_data,
 			close(fd);
 		return NULL;
 	}
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(st.st_mode)) {
+		if (offset_opt != NULL) {
+			tool_error(offset_opt, "the %s side is a directory",
+				   label);
+			close(fd);
+			return NULL;
+		}
 		return sd_dir_side_open(path, fd);
+	}
 	close(fd);
 	if (refused(path, label, st.st_mode))
 		return NULL;
-	return sd_image_side_open(path, with_data, num_jobs);
+	return sd_image_side_open(path, offset, with_data, num_jobs);
 }
 
 void sd_side_close(sd_side_t *side)

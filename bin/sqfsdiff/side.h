@@ -36,8 +36,8 @@ struct sd_side {
 	size_t xattr_cap;
 };
 
-sd_side_t *sd_image_side_open(const char *path, bool with_data,
-			      unsigned int num_jobs);
+sd_side_t *sd_image_side_open(const char *path, const image_offset_t *offset,
+			      bool with_data, unsigned int num_jobs);
 /* fd: the directory, opened (taken over) */
 sd_side_t *sd_dir_side_open(const char *path, int fd);
 

@@ -99,10 +99,9 @@ static const sd_side_ops_t image_ops = {
     .close = image_close,
 };
 
-sd_side_t *sd_image_side_open(const char *path, bool with_data,
-			      unsigned int num_jobs)
+sd_side_t *sd_image_side_open(const char *path, const image_offset_t *offset,
+			      bool with_data, unsigned int num_jobs)
 {
-	char why[SQFS_ERROR_TEXT_SIZE];
 	image_side_t *s = calloc(1, sizeof(*s));
 	sqfs_image_source_options_t opt;
 	int ret;
@@ -114,18 +113,8 @@ sd_side_t *sd_image_side_open(const char *path, bool with_data,
 	s->base.ops = &image_ops;
 	s->base.name = path;
 
-	ret = sqfs_file_open(&s->file, path, SQFS_FILE_OPEN_READ_ONLY);
-	if (ret != 0) {
-		tool_error(path, "%s",
-			   ret == SQFS_ERROR_IO ? strerror(errno)
-						: sqfs_error_string(ret));
+	if (image_open_at(path, offset, &s->file, &s->img) != 0)
 		goto fail;
-	}
-	ret = sqfs_image_open(s->file, &s->img, why);
-	if (ret != 0) {
-		tool_error(path, "%s", why);
-		goto fail;
-	}
 	sqfs_image_source_options_init(&opt);
 	opt.num_jobs = num_jobs;
 	if (!with_data)

@@ -13,6 +13,7 @@
 #ifndef SQFSDIFF_H
 #define SQFSDIFF_H
 
+#include "common/image_open.h"
 #include "sqfs/entry.h"
 #include "sqfs/super.h"
 
@@ -45,6 +46,13 @@ typedef struct {
 	const char *extract_dir;
 	unsigned int flags;
 	unsigned int num_jobs;
+	/* where each side's image starts in its file: --old-offset and
+	 * --new-offset, else -o for both; old_offset_opt / new_offset_opt
+	 * name the per-side option when it was given (NULL otherwise) */
+	image_offset_t old_offset;
+	image_offset_t new_offset;
+	const char *old_offset_opt;
+	const char *new_offset_opt;
 } sd_options_t;
 
 /*
@@ -62,12 +70,15 @@ typedef struct sd_side sd_side_t;
 /*
  * Open path as a side: an image if it is a file, a directory tree if it
  * is a directory. label ("old", "new") names it in messages along with
- * the path. With_data says whether file contents will be read (so that
- * an image side reads them ahead on num_jobs threads). Returns NULL
- * after printing why.
+ * the path. An image starts at offset in its file (image_open.h);
+ * offset_opt, if not NULL, names the option that gave it for this side
+ * alone, which a directory side refuses. With_data says whether file contents
+ * will be read (so that an image side reads them ahead on num_jobs threads).
+ * Returns NULL after printing why.
  */
-sd_side_t *sd_side_open(const char *path, const char *label, bool with_data,
-			unsigned int num_jobs);
+sd_side_t *sd_side_open(const char *path, const char *label,
+			const image_offset_t *offset, const char *offset_opt,
+			bool with_data, unsigned int num_jobs);
 void sd_side_close(sd_side_t *side);
 
 /* The superblock, for an image side; NULL for a directory. */

@@ -53,6 +53,46 @@ SQFS_BEGIN_DECLS
 SQFS_API int sqfs_image_open(sqfs_file_t *file, sqfs_image_t **out, char *why);
 
 /*
+ * Find where an image starts inside file, for an image that is part of a
+ * bigger file; open it then through sqfs_file_open_window (io.h). Tried
+ * in this order:
+ * - a plain image: a valid superblock at offset 0;
+ * - an AppImage (type 2): an ELF executable (32 or 64-bit, either byte
+ *   order) with the image right where the ELF file ends, the furthest of
+ *   its header, its section and program header tables and the data of
+ *   its sections and segments;
+ * - a SIF container (Singularity, Apptainer): the data object of its
+ *   squashfs partition, the primary system partition if there are
+ *   several;
+ * - with scan_limit not 0, a scan of the file's first scan_limit bytes
+ *   for a superblock (the magic "hsqs" followed by a superblock that
+ *   sqfs_super_validate accepts for the rest of the file), the first one
+ *   found: an image after a prefix of any kind, as mksquashfs -offset
+ *   leaves it. A scan may be fooled by an image stored inside another
+ *   file's data; the structured ways above are not.
+ *
+ * "Valid" means sqfs_super_validate accepts the superblock against what
+ * follows it in the file; sqfs_image_open checks the rest. The file is
+ * untrusted: every offset, size and count read from it is checked against
+ * the file's size before use, descriptor counts are capped (4096), and
+ * the work is bounded by the ELF format's 16-bit counts and by
+ * scan_limit.
+ *
+ * Returns 0 with the image's first byte in *offset, and in why (NULL or
+ * room for SQFS_ERROR_TEXT_SIZE bytes) what was found ("an image after an
+ * ELF executable (an AppImage) at 188392"). Fails with
+ * SQFS_ERROR_SUPER_MAGIC if no image was found, why saying what each way
+ * came to ("ELF: section 12 runs past the end of the file; no valid
+ * superblock in the first 4096 bytes"), SQFS_ERROR_IO if reading failed,
+ * SQFS_ERROR_ARG_INVALID for NULL arguments.
+ */
+SQFS_API int sqfs_image_locate(sqfs_file_t *file, uint64_t scan_limit,
+			       uint64_t *offset, char *why);
+
+/* A scan limit for sqfs_image_locate that the tools use: 64 MiB. */
+#define SQFS_LOCATE_SCAN_LIMIT (64u << 20)
+
+/*
  * What the last failing call of img or of a reader made from it went
  * wrong on, in words (no trailing period or newline); "no error" before
  * any failure. The text stays until the next failure: check the code

@@ -66,16 +66,54 @@ typedef enum {
 	 * finds blocks that would not shrink (high byte entropy and too few
 	 * repeats for LZ4 to save 1/128), which are stored raw at once. */
 	SQFS_WRITER_NO_PROBE = 0x10,
+	/*
+	 * Store parts of the image uncompressed (raw), as mksquashfs -noI,
+	 * -noId, -noD, -noF and -noX do, and record it in the superblock's
+	 * flags as they do (sqfs/super.h). Any reader reads such an image:
+	 * every metadata block and data block says whether it is raw. The
+	 * contents of the image are the same; only its size changes.
+	 *
+	 * The inode table, the directory table, the id table and the NFS
+	 * export table; superblock flag UNCOMPRESSED_INODES. Readers older
+	 * than the UNCOMPRESSED_IDS flag take this one to cover the id
+	 * table, so it is not set as well, even with the next bit.
+	 */
+	SQFS_WRITER_UNCOMPRESSED_INODES = 0x20,
+	/* The id table alone; superblock flag UNCOMPRESSED_IDS, unless
+	 * SQFS_WRITER_UNCOMPRESSED_INODES is given too. */
+	SQFS_WRITER_UNCOMPRESSED_IDS = 0x40,
+	/* Every data block of every file, short last blocks included (not
+	 * the fragment blocks, which hold tails packed together); flag
+	 * UNCOMPRESSED_DATA. */
+	SQFS_WRITER_UNCOMPRESSED_DATA = 0x80,
+	/* Every fragment block, and the fragment table; flag
+	 * UNCOMPRESSED_FRAGMENTS. */
+	SQFS_WRITER_UNCOMPRESSED_FRAGMENTS = 0x100,
+	/* The xattr key/value table and the xattr id table; flag
+	 * UNCOMPRESSED_XATTRS. */
+	SQFS_WRITER_UNCOMPRESSED_XATTRS = 0x200,
+	/* All of the above: mksquashfs -no-compression (which sets the
+	 * flags of -noI -noD -noF -noX, not UNCOMPRESSED_IDS). The
+	 * compressor still names the image's codec and writes its options
+	 * block, as mksquashfs does. */
+	SQFS_WRITER_UNCOMPRESSED = 0x3E0,
+	/* End the image where its last table ends (mksquashfs -nopad):
+	 * no padding to a multiple of devblk_size. For an image read from a
+	 * file or appended to another: the kernel reads a device in 1 KiB
+	 * blocks and a loop device ends at the last whole 512 bytes, so it
+	 * refuses to mount such an image (as it does mksquashfs's). */
+	SQFS_WRITER_NO_PAD = 0x400,
 	/* Look for no earlier copy of any file's blocks or tail (as if
 	 * every file had SQFS_FILE_DONT_DEDUPLICATE); the superblock then
 	 * says that duplicates are not removed. */
-	SQFS_WRITER_NO_DEDUPLICATION = 0x1000,
+	SQFS_WRITER_NO_DEDUPLICATION = 0x800,
 } sqfs_writer_flags_t;
 
 typedef struct {
 	/* Data block size: a power of two, 4 KiB .. 1 MiB. */
 	uint32_t block_size;
-	/* The image is padded to a multiple of this (at least 1024). */
+	/* The image is padded to a multiple of this (at least 1024), unless
+	 * SQFS_WRITER_NO_PAD is given. */
 	uint32_t devblk_size;
 	/* Compressor and its settings; block_size must match the above. */
 	sqfs_compressor_config_t compressor;

@@ -376,6 +376,10 @@ def read_pf(path, opts):
         p = name.decode("utf-8", "surrogateescape").strip("/")
         fields = rest.split(b" ", 6)
         kind = fields[0]
+        if kind == b"x":
+            # an xattr line of unsquashfs 4.6+; xattrs are not compared
+            # through pseudo files
+            continue
         if kind == b"L":
             tgt, _ = pf_split(rest[2:])
             links.append((p, tgt.decode("utf-8", "surrogateescape")))

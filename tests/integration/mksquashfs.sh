@@ -72,10 +72,13 @@ sflags() {
 
 # same_tree NAME REF OURS [compare_tree options]: the two images as the
 # kernel sees them, or as unsquashfs -pf writes them where nothing mounts
+NO_MOUNT=
 same_tree() {
 	local name=$1 r=$2 o=$3
 	shift 3
-	if can_mount; then
+	# an unpadded image does not mount from a loop device (neither
+	# 4.7.5's nor ours): its last block is short
+	if [ -z "$NO_MOUNT" ] && can_mount; then
 		mount_image "$r" "$WORK/mr" || { fail "$name: ref image does not mount"; return; }
 		if mount_image "$o" "$WORK/mo"; then
 			check "$name: mounted trees equal" \
@@ -151,9 +154,14 @@ both lorax "$SRC" -- -comp xz -Xbcj x86 -noappend
 both kiwi "$SRC" -- -noappend -b 1M -comp xz -Xbcj x86 -wildcards \
 	-e '... rand_1*' deep
 both alpine "$SRC" -- -comp xz -exit-on-error -Xbcj x86 -noappend
-both openwrt "$SRC" -- -noappend -root-owned -comp xz -Xpreset 9 -Xe \
+both kiwi-raw "$SRC" -- -noappend -b 1M -comp xz -noI -noD -noF -noX
+both buildroot-raw "$SRC" -- -noappend -processors 2 -b 4K -no-compression
+both no-id "$SRC" -- -noappend -noId
+NO_MOUNT=1
+both openwrt "$SRC" -- -nopad -noappend -root-owned -comp xz -Xpreset 9 -Xe \
 	-Xlc 0 -Xlp 2 -Xpb 2 -b 256k -p '/dev D 1600000000 755 0 0' \
 	-p '/dev/console C 1600000000 600 0 0 5 1' -processors 2
+NO_MOUNT=
 both appimagetool "$SRC" -- -comp zstd -root-owned -noappend -b 128K \
 	-wildcards -ef "$WORK/excludes" -mkfs-time 0
 both snap "$SRC" -- -noappend -comp xz -no-fragments -no-progress \

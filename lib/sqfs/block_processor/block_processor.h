@@ -98,6 +98,12 @@ typedef struct {
 	/* Run the compressor on every block, also on those the quick test
 	 * (see process.c) finds incompressible. */
 	bool no_probe;
+	/* Store every data block (short last blocks included) raw, as
+	 * BP_FILE_DONT_COMPRESS does for one file, without touching the
+	 * fragment blocks. */
+	bool raw_data;
+	/* Store every fragment block raw. */
+	bool raw_fragments;
 } block_processor_desc_t;
 
 typedef struct {

@@ -96,6 +96,8 @@ int block_processor_create(const block_processor_desc_t *desc,
 	bp->state = BP_STATE_IDLE;
 
 	bp_proc_init(&bp->proc, desc->block_size, &cfg, desc->no_probe);
+	bp->proc.raw_data = desc->raw_data;
+	bp->proc.raw_fragments = desc->raw_fragments;
 	bp_blocks_init(&bp->blocks, desc->block_size);
 	bp_frag_table_init(&bp->ftable);
 	bp_writer_init(&bp->writer, desc->file, desc->block_size,
@@ -463,7 +465,10 @@ int block_processor_write_fragment_table(block_processor_t *bp,
 	if (super == NULL)
 		return bp_fail(bp, SQFS_ERROR_ARG_INVALID);
 
-	ret = bp_frag_table_write(&bp->ftable, bp->desc.file, bp->desc.cmp,
+	/* raw fragment blocks come with a raw fragment table, as
+	 * mksquashfs -noF writes them */
+	ret = bp_frag_table_write(&bp->ftable, bp->desc.file,
+				  bp->desc.raw_fragments ? NULL : bp->desc.cmp,
 				  super);
 	if (ret != 0)
 		return bp_fail(bp, ret);

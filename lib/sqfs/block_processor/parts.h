@@ -184,6 +184,9 @@ typedef struct {
 	uint32_t block_size;
 	/* Test blocks before compressing them (see process.c). */
 	bool probe;
+	/* Store every data block, or every fragment block, raw. */
+	bool raw_data;
+	bool raw_fragments;
 	bp_hash_fn_t hash_fn;
 } bp_proc_t;
 

@@ -134,12 +134,12 @@ static bool looks_incompressible(const uint8_t *data, size_t size, uint8_t *out)
 }
 
 static int bp_compress(const bp_proc_t *proc, sqfs_compressor_t *cmp,
-		       uint8_t *scratch, bp_block_t *blk)
+		       uint8_t *scratch, bp_block_t *blk, bool raw)
 {
 	uint8_t *dst = blk->out != NULL ? blk->out : scratch;
 	ptrdiff_t ret = 0;
 
-	if (!(blk->flags & BP_FILE_DONT_COMPRESS) &&
+	if (!raw && !(blk->flags & BP_FILE_DONT_COMPRESS) &&
 	    !(proc->probe && looks_incompressible(blk->data, blk->size, dst))) {
 		ret = sqfs_compressor_compress(cmp, blk->data, blk->size, dst,
 					       blk->size);
@@ -184,12 +184,13 @@ int bp_process_block(const bp_proc_t *proc, sqfs_compressor_t *cmp,
 		if (!(blk->flags & BP_FILE_NO_SPARSE) &&
 		    bp_is_zero(blk->data, blk->size))
 			return 0;
-		return bp_compress(proc, cmp, scratch, blk);
+		return bp_compress(proc, cmp, scratch, blk, proc->raw_data);
 	case BP_BLOCK_FRAGMENTS:
 		/* never sparse: a fragment table entry must point at data */
 		if (blk->size == 0)
 			return SQFS_ERROR_INTERNAL;
-		return bp_compress(proc, cmp, scratch, blk);
+		return bp_compress(proc, cmp, scratch, blk,
+				   proc->raw_fragments);
 	case BP_BLOCK_SPARSE:
 	case BP_BLOCK_FILE_END:
 		return 0;

@@ -432,6 +432,7 @@ static int walk(ser_t *s, int (*visit)(ser_t *, uint32_t))
 int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 {
 	sqfs_file_t *file = wr->file;
+	unsigned int raw;
 	ser_t s;
 	int ret;
 
@@ -456,10 +457,15 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 		}
 	}
 
-	ret = sqfs_meta_writer_create(file, wr->cmp, 0, &s.im);
+	/* -noI: both tables raw */
+	raw = (wr->opt.flags & SQFS_WRITER_UNCOMPRESSED_INODES)
+		  ? SQFS_META_WRITER_NO_COMPRESS
+		  : 0;
+	ret = sqfs_meta_writer_create(file, wr->cmp, raw, &s.im);
 	if (ret == 0)
 		ret = sqfs_meta_writer_create(
-		    file, wr->cmp, SQFS_META_WRITER_KEEP_IN_MEMORY, &s.dm);
+		    file, wr->cmp, SQFS_META_WRITER_KEEP_IN_MEMORY | raw,
+		    &s.dm);
 	if (ret == 0)
 		ret = dir_writer_create(s.dm, &s.dw);
 	if (ret != 0)

@@ -74,7 +74,8 @@ static int check_options(const sqfs_writer_options_t *opt, char *why)
 	const uint32_t known =
 	    SQFS_WRITER_EXPORTABLE | SQFS_WRITER_NO_TAIL_PACKING |
 	    SQFS_WRITER_NO_FRAGMENTS | SQFS_WRITER_NO_XATTRS |
-	    SQFS_WRITER_NO_PROBE | SQFS_WRITER_NO_DEDUPLICATION;
+	    SQFS_WRITER_NO_PROBE | SQFS_WRITER_UNCOMPRESSED |
+	    SQFS_WRITER_NO_PAD | SQFS_WRITER_NO_DEDUPLICATION;
 	uint32_t bs = opt->block_size;
 	const char *what = NULL;
 	int ret = SQFS_ERROR_ARG_INVALID;
@@ -211,6 +212,9 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	desc.no_tail_packing = (opt->flags & SQFS_WRITER_NO_TAIL_PACKING) != 0;
 	desc.no_fragments = (opt->flags & SQFS_WRITER_NO_FRAGMENTS) != 0;
 	desc.no_probe = (opt->flags & SQFS_WRITER_NO_PROBE) != 0;
+	desc.raw_data = (opt->flags & SQFS_WRITER_UNCOMPRESSED_DATA) != 0;
+	desc.raw_fragments =
+	    (opt->flags & SQFS_WRITER_UNCOMPRESSED_FRAGMENTS) != 0;
 
 	ret = block_processor_create(&desc, &wr->bp);
 	if (ret != 0)
@@ -998,8 +1002,44 @@ static int pad_image(sqfs_writer_t *wr)
 	return wr->file->truncate(wr->file, size + (wr->opt.devblk_size - rem));
 }
 
+/* The compressor of a table: none (stored raw) if raw. */
+static sqfs_compressor_t *table_compressor(const sqfs_writer_t *wr,
+					   uint32_t raw)
+{
+	return raw != 0 ? NULL : wr->cmp;
+}
+
+/* The superblock flags for the parts stored raw, as mksquashfs sets them:
+ * UNCOMPRESSED_IDS only when the inode flag does not already cover the id
+ * table. */
+static uint16_t uncompressed_flags(uint32_t flags)
+{
+	static const struct {
+		uint32_t writer;
+		uint16_t super;
+	} map[] = {
+	    {SQFS_WRITER_UNCOMPRESSED_INODES, SQFS_FLAG_UNCOMPRESSED_INODES},
+	    {SQFS_WRITER_UNCOMPRESSED_DATA, SQFS_FLAG_UNCOMPRESSED_DATA},
+	    {SQFS_WRITER_UNCOMPRESSED_FRAGMENTS,
+	     SQFS_FLAG_UNCOMPRESSED_FRAGMENTS},
+	    {SQFS_WRITER_UNCOMPRESSED_XATTRS, SQFS_FLAG_UNCOMPRESSED_XATTRS},
+	};
+	uint16_t out = 0;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); ++i) {
+		if (flags & map[i].writer)
+			out |= map[i].super;
+	}
+	if ((flags & SQFS_WRITER_UNCOMPRESSED_IDS) &&
+	    !(flags & SQFS_WRITER_UNCOMPRESSED_INODES))
+		out |= SQFS_FLAG_UNCOMPRESSED_IDS;
+	return out;
+}
+
 static int finish(sqfs_writer_t *wr)
 {
+	const uint32_t flags = wr->opt.flags;
+	const bool raw_inodes = (flags & SQFS_WRITER_UNCOMPRESSED_INODES) != 0;
 	wr_node_t *root;
 	uint64_t *export_table = NULL;
 	sqfs_super_t *super;
@@ -1036,26 +1076,35 @@ static int finish(sqfs_writer_t *wr)
 	if (ret == 0)
 		ret = block_processor_write_fragment_table(wr->bp, super);
 	if (ret == 0 && export_table != NULL)
-		ret = export_table_write(wr->file, wr->cmp, export_table,
-					 super->inode_count, super);
+		ret = export_table_write(
+		    wr->file, table_compressor(wr, raw_inodes), export_table,
+		    super->inode_count, super);
 	free(export_table);
 	if (ret == 0)
-		ret = sqfs_id_table_write(wr->idtbl, wr->file, super, wr->cmp);
+		ret = sqfs_id_table_write(
+		    wr->idtbl, wr->file, super,
+		    table_compressor(
+			wr,
+			raw_inodes || (flags & SQFS_WRITER_UNCOMPRESSED_IDS)));
 	if (ret == 0)
-		ret = xattr_writer_flush(wr->xw, wr->file, super, wr->cmp);
+		ret = xattr_writer_flush(
+		    wr->xw, wr->file, super,
+		    table_compressor(wr,
+				     flags & SQFS_WRITER_UNCOMPRESSED_XATTRS));
 	if (ret != 0)
 		return ret;
 
 	super->bytes_used = wr->file->get_size(wr->file);
 	if (!(wr->opt.flags & SQFS_WRITER_NO_DEDUPLICATION))
 		super->flags |= SQFS_FLAG_DEDUPLICATED;
+	super->flags |= uncompressed_flags(flags);
 	if (wr->opt.flags & SQFS_WRITER_NO_FRAGMENTS)
 		super->flags |= SQFS_FLAG_NO_FRAGMENTS;
 	else if (!(wr->opt.flags & SQFS_WRITER_NO_TAIL_PACKING))
 		super->flags |= SQFS_FLAG_ALWAYS_FRAGMENTS;
 
 	ret = sqfs_super_write(super, wr->file);
-	if (ret == 0)
+	if (ret == 0 && !(flags & SQFS_WRITER_NO_PAD))
 		ret = pad_image(wr);
 	if (ret != 0)
 		return ret;
