@@ -420,11 +420,11 @@ static void window_file(void **state)
 
 	(void)state;
 	assert_int_equal(sqfs_file_open_memory(&mem, head, 8, 0), 0);
-	assert_int_equal(sqfs_file_open_window(NULL, mem, 3),
+	assert_int_equal(sqfs_file_open_window(NULL, mem, 3, 0),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_file_open_window(&view, NULL, 3),
+	assert_int_equal(sqfs_file_open_window(&view, NULL, 3, 0),
 			 SQFS_ERROR_ARG_INVALID);
-	assert_int_equal(sqfs_file_open_window(&view, mem, 8), 0);
+	assert_int_equal(sqfs_file_open_window(&view, mem, 8, 0), 0);
 	assert_int_equal(view->get_size(view), 0);
 	assert_int_equal(view->read_at(view, 0, buf, 1),
 			 SQFS_ERROR_OUT_OF_BOUNDS);
@@ -449,12 +449,20 @@ static void window_file(void **state)
 	/* past the end of a short file: nothing to read, size 0 */
 	assert_int_equal(
 	    sqfs_file_open_memory(&mem, head, 8, SQFS_FILE_OPEN_READ_ONLY), 0);
-	assert_int_equal(sqfs_file_open_window(&view, mem, 100), 0);
+	assert_int_equal(sqfs_file_open_window(&view, mem, 100, 2),
+			 SQFS_ERROR_ARG_INVALID);
+	assert_int_equal(sqfs_file_open_window(&view, mem, 100, 0), 0);
 	assert_int_equal(view->get_size(view), 0);
 	assert_int_equal(view->write_at(view, 0, "z", 1),
 			 SQFS_ERROR_UNSUPPORTED);
 	sqfs_file_destroy(view);
-	sqfs_file_destroy(mem);
+
+	/* taken over: the view's release is the file's (ASan would see the
+	 * file leak otherwise) */
+	assert_int_equal(
+	    sqfs_file_open_window(&view, mem, 2, SQFS_FILE_WINDOW_OWN), 0);
+	assert_int_equal(view->get_size(view), 6);
+	assert_int_equal(sqfs_file_close(view), 0);
 }
 
 int main(void)

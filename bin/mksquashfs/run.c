@@ -188,7 +188,7 @@ int mk_run(mk_options_t *opt)
 	if (opt->offset > 0) {
 		if (copy_prefix(opt, file) != 0)
 			goto out;
-		if (sqfs_file_open_window(&view, file, opt->offset) != 0) {
+		if (sqfs_file_open_window(&view, file, opt->offset, 0) != 0) {
 			tool_error(NULL, "out of memory");
 			goto out;
 		}

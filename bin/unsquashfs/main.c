@@ -38,14 +38,14 @@ int uq_open_source(uq_ctx_t *ctx, uint32_t flags, sqfs_image_source_t **out)
 }
 
 /*
- * The image, seen from -o's offset on. "-o auto" is where the library's
- * detection of containers (AppImage runtimes, SIF) will plug in: until it
- * exists, the image is taken from offset 0.
+ * The image, seen from -o's offset on; "-o auto" finds it inside an
+ * AppImage, a SIF container or after a prefix (sqfs_image_locate).
  */
 static int open_image(uq_ctx_t *ctx)
 {
 	const uq_options_t *opt = ctx->opt;
 	char why[SQFS_ERROR_TEXT_SIZE];
+	uint64_t offset = opt->offset;
 	int ret;
 
 	ret = sqfs_file_open(&ctx->file, opt->image, SQFS_FILE_OPEN_READ_ONLY);
@@ -56,7 +56,18 @@ static int open_image(uq_ctx_t *ctx)
 					     : sqfs_error_string(ret));
 		return -1;
 	}
-	ret = sqfs_file_open_window(&ctx->view, ctx->file, opt->offset);
+	if (opt->offset_auto) {
+		ret = sqfs_image_locate(ctx->file, SQFS_LOCATE_SCAN_LIMIT,
+					&offset, why);
+		if (ret != 0) {
+			fprintf(stderr,
+				"FATAL ERROR: Can't find a SQUASHFS image in "
+				"%s: %s\n",
+				opt->image, why);
+			return -1;
+		}
+	}
+	ret = sqfs_file_open_window(&ctx->view, ctx->file, offset, 0);
 	if (ret != 0) {
 		fprintf(stderr, "FATAL ERROR: %s: %s\n", opt->image,
 			sqfs_error_string(ret));

@@ -329,8 +329,8 @@ static int list_add_file(uq_list_t *list, const char *path)
 	return ret;
 }
 
-/* -o: bytes, with a K, M or G suffix; "auto" is kept for the library's
- * detection of containers (AppImage, SIF) once it has one. */
+/* -o: bytes, with a K, M or G suffix; "auto": wherever the image is
+ * found in the file (main.c). */
 static int parse_offset(const char *arg, uq_options_t *opt)
 {
 	if (strcmp(arg, "auto") == 0) {

@@ -62,8 +62,8 @@ typedef struct {
 	bool concise;
 	/* -pf FILE, "-" for standard output */
 	const char *pseudo_file;
-	/* -o: bytes before the image; offset_auto for "-o auto" (a hook
-	 * for the library's detection of AppImage/SIF containers) */
+	/* -o: bytes before the image; offset_auto for "-o auto" (found
+	 * by sqfs_image_locate: an AppImage, a SIF container, a prefix) */
 	uint64_t offset;
 	bool offset_auto;
 	bool no_xattrs;

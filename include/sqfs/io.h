@@ -127,20 +127,29 @@ SQFS_API int sqfs_file_open_memory(sqfs_file_t **out, const void *data,
 SQFS_API const uint8_t *sqfs_file_memory_data(const sqfs_file_t *file,
 					      size_t *size);
 
+/* Flags of sqfs_file_open_window. */
+typedef enum {
+	/* The view takes file over: releasing the view (destroy, close)
+	 * releases file too, and close reports what closing file reports. */
+	SQFS_FILE_WINDOW_OWN = 0x01,
+} sqfs_file_window_flags_t;
+
 /*
  * A view of file from offset on: byte 0 of the view is byte offset of
  * file, its size is what lies past offset (0 if the file is shorter), and
  * writes and truncation land there too, leaving the bytes before offset
  * as they are. For an image inside a bigger file: an AppImage or a SIF
- * container, or the space mksquashfs -offset keeps before it. The view
- * uses file and never releases it (as every object made on a file): the
- * caller releases the view, then the file. Syncing the view syncs file;
- * closing or destroying the view releases only the view.
- * Errors: SQFS_ERROR_ARG_INVALID (NULL), SQFS_ERROR_ALLOC. Access past
- * 2^64 bytes of file fails with SQFS_ERROR_OUT_OF_BOUNDS.
+ * container (sqfs_image_locate in image.h finds where), or the space
+ * mksquashfs -offset keeps before it. By default the view uses file and
+ * never releases it, as every object made on a file: the caller releases
+ * the view, then the file. With SQFS_FILE_WINDOW_OWN the view takes file
+ * over (on success; on failure file stays the caller's). Syncing the view
+ * syncs file.
+ * Errors: SQFS_ERROR_ARG_INVALID (NULL, unknown flags), SQFS_ERROR_ALLOC.
+ * Access past 2^64 bytes of file fails with SQFS_ERROR_OUT_OF_BOUNDS.
  */
 SQFS_API int sqfs_file_open_window(sqfs_file_t **out, sqfs_file_t *file,
-				   uint64_t offset);
+				   uint64_t offset, unsigned int flags);
 
 /*
  * Make everything written to file so far durable (its sync operation).

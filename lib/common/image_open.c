@@ -81,7 +81,8 @@ int image_open_at(const char *path, const image_offset_t *at,
 	}
 
 	if (offset != 0) {
-		ret = sqfs_file_open_window(&window, f, offset);
+		ret = sqfs_file_open_window(&window, f, offset,
+					    SQFS_FILE_WINDOW_OWN);
 		if (ret != 0) {
 			tool_error(path, "%s", sqfs_error_string(ret));
 			sqfs_file_destroy(f);

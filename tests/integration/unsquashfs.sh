@@ -273,7 +273,23 @@ for n in 1 4096 1K 3M; do
 	same "-o $n -ll" -o "$n" -ll "$WORK/off.sqfs"
 	same "-offset $n -s" -offset "$n" -s "$WORK/off.sqfs"
 	extract "-o $n extract" -n -o "$n" -d x "$WORK/off.sqfs"
+	# -o auto finds it where 4.7.5 must be told
+	"$REF" -o "$bytes" -ll "$WORK/off.sqfs" >"$WORK/r.out" 2>&1
+	"$UNSQ" -o auto -ll "$WORK/off.sqfs" >"$WORK/o.out" 2>&1
+	check "-o auto after $n bytes: as -o $n" cmp -s "$WORK/r.out" \
+		"$WORK/o.out"
 done
+# an AppImage: an ELF runtime, the image right after it
+cat /bin/true "$M" >"$WORK/app.AppImage"
+"$REF" -o "$(stat -c %s /bin/true)" -ll "$WORK/app.AppImage" \
+	>"$WORK/r.out" 2>&1
+"$UNSQ" -o auto -ll "$WORK/app.AppImage" >"$WORK/o.out" 2>&1
+check "-o auto in an AppImage" cmp -s "$WORK/r.out" "$WORK/o.out"
+"$UNSQ" -o auto -s /bin/true >"$WORK/o.out" 2>&1
+rc=$?
+check "-o auto without an image: fails" test "$rc" = 1
+check "-o auto without an image: says so" grep -q \
+	"Can't find a SQUASHFS image in /bin/true" "$WORK/o.out"
 same "-o wrong" -o 1 -s "$M"
 
 # ------------------------------------------------------------ bad input

@@ -143,7 +143,8 @@ static void expect_opens(const buf_t *b, uint64_t off)
 	assert_int_equal(sqfs_file_open_memory(&f, b->data, b->size,
 					       SQFS_FILE_OPEN_READ_ONLY),
 			 0);
-	assert_int_equal(sqfs_file_open_window(&w, f, off), 0);
+	assert_int_equal(
+	    sqfs_file_open_window(&w, f, off, SQFS_FILE_WINDOW_OWN), 0);
 	assert_int_equal(sqfs_image_open(w, &img, NULL), 0);
 	assert_int_equal(sqfs_image_super(img)->inode_count, 2);
 	sqfs_image_destroy(img);

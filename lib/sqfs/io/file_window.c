@@ -11,18 +11,34 @@
 #include "sqfs/io.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 typedef struct {
 	sqfs_file_t base;
 	sqfs_file_t *under;
 	uint64_t offset;
+	/* SQFS_FILE_WINDOW_OWN: the file goes with the view */
+	bool own;
 } window_file_t;
 
-/* The view is released; the file under it is the caller's. */
 static void window_destroy(sqfs_file_t *base)
 {
-	free(base);
+	window_file_t *w = (window_file_t *)base;
+
+	if (w->own)
+		sqfs_file_destroy(w->under);
+	free(w);
+}
+
+/* Only a file taken over has anything to report on release. */
+static int window_close(sqfs_file_t *base)
+{
+	window_file_t *w = (window_file_t *)base;
+	int ret = w->own ? sqfs_file_close(w->under) : 0;
+
+	free(w);
+	return ret;
 }
 
 static int window_sync(sqfs_file_t *base)
@@ -78,11 +94,12 @@ static int window_truncate(sqfs_file_t *base, uint64_t size)
 	return ret != 0 ? ret : w->under->truncate(w->under, at);
 }
 
-int sqfs_file_open_window(sqfs_file_t **out, sqfs_file_t *file, uint64_t offset)
+int sqfs_file_open_window(sqfs_file_t **out, sqfs_file_t *file, uint64_t offset,
+			  unsigned int flags)
 {
 	window_file_t *w;
 
-	if (out == NULL || file == NULL) {
+	if (out == NULL || file == NULL || (flags & ~SQFS_FILE_WINDOW_OWN)) {
 		errno = EINVAL;
 		return SQFS_ERROR_ARG_INVALID;
 	}
@@ -93,14 +110,16 @@ int sqfs_file_open_window(sqfs_file_t **out, sqfs_file_t *file, uint64_t offset)
 	}
 	w->under = file;
 	w->offset = offset;
+	w->own = (flags & SQFS_FILE_WINDOW_OWN) != 0;
 	w->base.destroy = window_destroy;
 	w->base.read_at = window_read_at;
 	w->base.write_at = window_write_at;
 	w->base.get_size = window_get_size;
 	w->base.truncate = window_truncate;
 	/* durability is the file's: a view must not claim a sync the file
-	 * cannot give; releasing a view has nothing to report (close NULL) */
+	 * cannot give */
 	w->base.sync = file->sync != NULL ? window_sync : NULL;
+	w->base.close = window_close;
 	*out = &w->base;
 	return 0;
 }
