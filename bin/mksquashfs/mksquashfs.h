@@ -19,7 +19,7 @@
  *              -info, the summary
  *   run.c      the output: claimed, written at -offset, moved into place
  *
- * doc/mksquashfs-compat.md says which options do what, and why.
+ * doc/compat.md says which options do what, and why.
  */
 #ifndef MKSQUASHFS_H
 #define MKSQUASHFS_H

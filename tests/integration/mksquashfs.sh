@@ -57,7 +57,7 @@ run() {
 # What `unsquashfs -s` says that must agree: kinds and flags, not sizes,
 # times or counts. With $NO_XATTRS_IN_SOURCE set, not the xattr line
 # either: where a tree has no xattrs, 4.7.5 writes an empty xattr table
-# and we write none (doc/mksquashfs-compat.md); that line is checked on
+# and we write none (doc/compat.md); that line is checked on
 # its own.
 NO_XATTRS_IN_SOURCE=
 sflags() {
