@@ -47,6 +47,8 @@ typedef enum {
 	/* leave it out, and everything below it */
 	RD_SELECT_SKIP = 0,
 	RD_SELECT_TAKE,
+	/* stop: the unpack fails here (the hook said why) */
+	RD_SELECT_STOP,
 } rd_select_t;
 
 typedef struct {

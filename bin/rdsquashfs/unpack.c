@@ -661,12 +661,17 @@ static int unpack_entry(unpacker_t *u, const sqfs_entry_t *e)
 			u->skip_level = 0;
 		return 0;
 	}
-	if (!post && u->ctx->opt->select != NULL &&
-	    u->ctx->opt->select(u->ctx->opt->select_user, e) ==
-		RD_SELECT_SKIP) {
-		if (dir && level > 0)
-			u->skip_level = level;
-		return 0;
+	if (!post && u->ctx->opt->select != NULL) {
+		rd_select_t sel =
+		    u->ctx->opt->select(u->ctx->opt->select_user, e);
+
+		if (sel == RD_SELECT_STOP)
+			return -1;
+		if (sel == RD_SELECT_SKIP) {
+			if (dir && level > 0)
+				u->skip_level = level;
+			return 0;
+		}
 	}
 
 	/* the target root itself is the user's: it keeps its attributes,

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "unsquashfs.h"
+#include "common/print.h"
 #include "../rdsquashfs/rdsquashfs.h"
 
 #include <stdio.h>
@@ -22,12 +23,22 @@
 typedef struct {
 	const uq_options_t *opt;
 	unsigned long files, dirs, symlinks, devices, fifos, sockets, links;
+	/* tool_warning_count() when the unpack began */
+	unsigned int warnings;
 } counts_t;
 
 static rd_select_t select_entry(void *user, const sqfs_entry_t *e)
 {
 	counts_t *c = user;
 
+	/* -strict-errors: a non-fatal error (a warning of the unpacker)
+	 * ends the run before the next entry */
+	if (c->opt->strict_errors && tool_warning_count() > c->warnings) {
+		fputs("FATAL ERROR: -strict-errors makes the error above "
+		      "fatal\n",
+		      stderr);
+		return RD_SELECT_STOP;
+	}
 	if (uq_select(c->opt, e) == UQ_SKIP)
 		return RD_SELECT_SKIP;
 	if (c->opt->show != UQ_SHOW_NONE)
@@ -131,6 +142,7 @@ int uq_extract(uq_ctx_t *ctx)
 
 	memset(&c, 0, sizeof(c));
 	c.opt = opt;
+	c.warnings = tool_warning_count();
 	memset(&rd, 0, sizeof(rd));
 	rd.op = OP_UNPACK;
 	rd.cmdpath = "";
@@ -160,6 +172,15 @@ int uq_extract(uq_ctx_t *ctx)
 	/* -i lines and the unpacker's messages in the order they happen */
 	fflush(stdout);
 	ret = rd_unpack(&rctx);
+	/* what the unpacker warned of is a non-fatal error: exit status 2
+	 * (-no-exit-code: 0), or with -strict-errors a fatal one */
+	ctx->nonfatal += tool_warning_count() - c.warnings;
+	if (ret == 0 && opt->strict_errors && ctx->nonfatal > 0) {
+		fputs("FATAL ERROR: -strict-errors makes the error above "
+		      "fatal\n",
+		      stderr);
+		ret = -1;
+	}
 	if (ret != 0)
 		return -1;
 

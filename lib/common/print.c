@@ -10,10 +10,13 @@
 #include <getopt.h>
 #include <string.h>
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static const char *tool_name = "squashforge";
+/* warnings printed so far, by any thread */
+static atomic_uint warning_count;
 static void (*message_hook)(void *user);
 static void *message_hook_user;
 
@@ -98,10 +101,16 @@ void tool_image_error(const char *image, const char *entry, int err,
 		   words != NULL ? words : sqfs_error_string(err));
 }
 
+unsigned int tool_warning_count(void)
+{
+	return atomic_load(&warning_count);
+}
+
 void tool_warning(const char *what, const char *fmt, ...)
 {
 	va_list ap;
 
+	atomic_fetch_add(&warning_count, 1);
 	va_start(ap, fmt);
 	vmessage(what, fmt, ap);
 	va_end(ap);

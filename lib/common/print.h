@@ -37,6 +37,10 @@ void tool_image_error(const char *image, const char *entry, int err,
  * the text alone ("...; skipped") says that it goes on. */
 void tool_warning(const char *what, const char *fmt, ...) TOOL_PRINTF(2, 3);
 
+/* How many warnings tool_warning has printed (from any thread): a front
+ * end that turns them into an exit status (unsquashfs's 2) counts them. */
+unsigned int tool_warning_count(void);
+
 /* Print the --version text of the tool named by tool_set_name. */
 void tool_print_version(void);
 
