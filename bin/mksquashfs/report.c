@@ -155,9 +155,12 @@ void mk_report_progress(void *user, uint64_t bytes, uint64_t total, bool last)
 			return;
 		if (pct != r->last_pct) {
 			printf("%d\n", pct);
-			fflush(stdout);
 			r->last_pct = pct;
 		}
+		/* and an empty line after the last, as 4.7.5 ends it */
+		if (last)
+			putchar('\n');
+		fflush(stdout);
 		return;
 	}
 	if (!r->bar)

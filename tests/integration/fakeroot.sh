@@ -18,7 +18,9 @@
 GS=${GS:-$abs_top_builddir/gensquashfs}
 SQFSDIFF=${SQFSDIFF:-$abs_top_builddir/sqfsdiff}
 RDSQ=${RDSQ:-$abs_top_builddir/rdsquashfs}
-for t in "$GS" "$SQFSDIFF" "$RDSQ"; do
+# the mksquashfs personality, as Buildroot and OpenWrt run mksquashfs
+MK=${MK:-$abs_top_builddir/mksquashfs}
+for t in "$GS" "$SQFSDIFF" "$RDSQ" "$MK"; do
 	[ -x "$t" ] || hard_error "no tool to test at $t"
 done
 FAKEROOT=/usr/bin/fakeroot
@@ -73,10 +75,12 @@ ls -lnR "$t" >"$FR/inside.ls"
 echo $? >"$FR/gs.rc"
 "$SQFSDIFF" -j 1 -a "$t" -b "$FR/img.sqfs" >"$FR/sd.out" 2>&1
 echo $? >"$FR/sd.rc"
+"$MK" "$t" "$FR/mk.sqfs" -noappend -quiet -no-progress >"$FR/mk.out" 2>&1
+echo $? >"$FR/mk.rc"
 EOF
 
 # shellcheck disable=SC2086
-env FR="$FR" GS="$GS" SQFSDIFF="$SQFSDIFF" HOME="$FR" \
+env FR="$FR" GS="$GS" SQFSDIFF="$SQFSDIFF" MK="$MK" HOME="$FR" \
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 	$AS "$FAKEROOT" sh "$FR/session.sh" >"$WORK/session.out" 2>&1
 RC=$?
@@ -132,6 +136,24 @@ check "unsquashfs: suid is 1234/5678 -rwsr-xr-x" \
 	grep -q '^-rwsr-xr-x 1234/5678 .*/suid$' "$WORK/lln"
 check "unsquashfs: chr is 10,200" \
 	grep -q '^crw-r--r-- 0/0 *10,200 .*/chr$' "$WORK/lln"
+
+# mksquashfs in the session: the same faked metadata, the root's too
+expect_eq "mksquashfs in the session: exit status" \
+	"$(cat "$FR/mk.rc" 2>/dev/null)" 0
+"$UNSQUASHFS" -lln "$FR/mk.sqfs" >"$WORK/mk.lln" 2>&1
+cat "$WORK/mk.lln"
+check "mksquashfs: suid is 1234/5678 -rwsr-xr-x" \
+	grep -q '^-rwsr-xr-x 1234/5678 .*/suid$' "$WORK/mk.lln"
+check "mksquashfs: dir is 42/43 drwxr-s---" \
+	grep -q '^drwxr-s--- 42/43 .*/dir$' "$WORK/mk.lln"
+check "mksquashfs: dir/owned is 70000/80000" \
+	grep -q '^-rw-r--r-- 70000/80000 .*/dir/owned$' "$WORK/mk.lln"
+check "mksquashfs: chr is 10,200" \
+	grep -q '^crw-r--r-- 0/0 *10,200 .*/chr$' "$WORK/mk.lln"
+check "mksquashfs: blk is 8,3 owned 7/8" \
+	grep -q '^brw-r--r-- 7/8 *8, *3 .*/blk$' "$WORK/mk.lln"
+check "mksquashfs: the root is 0/0, from the tree" \
+	grep -q '^d[rwx-]* 0/0 .* squashfs-root$' "$WORK/mk.lln"
 
 # outside the session sqfsdiff sees the disk: the devices are files
 "$SQFSDIFF" -j 1 -a "$T" -b "$FR/img.sqfs" >"$WORK/sd.out" 2>&1
