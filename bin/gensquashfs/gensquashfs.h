@@ -50,6 +50,10 @@ typedef struct {
 	 * user xattrs exist only there (xattr(7)) */
 	const sqfs_xattr_t *add_xattrs;
 	size_t add_xattr_count;
+	/* a file that cannot be opened for want of permission is packed
+	 * empty, with a warning, instead of ending the run (mksquashfs's
+	 * default) */
+	bool empty_unreadable_files;
 } gs_options_t;
 
 /*
@@ -198,6 +202,8 @@ typedef struct {
 	bool one_file_system;
 	/* every name of a multiply-linked file packed on its own */
 	bool no_hard_links;
+	/* directories that cannot be listed left out with a warning */
+	bool skip_unreadable_dirs;
 	/* the image path of the scanned directory itself: "" or NULL for
 	 * the image's root (gs_root_t.image_name) */
 	const char *image_name;

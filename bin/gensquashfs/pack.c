@@ -268,6 +268,23 @@ static void size_warnings(const char *name, uint64_t size, uint64_t packed,
 			     (unsigned long long)packed);
 }
 
+/* A file that cannot be opened, packed empty with its attributes and a
+ * warning, as mksquashfs does (gs_options_t.empty_unreadable_files). */
+static int pack_unreadable(gs_packer_t *pk, const gs_entry_t *e,
+			   sqfs_entry_t *entry)
+{
+	int ret;
+
+	tool_warning(gs_input_name(&pk->entries, e),
+		     "cannot open: %s; packed as an empty file",
+		     strerror(EACCES));
+	entry->size = 0;
+	ret = sqfs_writer_add(pk->wr, entry, e->file_flags);
+	if (ret == 0)
+		ret = sqfs_writer_end_file(pk->wr);
+	return ret == 0 ? 0 : entry_failed(pk, e, ret);
+}
+
 /*
  * A file: read whole by a reader (ahead.c), or read here, in chunks with
  * its holes skipped (ahead is NULL, or left it to the packer). Either
@@ -285,10 +302,14 @@ static int pack_file(gs_packer_t *pk, const gs_entry_t *e, sqfs_entry_t *entry,
 	int fd = -1, ret, err;
 
 	if (ahead != NULL && ahead->state == GS_AHEAD_FAILED)
-		return gs_input_error(&pk->entries, e, ahead->err);
+		return ahead->err == EACCES && pk->opt->empty_unreadable_files
+			   ? pack_unreadable(pk, e, entry)
+			   : gs_input_error(&pk->entries, e, ahead->err);
 	if (ahead == NULL || ahead->state == GS_AHEAD_SELF ||
 	    (pk->opt->keep_xattr && !e->from_listing)) {
 		fd = gs_input_open(&pk->opener, e, O_RDONLY, &st, &err);
+		if (fd < 0 && err == EACCES && pk->opt->empty_unreadable_files)
+			return pack_unreadable(pk, e, entry);
 		if (fd < 0)
 			return gs_input_error(&pk->entries, e, err);
 	}

@@ -82,6 +82,8 @@ int gs_scan_opts(int fd, const char *location, const gs_scan_opts_t *opts,
 		flags |= FS_SOURCE_ONE_FILE_SYSTEM;
 	if (opts->no_hard_links)
 		flags |= FS_SOURCE_NO_HARD_LINKS;
+	if (opts->skip_unreadable_dirs)
+		flags |= FS_SOURCE_SKIP_UNREADABLE_DIRS;
 	if (fs_source_open(fd, NULL, flags, &src) != 0)
 		return -1;
 	while ((ret = fs_source_next(src, &e)) == 0) {

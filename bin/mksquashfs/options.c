@@ -1014,6 +1014,8 @@ static int finish(mk_options_t *opt, parse_state_t *ps)
 		pk->wr.flags |= SQFS_WRITER_NO_PAD;
 	opt->gs.keep_xattr = !opt->no_xattrs;
 	opt->gs.keep_time = true;
+	/* what cannot be read is packed empty unless told to stop */
+	opt->gs.empty_unreadable_files = !opt->exit_on_error;
 	if (opt->xattr_exclude != NULL || opt->xattr_include != NULL) {
 		opt->gs.keep_xattr_key = mk_keep_xattr_key;
 		opt->gs.xattr_user = opt;

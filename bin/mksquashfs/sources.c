@@ -164,6 +164,8 @@ static int scan_dir(const mk_options_t *opt, mk_exclude_t *ex,
 	memset(&so, 0, sizeof(so));
 	so.one_file_system = opt->gs.one_file_system;
 	so.no_hard_links = opt->no_hard_links;
+	/* mksquashfs skips what it cannot list, unless told to stop */
+	so.skip_unreadable_dirs = !opt->exit_on_error;
 	so.image_name = image_name;
 	so.filter = mk_exclude_filter;
 	so.user = ex;

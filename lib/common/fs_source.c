@@ -351,6 +351,25 @@ static int enter_current(fs_source_t *s)
 	return push_dir(s, fd, s->path, id);
 }
 
+/* FS_SOURCE_SKIP_UNREADABLE_DIRS: whether the current directory can be
+ * listed; if not, it is named in a warning and left out. The walk enters
+ * a directory through its own checked open later: this only asks. */
+static bool readable_dir(fs_source_t *s)
+{
+	int fd = openat(s->dfd, s->name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	if (errno != EACCES)
+		return true;
+	tool_warning(shown(s->path), "cannot open: %s; skipped",
+		     strerror(EACCES));
+	return false;
+}
+
 int fs_source_next(fs_source_t *s, const sqfs_entry_t **out)
 {
 	if (s->have_cur) {
@@ -394,6 +413,10 @@ int fs_source_next(fs_source_t *s, const sqfs_entry_t **out)
 			return oom();
 		if (fstatat(s->dfd, s->name, &s->st, AT_SYMLINK_NOFOLLOW) != 0)
 			return fail_at(s, s->path, strerror(errno));
+		if (S_ISDIR(s->st.st_mode) &&
+		    (s->flags & FS_SOURCE_SKIP_UNREADABLE_DIRS) &&
+		    !readable_dir(s))
+			continue;
 		if (describe(s) != 0)
 			return -1;
 		*out = &s->entry;

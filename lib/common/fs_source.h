@@ -54,6 +54,11 @@ typedef enum {
 	/* Every entry stands alone: no hard_link is ever set, so that each
 	 * name of a multiply-linked file is packed as a file of its own. */
 	FS_SOURCE_NO_HARD_LINKS = 0x02,
+	/* A directory that cannot be listed for want of permission is left
+	 * out with a warning instead of ending the walk (mksquashfs's
+	 * default, for trees packed by a user who cannot read all of
+	 * them). */
+	FS_SOURCE_SKIP_UNREADABLE_DIRS = 0x04,
 } fs_source_flags_t;
 
 typedef struct fs_source fs_source_t;
