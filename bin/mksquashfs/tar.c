@@ -115,6 +115,16 @@ static int64_t map_owner(tar_packer_t *tp, const char *name, int64_t id,
 	return found;
 }
 
+/* An entry's time as sqfstar 4.7.5 stores it: 0 for a time before 1970,
+ * the low 32 bits of one after 2106, before SOURCE_DATE_EPOCH clamps
+ * it. */
+static int64_t entry_time(const tar_entry_t *ent)
+{
+	if (!ent->mtime_set || ent->mtime < 0)
+		return 0;
+	return (int64_t)(uint32_t)ent->mtime;
+}
+
 /* The options' owners, modes and times on one entry (policy.c's order). */
 static void apply_policy(const tar_packer_t *tp, gs_stat_t *st, bool pseudo)
 {
@@ -167,6 +177,10 @@ static void root_stat(const tar_packer_t *tp, gs_stat_t *st)
 	st->uid = uid->set ? uid->id : (uint32_t)getuid();
 	st->gid = gid->set ? gid->id : (uint32_t)getgid();
 	st->mtime = tp->now;
+	/* -repro: 4.7.5 gives the root the latest time, that of an implied
+	 * directory (the run's) included */
+	if ((opt->repro || opt->mkfs_time.inode) && !opt->root_time.set)
+		st->mtime = tp->latest;
 	/* -inode-time wins over -root-time */
 	apply_policy(tp, st, false);
 	if (opt->root_time.set && !opt->inode_time.set)
@@ -430,7 +444,7 @@ static int add_entry(tar_packer_t *tp, const tar_entry_t *ent)
 {
 	uint32_t type = file_type(ent->type);
 	sqfs_xattr_t *xattrs = NULL;
-	gs_entry_t *seen;
+	gs_entry_t *seen, *target;
 	sqfs_entry_t e;
 	gs_stat_t st;
 	int64_t uid, gid;
@@ -467,6 +481,13 @@ static int add_entry(tar_packer_t *tp, const tar_entry_t *ent)
 			return skip(tp, ent->raw_path,
 				    "-no-hardlinks cannot copy a hard link's "
 				    "data from a tar stream");
+		/* sqfstar links to what came before, never to what comes
+		 * later */
+		target = find_seen(tp, ent->hardlink);
+		if (target == NULL || target->implicit ||
+		    S_ISDIR(target->st.mode))
+			return skip(tp, ent->raw_path,
+				    "hard link target not found before it");
 		e.hard_link = ent->hardlink;
 	} else if (type == 0) {
 		return skip(tp, ent->raw_path, "unsupported entry type");
@@ -479,7 +500,7 @@ static int add_entry(tar_packer_t *tp, const tar_entry_t *ent)
 		st.mode = type | (ent->mode & 07777);
 		st.uid = (uint32_t)uid;
 		st.gid = (uint32_t)gid;
-		st.mtime = ent->mtime_set ? ent->mtime : 0;
+		st.mtime = entry_time(ent);
 		if (type == S_IFREG)
 			st.size = ent->size;
 		apply_policy(tp, &st, false);
@@ -521,10 +542,11 @@ static int add_entry(tar_packer_t *tp, const tar_entry_t *ent)
 	seen->hard_link = e.hard_link != NULL;
 	seen->st = st;
 	if (e.hard_link != NULL) {
-		gs_entry_t *target = find_seen(tp, e.hard_link);
-
+		target = find_seen(tp, e.hard_link);
 		if (target != NULL)
 			seen->st = target->st;
+	} else if (st.mtime > tp->latest) {
+		tp->latest = st.mtime;
 	}
 	report_entry(tp, ent->path, &seen->st, seen->hard_link);
 
@@ -575,10 +597,8 @@ static int scan_latest(tar_packer_t *tp)
 	const tar_entry_t *ent;
 	int ret;
 
-	/* the implied directories and the root have the run's time */
-	tp->latest = tp->now;
 	while ((ret = tar_reader_next(tp->rd, &ent)) == 0) {
-		int64_t t = ent->mtime_set ? ent->mtime : 0;
+		int64_t t = entry_time(ent);
 
 		if (tp->opt->have_sde && t > (int64_t)tp->opt->sde)
 			t = (int64_t)tp->opt->sde;
@@ -593,6 +613,16 @@ static int scan_latest(tar_packer_t *tp)
 		return -1;
 	}
 	return 0;
+}
+
+/* Whether a directory the archive implies was never given. */
+static bool implied_left(const tar_packer_t *tp)
+{
+	for (size_t i = 1; i < tp->seen.count; ++i) {
+		if (tp->seen.list[i].implicit)
+			return true;
+	}
+	return false;
 }
 
 /* ---- pseudo definitions -------------------------------------------------- */
@@ -797,7 +827,6 @@ int mk_run_tar(mk_options_t *opt)
 	tp.now = (int64_t)time(NULL);
 	if (opt->have_sde && tp.now > (int64_t)opt->sde)
 		tp.now = (int64_t)opt->sde;
-	tp.latest = tp.now;
 	/* messages about a pseudo entry name it so */
 	opt->gs.pack_file = "pseudo definition";
 
@@ -869,9 +898,16 @@ int mk_run_tar(mk_options_t *opt)
 	if (ret == 0)
 		ret = apply_pseudo(&tp);
 	if (ret == 0) {
+		if (implied_left(&tp) && tp.now > tp.latest)
+			tp.latest = tp.now;
 		root_stat(&tp, &rst);
 		sqfs_entry_init(&root, "", rst.mode, rst.uid, rst.gid,
 				rst.mtime);
+		/* the root is a directory: it takes every -xattrs-add */
+		if (!opt->no_xattrs) {
+			root.xattrs = opt->xattr_add;
+			root.xattr_count = opt->xattr_add_count;
+		}
 		ret = sqfs_writer_add(tp.wr, &root, 0);
 		if (ret != 0)
 			tool_image_error(opt->dest, "/", ret, errno,
