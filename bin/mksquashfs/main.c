@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 		mk_free_options(&opt);
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
-	status = mk_run(&opt);
+	status = opt.tar ? mk_run_tar(&opt) : mk_run(&opt);
 	mk_free_options(&opt);
 	return status;
 }

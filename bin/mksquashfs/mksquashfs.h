@@ -18,6 +18,9 @@
  *   report.c   what mksquashfs prints: the progress bar, -percentage,
  *              -info, the summary
  *   run.c      the output: claimed, written at -offset, moved into place
+ *   tar.c      -tar and sqfstar: a tar archive from stdin, streamed into
+ *              the writer with the same policy
+ *   sqfstar.c  sqfstar's main
  *
  * doc/compat.md says which options do what, and why.
  */
@@ -165,11 +168,28 @@ typedef struct {
 	bool progress;
 	bool percentage;
 	unsigned int processors;
+
+	/* tar input (tar.c): sqfstar, or mksquashfs - DEST -tar */
+	bool sqfstar;
+	bool tar;
+	/* sqfstar -force: replace an existing DEST */
+	bool force;
+	bool ignore_zeros;
+	bool numeric_owner;
+	bool no_strip;
+	/* whether -default-mode/-uid/-gid came after -root-mode/-uid/-gid:
+	 * sqfstar's root takes the one given last */
+	bool root_mode_from_default;
+	bool root_uid_from_default;
+	bool root_gid_from_default;
 } mk_options_t;
 
 /* Parse argv into opt. Returns 0 to go on, 1 when done (-version, help),
  * -1 on an error (printed). */
 int mk_parse_options(int argc, char **argv, mk_options_t *opt);
+
+/* The same for sqfstar's grammar: [OPTIONS] FILESYSTEM [EXCLUDES...]. */
+int mk_parse_sqfstar_options(int argc, char **argv, mk_options_t *opt);
 
 void mk_free_options(mk_options_t *opt);
 
@@ -267,5 +287,15 @@ void mk_report_summary(mk_report_t *r, const sqfs_writer_stats_t *st);
 /* Claim DEST, pack, put the image in place. Returns EXIT_SUCCESS or
  * EXIT_FAILURE. */
 int mk_run(mk_options_t *opt);
+
+/* DEST's first -offset bytes (zeros past its end) into file. Returns 0
+ * or -1 (printed). */
+int mk_copy_prefix(const mk_options_t *opt, sqfs_file_t *file);
+
+/* ---- tar.c ------------------------------------------------------------- */
+
+/* The -tar / sqfstar run: the archive on stdin into DEST. Returns
+ * EXIT_SUCCESS or EXIT_FAILURE. */
+int mk_run_tar(mk_options_t *opt);
 
 #endif /* MKSQUASHFS_H */

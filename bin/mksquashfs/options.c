@@ -11,6 +11,11 @@
  * build script's options are either honoured, accepted as meaning nothing
  * here (reader and cache tuning: the engine sizes its own), or refused by
  * name: never silently misread.
+ *
+ * The same table and value parsing serve sqfstar (sqfstar.c), whose
+ * grammar is [OPTIONS] FILESYSTEM [EXCLUDES...]: it lacks the options of
+ * st_absent below and has -force, and both read a tar archive through
+ * tar.c. One home for each option's meaning, whichever command takes it.
  */
 #include "config.h"
 
@@ -64,9 +69,10 @@ static const opt_def_t options[] = {
     {"-noFragmentCompression", 0, DO, "-noF"},
     {"-noXattrCompression", 0, DO, "-noX"},
     /* build */
-    {"-tar", 0, REFUSE, NULL},
-    {"-no-strip", 0, REFUSE, NULL},
-    {"-tarstyle", 0, REFUSE, "-no-strip"},
+    {"-tar", 0, DO, NULL},
+    /* only meaningful with -tar, where there is nothing to strip */
+    {"-no-strip", 0, DO, NULL},
+    {"-tarstyle", 0, DO, "-no-strip"},
     {"-cpiostyle", 0, REFUSE, NULL},
     {"-cpiostyle0", 0, REFUSE, NULL},
     {"-no-exports", 0, DO, NULL},
@@ -157,8 +163,10 @@ static const opt_def_t options[] = {
     {"-true-action-file", 1, REFUSE, NULL},
     {"-false-action-file", 1, REFUSE, NULL},
     /* tar input only */
-    {"-ignore-zeros", 0, NOOP, NULL},
-    {"-numeric-owner", 0, NOOP, NULL},
+    {"-ignore-zeros", 0, DO, NULL},
+    {"-numeric-owner", 0, DO, NULL},
+    /* sqfstar only (st_absent says which are mksquashfs's only) */
+    {"-force", 0, DO, NULL},
     /* expert */
     {"-stream", 0, REFUSE, NULL},
     {"-fix", 1, REFUSE, NULL},
@@ -179,6 +187,47 @@ static const opt_def_t options[] = {
     {"-no-pager", 0, NOOP, NULL},
     {"-cols", 1, NOOP, NULL},
 };
+
+/* mksquashfs's options sqfstar 4.7.5 does not have: there they are
+ * invalid options, as sqfstar says. */
+static const char *const st_absent[] = {
+    "-action",
+    "-action-file",
+    "-always-use-fragments",
+    "-block-readers",
+    "-cpiostyle",
+    "-cpiostyle0",
+    "-false-action",
+    "-false-action-file",
+    "-keep-as-directory",
+    "-log-action",
+    "-log-action-file",
+    "-max-depth",
+    "-no-exports",
+    "-no-recovery",
+    "-no-strip",
+    "-noappend",
+    "-one-file-system",
+    "-one-file-system-x",
+    "-pseudo-dir",
+    "-recover",
+    "-recovery-path",
+    "-root-becomes",
+    "-single-reader",
+    "-small-readers",
+    "-sort",
+    "-tailends",
+    "-tar",
+    "-tarstyle",
+    "-true-action",
+    "-true-action-file",
+    "-wildcards",
+    "-e",
+};
+
+/* The command's name in messages: mksquashfs or sqfstar. */
+static const char *prog = "mksquashfs";
+static bool as_sqfstar;
 
 /* The compressor options, as squashfs-tools spells them; which
  * compressors take each is checked once -comp is known. */
@@ -205,9 +254,9 @@ static const struct {
 static void help_hint(const char *option)
 {
 	fprintf(stderr,
-		"\nRun\n  \"mksquashfs -help-option %s$\" to get help on %s "
+		"\nRun\n  \"%s -help-option %s$\" to get help on %s "
 		"option\n",
-		option, option);
+		prog, option, option);
 }
 
 /* "mksquashfs: OPTION why" and a hint, as mksquashfs says it. */
@@ -218,7 +267,7 @@ static int bad_value(const char *option, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "mksquashfs: %s ", option);
+	fprintf(stderr, "%s: %s ", prog, option);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -229,6 +278,12 @@ static int bad_value(const char *option, const char *fmt, ...)
 
 static void print_syntax(FILE *fp)
 {
+	if (as_sqfstar) {
+		fputs("SYNTAX: sqfstar [OPTIONS] FILESYSTEM [list of exclude "
+		      "dirs/files]\n",
+		      fp);
+		return;
+	}
 	fputs("SYNTAX: mksquashfs source1 source2 ...  FILESYSTEM [OPTIONS] "
 	      "[-e list of exclude\ndirs/files]\n",
 	      fp);
@@ -237,6 +292,20 @@ static void print_syntax(FILE *fp)
 static void print_help(void)
 {
 	print_syntax(stdout);
+	if (as_sqfstar) {
+		fputs(
+		    "\nThis is squashforge's sqfstar: squashfs-tools' command "
+		    "line on squashforge's\nlibrary. It reads a tar archive "
+		    "(plain, or compressed with gzip, xz, zstd,\nbzip2 or "
+		    "lz4) from standard input. Every option of sqfstar 4.7 is "
+		    "either\nhonoured, accepted as doing nothing here, or "
+		    "refused with an error; see the\nsquashforge-sqfstar(1) "
+		    "manual page for which is which.\n\nCompressors "
+		    "available:\n",
+		    stdout);
+		comp_cli_print_list(stdout);
+		return;
+	}
 	fputs("\nThis is squashforge's mksquashfs: squashfs-tools' command "
 	      "line on squashforge's\nlibrary. Every option of mksquashfs "
 	      "4.7 is either honoured, accepted as doing\nnothing here, or "
@@ -250,14 +319,14 @@ static void print_version(void)
 {
 	/* scripts read the third word of the first line and compare it
 	 * with 4.6: it must be a plain version number */
-	printf("mksquashfs version 4.7 (squashforge %s)\n"
-	       "squashforge's mksquashfs: the command line of squashfs-tools "
+	printf("%s version 4.7 (squashforge %s)\n"
+	       "squashforge's %s: the command line of squashfs-tools "
 	       "4.7 on squashforge.\n"
 	       "License MIT: <https://opensource.org/licenses/MIT>.\n"
 	       "This is free software: you are free to change and "
 	       "redistribute it.\n"
 	       "There is NO WARRANTY, to the extent permitted by law.\n",
-	       PACKAGE_VERSION);
+	       prog, PACKAGE_VERSION, prog);
 }
 
 /* ---- values -------------------------------------------------------------- */
@@ -612,7 +681,7 @@ static int apply_x(sqfs_compressor_config_t *cfg, const x_given_t *x)
 	    SQFS_LZO1X_999};
 	const char *comp = sqfs_compressor_name(cfg->id);
 	const char *n = x->name;
-	uint32_t v;
+	uint32_t v = 0;
 
 	if (strcmp(n, "-Xcompression-level") == 0) {
 		if (cfg->id == SQFS_COMP_GZIP)
@@ -692,6 +761,7 @@ typedef struct {
 	bool repro_time_given;
 	uint32_t repro_time;
 	bool inode_time_given;
+	bool tailends_given;
 } parse_state_t;
 
 static const opt_def_t *find_option(const char *arg)
@@ -795,8 +865,20 @@ static int take(mk_options_t *opt, parse_state_t *ps, const char *name,
 		opt->no_sparse = true;
 	} else if (strcmp(name, "-no-tailends") == 0) {
 		opt->tail_ends = false;
+		ps->tailends_given = true;
 	} else if (strcmp(name, "-tailends") == 0) {
 		opt->tail_ends = true;
+		ps->tailends_given = true;
+	} else if (strcmp(name, "-tar") == 0) {
+		opt->tar = true;
+	} else if (strcmp(name, "-no-strip") == 0) {
+		opt->no_strip = true;
+	} else if (strcmp(name, "-ignore-zeros") == 0) {
+		opt->ignore_zeros = true;
+	} else if (strcmp(name, "-numeric-owner") == 0) {
+		opt->numeric_owner = true;
+	} else if (strcmp(name, "-force") == 0) {
+		opt->force = true;
 	} else if (strcmp(name, "-no-fragments") == 0) {
 		opt->no_fragments = true;
 	} else if (strcmp(name, "-no-duplicates") == 0) {
@@ -827,11 +909,14 @@ static int take(mk_options_t *opt, parse_state_t *ps, const char *name,
 	} else if (strcmp(name, "-all-root") == 0) {
 		opt->all_root = true;
 	} else if (strcmp(name, "-root-mode") == 0) {
+		opt->root_mode_from_default = false;
 		return take_mode(name, arg, &opt->root_mode,
 				 &opt->have_root_mode);
 	} else if (strcmp(name, "-root-uid") == 0) {
+		opt->root_uid_from_default = false;
 		return take_user(name, arg, &opt->root_uid, false);
 	} else if (strcmp(name, "-root-gid") == 0) {
+		opt->root_gid_from_default = false;
 		return take_user(name, arg, &opt->root_gid, true);
 	} else if (strcmp(name, "-force-file-mode") == 0) {
 		return take_mode(name, arg, &opt->file_mode,
@@ -849,11 +934,14 @@ static int take(mk_options_t *opt, parse_state_t *ps, const char *name,
 		opt->have_id_offset = true;
 		opt->id_offset = (uint32_t)l;
 	} else if (strcmp(name, "-default-mode") == 0) {
+		opt->root_mode_from_default = true;
 		return take_mode(name, arg, &opt->default_mode,
 				 &opt->have_default_mode);
 	} else if (strcmp(name, "-default-uid") == 0) {
+		opt->root_uid_from_default = true;
 		return take_user(name, arg, &opt->default_uid, false);
 	} else if (strcmp(name, "-default-gid") == 0) {
+		opt->root_gid_from_default = true;
 		return take_user(name, arg, &opt->default_gid, true);
 	} else if (strcmp(name, "-p") == 0) {
 		return push_pseudo(opt, false, arg);
@@ -952,9 +1040,9 @@ static int finish(mk_options_t *opt, parse_state_t *ps)
 	id = sqfs_compressor_id_from_name(ps->comp_name);
 	if (id < 0 || !sqfs_compressor_is_available(id)) {
 		fprintf(stderr,
-			"mksquashfs: Compressor \"%s\" is not supported!\n"
-			"mksquashfs: Compressors available:\n",
-			ps->comp_name);
+			"%s: Compressor \"%s\" is not supported!\n"
+			"%s: Compressors available:\n",
+			prog, ps->comp_name, prog);
 		comp_cli_print_list(stderr);
 		return -1;
 	}
@@ -966,17 +1054,18 @@ static int finish(mk_options_t *opt, parse_state_t *ps)
 	for (size_t i = 0; i < ps->x_count; ++i) {
 		if (!x_applies(ps->x[i].name, id)) {
 			fprintf(stderr,
-				"mksquashfs: Unrecognised compressor option "
+				"%s: Unrecognised compressor option "
 				"%s\n",
-				ps->x[i].name);
+				prog, ps->x[i].name);
 			if (strcmp(ps->comp_name, "gzip") == 0)
-				fputs("mksquashfs: Did you forget to specify "
-				      "-comp?\n",
-				      stderr);
+				fprintf(stderr,
+					"%s: Did you forget to specify "
+					"-comp?\n",
+					prog);
 			fprintf(stderr,
-				"mksquashfs: selected compressor \"%s\".  "
+				"%s: selected compressor \"%s\".  "
 				"Options supported:\n",
-				ps->comp_name);
+				prog, ps->comp_name);
 			comp_cli_print_options(stderr, id);
 			return -1;
 		}
@@ -986,6 +1075,20 @@ static int finish(mk_options_t *opt, parse_state_t *ps)
 	if (sqfs_compressor_config_validate(&pk->wr.compressor) != 0) {
 		tool_error(NULL, "the %s options given do not go together",
 			   ps->comp_name);
+		return -1;
+	}
+
+	/* tar input: both commands pack tails into fragments by default
+	 * (4.7.5's unsquashfs -s says so); sqfstar's image is not
+	 * exportable unless -exports, mksquashfs -tar's is */
+	if (opt->tar && !ps->tailends_given)
+		opt->tail_ends = true;
+	if (opt->no_strip && !opt->tar) {
+		fprintf(stderr,
+			"%s: -no-strip is not supported by squashforge's "
+			"mksquashfs without -tar (yet); no image was "
+			"written\n",
+			prog);
 		return -1;
 	}
 
@@ -1093,37 +1196,43 @@ static int finish(mk_options_t *opt, parse_state_t *ps)
 	return 0;
 }
 
-int mk_parse_options(int argc, char **argv, mk_options_t *opt)
+static bool st_lacks(const char *name)
 {
-	parse_state_t ps;
-	int i, ret = 0, positional = 0;
-
-	memset(opt, 0, sizeof(*opt));
-	memset(&ps, 0, sizeof(ps));
-	opt->max_depth = -1;
-	sqfs_writer_options_init(&opt->gs.pk.wr);
-	opt->exclude_files = calloc((size_t)argc + 1, sizeof(char *));
-	opt->excludes = calloc((size_t)argc + 1, sizeof(char *));
-	ps.x = calloc((size_t)argc + 1, sizeof(ps.x[0]));
-	if (opt->exclude_files == NULL || opt->excludes == NULL ||
-	    ps.x == NULL) {
-		free(ps.x);
-		tool_error(NULL, "out of memory");
-		return -1;
+	for (size_t i = 0; i < sizeof(st_absent) / sizeof(st_absent[0]); ++i) {
+		if (strcmp(name, st_absent[i]) == 0)
+			return true;
 	}
+	return false;
+}
 
-	/* a lone option (mksquashfs -version) has no sources */
-	for (i = 1; i < argc; ++i) {
-		if (argv[i][0] == '-' && argv[i][1] != '\0')
-			break;
-		positional += 1;
-	}
-	for (int j = i; j < argc && ret == 0; ++j) {
+static void invalid_option(const char *arg)
+{
+	fprintf(stderr, "%s: %s is an invalid option\n", prog, arg);
+	fprintf(stderr,
+		"\nRun\n  \"%s -help-option <regex>\" "
+		"to get help on all options matching "
+		"<regex>\n",
+		prog);
+}
+
+/*
+ * The options in argv[from..argc), until -e (mksquashfs: the rest is the
+ * exclude list) or, with stop_at_word (sqfstar), the first argument that
+ * is not an option, whose index goes to *end. Returns what take() does.
+ */
+static int take_options(int argc, char **argv, int from, bool stop_at_word,
+			mk_options_t *opt, parse_state_t *ps, int *end)
+{
+	int j, ret = 0;
+
+	for (j = from; j < argc && ret == 0; ++j) {
 		const opt_def_t *def;
 		const char *arg = NULL, *name;
 		int x;
 
-		if (strcmp(argv[j], "-e") == 0) {
+		if (stop_at_word && (argv[j][0] != '-' || argv[j][1] == '\0'))
+			break;
+		if (!as_sqfstar && strcmp(argv[j], "-e") == 0) {
 			/* the rest of the line is the exclude list */
 			for (++j; j < argc; ++j)
 				opt->excludes[opt->exclude_count++] = argv[j];
@@ -1139,19 +1248,18 @@ int mk_parse_options(int argc, char **argv, mk_options_t *opt)
 				}
 				arg = argv[++j];
 			}
-			ps.x[ps.x_count].name = x_options[x].name;
-			ps.x[ps.x_count].arg = arg;
-			ps.x_count += 1;
+			ps->x[ps->x_count].name = x_options[x].name;
+			ps->x[ps->x_count].arg = arg;
+			ps->x_count += 1;
 			continue;
 		}
 		def = find_option(argv[j]);
+		if (def != NULL &&
+		    (as_sqfstar ? st_lacks(def->name)
+				: strcmp(def->name, "-force") == 0))
+			def = NULL;
 		if (def == NULL) {
-			fprintf(stderr, "mksquashfs: %s is an invalid option\n",
-				argv[j]);
-			fputs("\nRun\n  \"mksquashfs -help-option <regex>\" "
-			      "to get help on all options matching "
-			      "<regex>\n",
-			      stderr);
+			invalid_option(argv[j]);
 			ret = -1;
 			break;
 		}
@@ -1173,17 +1281,57 @@ int mk_parse_options(int argc, char **argv, mk_options_t *opt)
 		}
 		if (def->kind == REFUSE) {
 			fprintf(stderr,
-				"mksquashfs: %s is not supported by "
-				"squashforge's mksquashfs (yet); no image "
+				"%s: %s is not supported by "
+				"squashforge's %s (yet); no image "
 				"was written\n",
-				def->name);
+				prog, def->name, prog);
 			ret = -1;
 			break;
 		}
 		if (def->kind == NOOP)
 			continue;
-		ret = take(opt, &ps, name, arg);
+		ret = take(opt, ps, name, arg);
 	}
+	*end = j;
+	return ret;
+}
+
+static int parse_init(int argc, mk_options_t *opt, parse_state_t *ps)
+{
+	memset(opt, 0, sizeof(*opt));
+	memset(ps, 0, sizeof(*ps));
+	opt->max_depth = -1;
+	sqfs_writer_options_init(&opt->gs.pk.wr);
+	opt->exclude_files = calloc((size_t)argc + 1, sizeof(char *));
+	opt->excludes = calloc((size_t)argc + 1, sizeof(char *));
+	ps->x = calloc((size_t)argc + 1, sizeof(ps->x[0]));
+	if (opt->exclude_files == NULL || opt->excludes == NULL ||
+	    ps->x == NULL) {
+		free(ps->x);
+		ps->x = NULL;
+		tool_error(NULL, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int mk_parse_options(int argc, char **argv, mk_options_t *opt)
+{
+	parse_state_t ps;
+	int i, end, ret = 0, positional = 0;
+
+	prog = "mksquashfs";
+	as_sqfstar = false;
+	if (parse_init(argc, opt, &ps) != 0)
+		return -1;
+
+	/* a lone option (mksquashfs -version) has no sources */
+	for (i = 1; i < argc; ++i) {
+		if (argv[i][0] == '-' && argv[i][1] != '\0')
+			break;
+		positional += 1;
+	}
+	ret = take_options(argc, argv, i, false, opt, &ps, &end);
 	if (ret == 0 && positional < 2) {
 		fprintf(stderr,
 			"mksquashfs: fatal error: no %s specified on "
@@ -1198,6 +1346,61 @@ int mk_parse_options(int argc, char **argv, mk_options_t *opt)
 		opt->source_count = (size_t)positional - 1;
 		opt->dest = argv[positional];
 		opt->gs.pk.output = opt->dest;
+		/* -tar reads the archive from stdin, named "-" as mksquashfs
+		 * wants it: mksquashfs - DEST -tar */
+		if (opt->tar && (opt->source_count != 1 ||
+				 strcmp(opt->sources[0], "-") != 0)) {
+			fputs("FATAL ERROR: Sources on the command line should "
+			      "be - when using -tar option, i.e. mksquashfs - "
+			      "image.sqfs -tar\n",
+			      stderr);
+			ret = -1;
+		} else if (opt->tar &&
+			   (opt->exclude_count > 0 ||
+			    opt->exclude_file_count > 0) &&
+			   opt->match == MK_MATCH_PLAIN) {
+			fputs("FATAL ERROR: -wildcards must be specified with "
+			      "tar files and -ef/-e\n",
+			      stderr);
+			ret = -1;
+		}
+	}
+	if (ret == 0)
+		ret = finish(opt, &ps);
+	free(ps.x);
+	return ret;
+}
+
+int mk_parse_sqfstar_options(int argc, char **argv, mk_options_t *opt)
+{
+	parse_state_t ps;
+	int end, ret;
+
+	prog = "sqfstar";
+	as_sqfstar = true;
+	if (parse_init(argc, opt, &ps) != 0)
+		return -1;
+	/* sqfstar's defaults: a tar on stdin, excludes always wildcards
+	 * (-regex makes them expressions), no export table */
+	opt->sqfstar = true;
+	opt->tar = true;
+	opt->match = MK_MATCH_WILDCARDS;
+	ps.no_exports = true;
+
+	ret = take_options(argc, argv, 1, true, opt, &ps, &end);
+	if (ret == 0 && end >= argc) {
+		fputs("sqfstar: fatal error: no output filesystem specified "
+		      "on command line\n\n",
+		      stderr);
+		print_syntax(stderr);
+		ret = -1;
+	}
+	if (ret == 0) {
+		opt->dest = argv[end];
+		opt->gs.pk.output = opt->dest;
+		/* everything after FILESYSTEM is an exclude, options too */
+		for (int j = end + 1; j < argc; ++j)
+			opt->excludes[opt->exclude_count++] = argv[j];
 		ret = finish(opt, &ps);
 	}
 	free(ps.x);

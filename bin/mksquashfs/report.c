@@ -175,6 +175,7 @@ void mk_report_progress(void *user, uint64_t bytes, uint64_t total, bool last)
 void mk_report_entry(mk_report_t *r, const gs_entry_t *e)
 {
 	uint32_t type = e->st.mode & S_IFMT;
+	const char *slash;
 
 	if (e->hard_link) {
 		r->hard_links += 1;
@@ -204,19 +205,22 @@ void mk_report_entry(mk_report_t *r, const gs_entry_t *e)
 	}
 	if (r->info == NULL)
 		return;
+	/* sqfstar and -tar name archive paths as they are, mksquashfs
+	 * names image paths from the root */
+	slash = r->opt->tar ? "" : "/";
 	if (type == S_IFREG)
-		fprintf(r->info, "file /%s, uncompressed size %llu bytes \n",
-			e->path, (unsigned long long)e->st.size);
+		fprintf(r->info, "file %s%s, uncompressed size %llu bytes \n",
+			slash, e->path, (unsigned long long)e->st.size);
 	else if (type == S_IFDIR)
-		fprintf(r->info, "directory /%s\n", e->path);
+		fprintf(r->info, "directory %s%s\n", slash, e->path);
 	else if (type == S_IFLNK)
-		fprintf(r->info, "symbolic link /%s\n", e->path);
+		fprintf(r->info, "symbolic link %s%s\n", slash, e->path);
 	else
-		fprintf(r->info, "%s /%s\n",
+		fprintf(r->info, "%s %s%s\n",
 			type == S_IFIFO	   ? "fifo"
 			: type == S_IFSOCK ? "socket"
 					   : "device",
-			e->path);
+			slash, e->path);
 }
 
 static double kbytes(uint64_t n)

@@ -78,8 +78,7 @@ static int check_dest(const mk_options_t *opt)
 	return -1;
 }
 
-/* DEST's first offset bytes (zeros past its end) into file. */
-static int copy_prefix(const mk_options_t *opt, sqfs_file_t *file)
+int mk_copy_prefix(const mk_options_t *opt, sqfs_file_t *file)
 {
 	uint8_t buf[65536];
 	uint64_t pos = 0;
@@ -186,7 +185,7 @@ int mk_run(mk_options_t *opt)
 
 	file = out_file_get(of);
 	if (opt->offset > 0) {
-		if (copy_prefix(opt, file) != 0)
+		if (mk_copy_prefix(opt, file) != 0)
 			goto out;
 		if (sqfs_file_open_window(&view, file, opt->offset, 0) != 0) {
 			tool_error(NULL, "out of memory");

@@ -230,6 +230,17 @@ int tar_reader_create(tar_reader_t **out)
 	return 0;
 }
 
+int tar_reader_set_ignore_zeros(tar_reader_t *rd, bool ignore)
+{
+	/* libarchive's tar reader stops at the end-of-archive blocks
+	 * unless told to look for another archive after them */
+	if (archive_read_set_format_option(rd->ar, "tar",
+					   "read_concatenated_archives",
+					   ignore ? "1" : NULL) != ARCHIVE_OK)
+		return SQFS_ERROR_UNSUPPORTED;
+	return 0;
+}
+
 void tar_reader_destroy(tar_reader_t *rd)
 {
 	if (rd == NULL)
@@ -679,6 +690,12 @@ static int fill_entry(tar_reader_t *rd, struct archive_entry *e)
 	ent->mode = (uint32_t)archive_entry_perm(e) & 07777;
 	ent->uid = archive_entry_uid(e);
 	ent->gid = archive_entry_gid(e);
+	ent->uname = archive_entry_uname(e);
+	ent->gname = archive_entry_gname(e);
+	if (ent->uname != NULL && ent->uname[0] == '\0')
+		ent->uname = NULL;
+	if (ent->gname != NULL && ent->gname[0] == '\0')
+		ent->gname = NULL;
 	ent->mtime_set = archive_entry_mtime_is_set(e) != 0;
 	ent->mtime = ent->mtime_set ? (int64_t)archive_entry_mtime(e) : 0;
 

@@ -68,6 +68,11 @@ typedef struct {
 	uint32_t mode;
 	int64_t uid;
 	int64_t gid;
+	/* The owner's and group's names, as stored; NULL if the archive
+	 * gives none (a name is what squashfs-tools' sqfstar maps to an id
+	 * of the system it runs on, unless told -numeric-owner). */
+	const char *uname;
+	const char *gname;
 	int64_t mtime;
 	bool mtime_set;
 	/* Size of a file's contents, holes included; 0 for other types. */
@@ -98,6 +103,11 @@ int tar_reader_create(tar_reader_t **out);
 
 /* Destroy a reader; NULL is allowed. It does not close a caller's fd. */
 void tar_reader_destroy(tar_reader_t *rd);
+
+/* Read on past the two zero blocks that end an archive, so that archives
+ * concatenated into one stream read as one (GNU tar --ignore-zeros).
+ * Call before opening. Returns 0 or a negative sqfs_error_t. */
+int tar_reader_set_ignore_zeros(tar_reader_t *rd, bool ignore);
 
 /* Read the archive from fd (not closed by the reader). */
 int tar_reader_open_fd(tar_reader_t *rd, int fd);
