@@ -89,7 +89,7 @@ static void test_create_errors(void **state)
 	assert_int_equal(sqfs_writer_create(file, &bad, &wr, NULL),
 			 SQFS_ERROR_ARG_INVALID);
 	bad = opt;
-	bad.flags = 0x800;
+	bad.flags = 0x1000;
 	assert_int_equal(sqfs_writer_create(file, &bad, &wr, NULL),
 			 SQFS_ERROR_ARG_INVALID);
 	bad = opt;
