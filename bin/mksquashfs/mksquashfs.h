@@ -115,6 +115,8 @@ typedef struct {
 	bool pseudo_override;
 
 	bool noappend;
+	/* -root-becomes: the old root's name when appending, or NULL */
+	const char *root_becomes;
 	bool keep_as_directory;
 	bool no_hard_links;
 	bool exit_on_error;
@@ -281,6 +283,28 @@ void mk_report_entry(mk_report_t *r, const gs_entry_t *e);
 
 /* The summary after the image is complete. */
 void mk_report_summary(mk_report_t *r, const sqfs_writer_stats_t *st);
+
+/* ---- append.c ---------------------------------------------------------- */
+
+typedef struct mk_append mk_append_t;
+
+/* Open the image in DEST (at -offset) to append to it, checked; refused
+ * when damaged. Returns 0, or -1 (printed). */
+int mk_append_open(const mk_options_t *opt, mk_append_t **out);
+
+void mk_append_close(mk_append_t *ap);
+
+/* The old image's block size, compressor and choices into wr. */
+void mk_append_options(const mk_append_t *ap, sqfs_writer_options_t *wr);
+
+/* Give new entries of the root whose names the old image takes (or
+ * -root-becomes's) the name _1, _2 ... Returns 0 or -1 (printed). */
+int mk_append_rename(const mk_append_t *ap, gs_entries_t *entries);
+
+/* The writer on file, with the old entries in it. Returns 0 or -1
+ * (printed). */
+int mk_append_writer(mk_append_t *ap, const mk_options_t *opt,
+		     sqfs_file_t *file, sqfs_writer_t **wr);
 
 /* ---- run.c ------------------------------------------------------------- */
 

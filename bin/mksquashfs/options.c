@@ -149,7 +149,7 @@ static const opt_def_t options[] = {
     {"-overcommit", 1, NOOP, NULL},
     /* append */
     {"-noappend", 0, DO, NULL},
-    {"-root-becomes", 1, REFUSE, NULL},
+    {"-root-becomes", 1, DO, NULL},
     {"-no-recovery", 0, NOOP, NULL},
     {"-recovery-path", 1, NOOP, NULL},
     {"-recover", 1, REFUSE, NULL},
@@ -1007,6 +1007,15 @@ static int take(mk_options_t *opt, parse_state_t *ps, const char *name,
 		return 1;
 	} else if (strcmp(name, "-noappend") == 0) {
 		opt->noappend = true;
+	} else if (strcmp(name, "-root-becomes") == 0) {
+		/* one name of the root: mksquashfs 4.7.5 takes "a/b" and
+		 * writes a name the kernel refuses */
+		if (arg[0] == '\0' || strchr(arg, '/') != NULL ||
+		    strcmp(arg, ".") == 0 || strcmp(arg, "..") == 0 ||
+		    strlen(arg) > 256)
+			return bad_value(name, "needs a name without '/', "
+					       "not \".\" or \"..\"");
+		opt->root_becomes = arg;
 	} else if (strcmp(name, "-nopad") == 0) {
 		opt->nopad = true;
 	} else if (strcmp(name, "-offset") == 0) {

@@ -6,11 +6,13 @@
  *
  * mksquashfs -noappend truncates DEST first and leaves a partial image
  * when it fails; here a failed run leaves DEST as it was. Without
- * -noappend an existing image is appended to by mksquashfs; that is
- * refused for now, before anything is read. -offset N keeps DEST's first
- * N bytes: they are copied into the new file (zeros where DEST is
- * shorter) and the image is written after them through a window
- * (sqfs_file_open_window).
+ * -noappend an existing image is appended to (append.c): the old image is
+ * read, never written, and the new one, old data and all, goes to the
+ * temporary file like any other, so that mksquashfs's recovery files have
+ * nothing to recover. -offset N keeps DEST's first N bytes: they are
+ * copied into the new file (zeros where DEST is shorter) and the image is
+ * written after them through a window (sqfs_file_open_window); an image
+ * appended to is the one at N.
  */
 #include "config.h"
 
@@ -28,7 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* What DEST is now: 0 nothing, 1 a file we may replace, -1 refused. */
+/* What DEST is now: 0 nothing, 1 a file we may replace, 2 an image to
+ * append to, -1 refused. */
 static int check_dest(const mk_options_t *opt)
 {
 	unsigned char magic[4];
@@ -62,15 +65,8 @@ static int check_dest(const mk_options_t *opt)
 	n = fd >= 0 ? pread(fd, magic, sizeof(magic), (off_t)opt->offset) : -1;
 	if (fd >= 0)
 		close(fd);
-	if (n == (ssize_t)sizeof(magic) && memcmp(magic, "hsqs", 4) == 0) {
-		fprintf(stderr,
-			"mksquashfs: \"%s\" is a SquashFS image: appending "
-			"to it is not supported by squashforge's mksquashfs "
-			"yet; give -noappend to replace it (it is left as "
-			"it is)\n",
-			opt->dest);
-		return -1;
-	}
+	if (n == (ssize_t)sizeof(magic) && memcmp(magic, "hsqs", 4) == 0)
+		return 2;
 	fprintf(stderr,
 		"mksquashfs: Can't find a SQUASHFS superblock on %s (give "
 		"-noappend to replace it)\n",
@@ -142,6 +138,7 @@ int mk_run(mk_options_t *opt)
 	sqfs_writer_t *wr = NULL;
 	mk_exclude_t *ex = NULL;
 	mk_report_t *report = NULL;
+	mk_append_t *ap = NULL;
 	sqfs_writer_stats_t stats;
 	out_file_t *of = NULL;
 	progress_t progress;
@@ -155,8 +152,18 @@ int mk_run(mk_options_t *opt)
 	/* messages about a pseudo entry name it so */
 	opt->gs.pack_file = "pseudo definition";
 
-	if (check_dest(opt) < 0)
+	ret = check_dest(opt);
+	if (ret < 0)
 		goto out;
+	if (ret == 2) {
+		if (mk_append_open(opt, &ap) != 0)
+			goto out;
+		/* the old image's settings win over -b, -comp ... */
+		mk_append_options(ap, &opt->gs.pk.wr);
+	} else if (opt->root_becomes != NULL) {
+		/* as mksquashfs: nothing to append to, nothing to rename */
+		opt->root_becomes = NULL;
+	}
 	if (mk_report_create(opt, &report) != 0 ||
 	    mk_exclude_create(opt, &ex) != 0)
 		goto out;
@@ -179,6 +186,8 @@ int mk_run(mk_options_t *opt)
 		goto out;
 	if (mk_apply_policy(opt, &pk.entries) != 0)
 		goto out;
+	if (ap != NULL && mk_append_rename(ap, &pk.entries) != 0)
+		goto out;
 	mk_report_set_total(
 	    report, pk.entries.total_bytes,
 	    count_blocks(&pk.entries, opt->gs.pk.wr.block_size));
@@ -193,10 +202,15 @@ int mk_run(mk_options_t *opt)
 		}
 		file = view;
 	}
-	ret = sqfs_writer_create(file, &opt->gs.pk.wr, &wr, why);
-	if (ret != 0) {
-		fprintf(stderr, "mksquashfs: %s: %s\n", opt->dest, why);
-		goto out;
+	if (ap != NULL) {
+		if (mk_append_writer(ap, opt, file, &wr) != 0)
+			goto out;
+	} else {
+		ret = sqfs_writer_create(file, &opt->gs.pk.wr, &wr, why);
+		if (ret != 0) {
+			fprintf(stderr, "mksquashfs: %s: %s\n", opt->dest, why);
+			goto out;
+		}
 	}
 
 	progress_init(&progress, true);
@@ -232,6 +246,7 @@ out:
 	sqfs_writer_destroy(wr);
 	sqfs_file_destroy(view);
 	out_file_destroy(of);
+	mk_append_close(ap);
 	gs_entries_free(&pk.entries);
 	if (pk.dirfd >= 0)
 		close(pk.dirfd);

@@ -49,6 +49,7 @@
 #include "sqfs/predef.h"
 #include "sqfs/compressor.h"
 #include "sqfs/entry.h"
+#include "sqfs/image.h"
 
 typedef struct sqfs_writer sqfs_writer_t;
 
@@ -182,6 +183,73 @@ SQFS_API void sqfs_writer_options_init(sqfs_writer_options_t *opt);
 SQFS_API int sqfs_writer_create(sqfs_file_t *file,
 				const sqfs_writer_options_t *opt,
 				sqfs_writer_t **out, char *why);
+
+/*
+ * Appending: a writer that starts from an existing image, as mksquashfs
+ * appends to one. The new image holds the old one's entries (below
+ * old_root) and whatever is added after; the old files' data is not
+ * unpacked or compressed again, and new files are deduplicated against
+ * it.
+ *
+ * - The old data area (the compressor options block, the data and
+ *   fragment blocks: everything between the superblock and the first
+ *   table) is copied into file byte for byte, at the same place, so the
+ *   old block lists and fragment table entries stay valid as they are;
+ *   new data follows it. The tables (inodes, directories, fragments,
+ *   export, ids, xattrs) are written anew at finish. file is a new, empty
+ *   file: the old image is only read, never changed, so that a failure
+ *   anywhere leaves it as it was.
+ * - The old entries are added as if by sqfs_writer_add, depth first, at
+ *   old_root: "" (or NULL) puts the old root's entries into the new root
+ *   and gives it the old root's attributes; "old" makes the old root the
+ *   directory "old" (mksquashfs -root-becomes). Hard links stay hard
+ *   links. After that the writer behaves as one made by
+ *   sqfs_writer_create: an entry added at the path of an old one replaces
+ *   it (its data stays in the image, unused), a directory added over an
+ *   old directory takes the new attributes and keeps the old children,
+ *   and the root may be added to set its attributes. Which names a new
+ *   entry should take instead (mksquashfs's "_1") is the caller's choice.
+ * - The image's block size and compressor are the new image's:
+ *   opt->block_size and opt->compressor.id must be the image's
+ *   (SQFS_ERROR_ARG_INVALID otherwise) and the image's compressor options
+ *   block is kept. sqfs_writer_options_from_image fills them in, with the
+ *   flags that describe how the old image was made.
+ *
+ * Trust: the old image is untrusted. img must have been opened with
+ * sqfs_image_open, which checked its superblock and tables; every entry
+ * is then read with the checks of the readers (image_source.h), every
+ * block of an old file and every fragment block must lie inside the old
+ * data area (so the new image never points into its own tables), and the
+ * fragment blocks that hold old tails are decoded (to deduplicate new
+ * tails against them). Old data blocks are copied, not decoded: a block
+ * that was damaged in the old image stays damaged in the new one, where
+ * a reader finds it as it would have in the old one. Anything wrong fails
+ * with SQFS_ERROR_CORRUPTED (or the readers' codes), nothing written is
+ * kept, and why receives the words ("appending to the image: 'a/b':
+ * inode 17: block list runs past the data").
+ *
+ * Ownership and threads: img is used during the call only, and not
+ * owned; file as for sqfs_writer_create. The call runs on the calling
+ * thread; the writer's jobs start only after it.
+ *
+ * Returns 0, or the codes of sqfs_writer_create, SQFS_ERROR_IO for a
+ * failed copy, and those above.
+ */
+SQFS_API int sqfs_writer_create_append(sqfs_file_t *file, sqfs_image_t *img,
+				       const char *old_root,
+				       const sqfs_writer_options_t *opt,
+				       sqfs_writer_t **out, char *why);
+
+/*
+ * Make opt describe the image img as it was made, for appending to it:
+ * its block size, its compressor with its settings, and the flags the
+ * superblock records (exportable, no fragments, tails not packed, no
+ * deduplication, no xattrs, the parts stored uncompressed). What the
+ * superblock cannot say (jobs, padding, times, default attributes) is
+ * left as it is. Returns 0, or SQFS_ERROR_ARG_INVALID for NULL.
+ */
+SQFS_API int sqfs_writer_options_from_image(sqfs_writer_options_t *opt,
+					    const sqfs_image_t *img);
 
 /* Destroy a writer; NULL is allowed. The output is not finished. */
 SQFS_API void sqfs_writer_destroy(sqfs_writer_t *wr);

@@ -313,12 +313,13 @@ check "DEST a directory: refused" test "$RC" = 1
 run ref "$WORK/destdir" "$SRC" -- -noappend
 check "DEST a directory: refused by 4.7.5 too" test "$RC" != 0
 
-# appending: not yet; the image is left as it is
-run ours "$WORK/app.img" "$TEXT" -- -no-progress
+# appending: tests/integration/mksquashfs_append.sh; a file that is not an
+# image is refused without -noappend and left as it is
+head -c 5000 /dev/urandom >"$WORK/app.img"
 cp "$WORK/app.img" "$WORK/app.before"
 run ours "$WORK/app.img" "$SRC" -- -no-progress
-expect_eq "append refused for now" "$RC" 1
-check "append: the image untouched" cmp -s "$WORK/app.img" \
+expect_eq "append to a non-image refused" "$RC" 1
+check "append: the file untouched" cmp -s "$WORK/app.img" \
 	"$WORK/app.before"
 
 # ------------------------------------------------------- unreadable input

@@ -27,6 +27,7 @@
 
 #include "sqfs/predef.h"
 #include "sqfs/super.h"
+#include "sqfs/image.h"
 
 /*
  * Where a file's data ended up. The caller owns the structure and keeps it
@@ -154,6 +155,26 @@ int block_processor_finish(block_processor_t *bp);
  */
 int block_processor_write_fragment_table(block_processor_t *bp,
 					 sqfs_super_t *super);
+
+/*
+ * Appending to an existing image whose data area has been copied into the
+ * output (adopt.c). Before any file: take over the image's fragment table
+ * (count entries, each of which the caller has checked lies in the data
+ * area), so that its entries keep their numbers and new fragment blocks
+ * follow them.
+ */
+int block_processor_adopt_fragments(block_processor_t *bp,
+				    const sqfs_fragment_t *list, size_t count);
+
+/*
+ * Before any file: a file of the old image, complete in fd (its blocks,
+ * already in the output and checked by the caller to lie in the data
+ * area, and its tail in an adopted fragment block), is offered to later
+ * files for deduplication, as a file just written would be. Nothing is
+ * written; stored blocks are read back and hashed, fragment blocks read
+ * back and decoded (SQFS_ERROR_CORRUPTED if one does not decode).
+ */
+int block_processor_adopt_file(block_processor_t *bp, const file_data_t *fd);
 
 void block_processor_get_stats(const block_processor_t *bp,
 			       block_stats_t *stats);

@@ -282,6 +282,52 @@ static int record_run(bp_writer_t *wr)
 	return 0;
 }
 
+int bp_writer_adopt_run(bp_writer_t *wr, const file_data_t *fd, bp_hash_fn_t fn)
+{
+	uint64_t pos = fd->blocks_start;
+	bp_block_t blk;
+	int ret;
+
+	if (wr->fd != NULL)
+		return SQFS_ERROR_INTERNAL;
+	if (wr->buf_a == NULL) {
+		wr->buf_a = malloc(wr->block_size);
+		if (wr->buf_a == NULL)
+			return SQFS_ERROR_ALLOC;
+	}
+
+	/* the run's entries, as write_file_block makes them for a file
+	 * just written: sparse blocks take none and do not break the run */
+	wr->flags = 0;
+	wr->first_entry = wr->index.count;
+	memset(&blk, 0, sizeof(blk));
+	for (uint32_t i = 0; i < fd->block_count; ++i) {
+		uint32_t len = fd->block_sizes[i] & SQFS_SIZE_WORD_LENGTH;
+
+		if (fd->block_sizes[i] == 0)
+			continue;
+		if (len == 0 || len > wr->block_size)
+			return SQFS_ERROR_CORRUPTED;
+		ret = wr->file->read_at(wr->file, pos, wr->buf_a, len);
+		if (ret != 0)
+			return ret;
+		blk.size_word = fd->block_sizes[i];
+		blk.hash = fn(wr->buf_a, len);
+		ret = index_append(wr, pos, &blk);
+		if (ret != 0)
+			return ret;
+		/* index_append stopped recording: the index is full */
+		if (wr->flags & BP_FILE_DONT_DEDUPLICATE)
+			break;
+		pos += len;
+	}
+	ret = 0;
+	if (!(wr->flags & BP_FILE_DONT_DEDUPLICATE))
+		ret = record_run(wr);
+	wr->flags = 0;
+	return ret;
+}
+
 static int finish_file(bp_writer_t *wr, const bp_block_t *blk)
 {
 	sqfs_file_t *file = wr->file;

@@ -13,6 +13,7 @@
 #include "sqfs/table_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static bp_frag_entry_t *entries(const bp_frag_table_t *tbl)
 {
@@ -64,6 +65,30 @@ int bp_frag_table_set(bp_frag_table_t *tbl, uint32_t idx, uint64_t start,
 		return SQFS_ERROR_INTERNAL;
 	entries(tbl)[idx].start = start;
 	entries(tbl)[idx].size = size_word;
+	return 0;
+}
+
+int bp_frag_table_adopt(bp_frag_table_t *tbl, const sqfs_fragment_t *list,
+			size_t count)
+{
+	int ret;
+
+	if (tbl->entries.count != 0)
+		return SQFS_ERROR_INTERNAL;
+	if (count >= SQFS_NO_FRAGMENT)
+		return SQFS_ERROR_LIMIT;
+	for (size_t i = 0; i < count; ++i) {
+		/* 0 means "not written yet" to the packer */
+		if (list[i].size == 0)
+			return SQFS_ERROR_CORRUPTED;
+	}
+	if (count == 0)
+		return 0;
+	ret = array_reserve(&tbl->entries, sizeof(bp_frag_entry_t), count);
+	if (ret != 0)
+		return ret;
+	memcpy(entries(tbl), list, count * sizeof(bp_frag_entry_t));
+	tbl->entries.count = count;
 	return 0;
 }
 

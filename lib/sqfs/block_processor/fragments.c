@@ -239,10 +239,10 @@ static int find_fragment(bp_packer_t *pk, const bp_block_t *tail, uint32_t *out)
 	return 0;
 }
 
-static int record_fragment(bp_packer_t *pk, const bp_block_t *tail,
-			   uint32_t block, uint32_t offset)
+static int record(bp_packer_t *pk, uint64_t hash, uint32_t size, uint32_t block,
+		  uint32_t offset)
 {
-	uint64_t key = bp_dedup_key(tail->hash, tail->size), prev;
+	uint64_t key = bp_dedup_key(hash, size), prev;
 	bp_fragment_t *rec;
 	int ret;
 
@@ -255,8 +255,8 @@ static int record_fragment(bp_packer_t *pk, const bp_block_t *tail,
 		return ret;
 
 	rec = frag_at(pk, pk->list.count);
-	rec->hash = tail->hash;
-	rec->size = tail->size;
+	rec->hash = hash;
+	rec->size = size;
 	rec->block = block;
 	rec->offset = offset;
 	rec->prev = BP_NONE;
@@ -268,6 +268,57 @@ static int record_fragment(bp_packer_t *pk, const bp_block_t *tail,
 		return ret;
 	pk->list.count += 1;
 	return 0;
+}
+
+static int record_fragment(bp_packer_t *pk, const bp_block_t *tail,
+			   uint32_t block, uint32_t offset)
+{
+	return record(pk, tail->hash, tail->size, block, offset);
+}
+
+/* Whether a tail at (block, offset) of size and hash is recorded already
+ * (old files that shared one tail). */
+static bool recorded(const bp_packer_t *pk, uint64_t hash, uint32_t size,
+		     uint32_t block, uint32_t offset)
+{
+	uint64_t i;
+
+	if (!hash_table_get(&pk->map, bp_dedup_key(hash, size), &i))
+		return false;
+	for (; i != BP_NONE && i < pk->list.count; i = frag_at(pk, i)->prev) {
+		const bp_fragment_t *rec = frag_at(pk, i);
+
+		if (rec->size == size && rec->hash == hash &&
+		    rec->block == block && rec->offset == offset)
+			return true;
+	}
+	return false;
+}
+
+int bp_packer_adopt_tail(bp_packer_t *pk, uint32_t block, uint32_t offset,
+			 uint32_t size, bp_hash_fn_t fn)
+{
+	const bp_frag_entry_t *e = bp_frag_table_get(pk->ftable, block);
+	uint64_t hash;
+	int ret;
+
+	if (pk->blk != NULL || e == NULL || e->size == 0 || size == 0 ||
+	    size >= pk->block_size)
+		return SQFS_ERROR_INTERNAL;
+	if (block != pk->cache_index) {
+		ret = load_fragment_block(pk, block);
+		/* the old image's block, not one we wrote */
+		if (ret == SQFS_ERROR_INTERNAL)
+			ret = SQFS_ERROR_CORRUPTED;
+		if (ret != 0)
+			return ret;
+	}
+	if (offset > pk->cache_size || size > pk->cache_size - offset)
+		return SQFS_ERROR_CORRUPTED;
+	hash = bp_tail_hash(fn, pk->cache + offset, size);
+	if (recorded(pk, hash, size, block, offset))
+		return 0;
+	return record(pk, hash, size, block, offset);
 }
 
 /* Open a new fragment block with the next fragment table index. */

@@ -272,6 +272,13 @@ const bp_frag_entry_t *bp_frag_table_get(const bp_frag_table_t *tbl,
 int bp_frag_table_set(bp_frag_table_t *tbl, uint32_t idx, uint64_t start,
 		      uint32_t size_word);
 
+/* Take over the count entries of an existing image's fragment table
+ * (appending to it), as entries 0 .. count - 1, already written; the table
+ * must be empty and every entry's size word not 0 (the caller checks where
+ * they lie). */
+int bp_frag_table_adopt(bp_frag_table_t *tbl, const sqfs_fragment_t *list,
+			size_t count);
+
 /* Append the table to file (metadata blocks compressed with cmp, then the
  * index of their positions) and point super at it; no fragments: the
  * table is absent. */
@@ -328,6 +335,15 @@ void bp_writer_cleanup(bp_writer_t *wr);
 /* Write one processed block (or act on a FILE_END marker), in submission order.
  * Does not take ownership. */
 int bp_writer_write(bp_writer_t *wr, const bp_block_t *blk);
+
+/*
+ * Offer the blocks of a file that is already in the output (the image
+ * appended to) to later files, as if it had just been written: each
+ * stored block is read back and hashed with fn, and the run joins the
+ * index. No file may be in the middle of being written.
+ */
+int bp_writer_adopt_run(bp_writer_t *wr, const file_data_t *fd,
+			bp_hash_fn_t fn);
 
 /* ---- fragments.c: the fragment packer ------------------------------------ */
 
@@ -398,6 +414,16 @@ int bp_packer_add(bp_packer_t *pk, const bp_block_t *tail);
 
 /* Submit the open fragment block, if it holds anything. */
 int bp_packer_flush(bp_packer_t *pk);
+
+/*
+ * Offer a tail that is already in the output (size bytes at offset in
+ * written fragment block number block) to later tails: its block is read
+ * back and decoded (the last one stays cached), the tail hashed with fn
+ * and recorded, once however many files share it. SQFS_ERROR_CORRUPTED
+ * if the block does not decode or the tail lies outside it.
+ */
+int bp_packer_adopt_tail(bp_packer_t *pk, uint32_t block, uint32_t offset,
+			 uint32_t size, bp_hash_fn_t fn);
 
 /* ---- the back ends: serial.c, pool.c ------------------------------------- */
 

@@ -214,6 +214,22 @@ struct sqfs_writer {
 	sqfs_writer_stats_t stats;
 };
 
+/* ---- writer.c, for append.c ---- */
+
+/* Write what follows the superblock's place at the start of the output
+ * (a new image's compressor options; an old image's data area); *stage
+ * names the step for the words of a failure. */
+typedef int (*wr_head_fn_t)(sqfs_writer_t *wr, void *user, const char **stage);
+
+/* sqfs_writer_create, with head writing the start of the image. */
+int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
+	      wr_head_fn_t head, void *user, sqfs_writer_t **out, char *why);
+
+/* sqfs_writer_add of an entry whose data is already in the output: a
+ * regular file's record (copied) is complete, no data follows. */
+int wr_add_existing(sqfs_writer_t *wr, const sqfs_entry_t *entry,
+		    const file_data_t *data);
+
 /* ---- links.c ---- */
 
 /*

@@ -130,8 +130,25 @@ static int create_failed(char *why, int code, const char *what)
 	return code;
 }
 
-int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
-		       sqfs_writer_t **out, char *why)
+/* The start of a new image after the superblock's place: the compressor
+ * options block, if the compressor has options to record. */
+static int write_options(sqfs_writer_t *wr, void *user, const char **stage)
+{
+	int ret;
+
+	(void)user;
+	*stage = "writing the compressor options";
+	ret =
+	    sqfs_compressor_config_write_options(&wr->opt.compressor, wr->file);
+	if (ret < 0)
+		return ret;
+	if (ret > 0)
+		wr->super.flags |= SQFS_FLAG_COMPRESSOR_OPTIONS;
+	return 0;
+}
+
+int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
+	      wr_head_fn_t head, void *user, sqfs_writer_t **out, char *why)
 {
 	static const uint8_t zeros[SQFS_SUPER_SIZE];
 	block_processor_desc_t desc;
@@ -175,19 +192,15 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	if (ret != 0)
 		goto fail;
 
-	/* Reserve the superblock, written last, so that the options block
-	 * lands at 96 and the data right after it. */
+	/* Reserve the superblock, written last, so that what follows it
+	 * (the options block, the data) lands right after it at 96. */
 	stage = "writing the superblock's place";
 	ret = file->write_at(file, 0, zeros, sizeof(zeros));
+	if (ret == 0)
+		ret = head(wr, user, &stage);
 	if (ret != 0)
 		goto fail;
-	stage = "writing the compressor options";
-	ret = sqfs_compressor_config_write_options(&opt->compressor, file);
-	if (ret < 0)
-		goto fail;
 	stage = NULL;
-	if (ret > 0)
-		wr->super.flags |= SQFS_FLAG_COMPRESSOR_OPTIONS;
 
 	ret = sqfs_id_table_create(&wr->idtbl);
 	if (ret == 0)
@@ -225,6 +238,12 @@ int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 fail:
 	sqfs_writer_destroy(wr);
 	return create_failed(why, ret, stage);
+}
+
+int sqfs_writer_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
+		       sqfs_writer_t **out, char *why)
+{
+	return wr_create(file, opt, write_options, NULL, out, why);
 }
 
 /* ---- checking an entry ----------------------------------------------------
@@ -749,9 +768,28 @@ static unsigned int block_flags(unsigned int flags)
 	return out;
 }
 
-/* Put an entry that is not a hard link into the tree, at parent. */
+/* A copy of a complete file data record, block list included. */
+static int copy_file_data(file_data_t *fd, const file_data_t *from)
+{
+	*fd = *from;
+	fd->block_sizes = NULL;
+	if (from->block_count == 0)
+		return 0;
+	fd->block_sizes = malloc((size_t)from->block_count * sizeof(uint32_t));
+	if (fd->block_sizes == NULL) {
+		fd->block_count = 0;
+		return SQFS_ERROR_ALLOC;
+	}
+	memcpy(fd->block_sizes, from->block_sizes,
+	       (size_t)from->block_count * sizeof(uint32_t));
+	return 0;
+}
+
+/* Put an entry that is not a hard link into the tree, at parent; a regular
+ * file with existing data is complete at once, any other stays open. */
 static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
-			 const sqfs_entry_t *e, unsigned int file_flags)
+			 const sqfs_entry_t *e, unsigned int file_flags,
+			 const file_data_t *existing)
 {
 	uint32_t fmt = e->mode & S_IFMT, id;
 	file_data_t *fd = NULL;
@@ -778,6 +816,12 @@ static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
 					  strlen(e->symlink_target));
 		if (target == NULL)
 			return SQFS_ERROR_ALLOC;
+	} else if (fmt == S_IFREG && existing != NULL) {
+		ret = wr_tree_new_file_data(&wr->tree, &fd);
+		if (ret == 0)
+			ret = copy_file_data(fd, existing);
+		if (ret != 0)
+			return ret;
 	} else if (fmt == S_IFREG) {
 		ret = wr_tree_new_file_data(&wr->tree, &fd);
 		if (ret == 0)
@@ -802,7 +846,9 @@ static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
 		wr_node(&wr->tree, id)->data.rdev = a.rdev;
 	} else if (fmt == S_IFREG) {
 		wr_node(&wr->tree, id)->data.file = fd;
-		wr->open_file = id;
+		/* data already in the image needs no more */
+		if (existing == NULL)
+			wr->open_file = id;
 	}
 	return 0;
 }
@@ -810,7 +856,8 @@ static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
 /* 0 when the entry was added; a refusal (nothing changed) or, with
  * *broken set, a failure of the writer. */
 static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
-	       unsigned int file_flags, bool *broken)
+	       unsigned int file_flags, const file_data_t *existing,
+	       bool *broken)
 {
 	const unsigned int known_entry_flags = SQFS_ENTRY_POST;
 	bool link;
@@ -865,7 +912,8 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 	ret = commit_parents(wr, &pl, &parent);
 	if (ret == 0)
 		ret = link ? commit_hard_link(wr, parent, &pl, e->hard_link)
-			   : commit_object(wr, parent, &pl, e, file_flags);
+			   : commit_object(wr, parent, &pl, e, file_flags,
+					   existing);
 	if (ret == 0)
 		*broken = false;
 	return ret;
@@ -1199,7 +1247,19 @@ int sqfs_writer_add(sqfs_writer_t *wr, const sqfs_entry_t *entry,
 		return SQFS_ERROR_ARG_INVALID;
 	ret = call_begin(wr);
 	if (ret == 0)
-		ret = add(wr, entry, file_flags, &broken);
+		ret = add(wr, entry, file_flags, NULL, &broken);
+	return call_end(wr, ret, broken, NULL);
+}
+
+int wr_add_existing(sqfs_writer_t *wr, const sqfs_entry_t *entry,
+		    const file_data_t *data)
+{
+	bool broken = false;
+	int ret;
+
+	ret = call_begin(wr);
+	if (ret == 0)
+		ret = add(wr, entry, 0, data, &broken);
 	return call_end(wr, ret, broken, NULL);
 }
 
