@@ -269,8 +269,8 @@ expect_eq "-info: the same file lines" \
 	"$(grep '^file [^/]' "$WORK/info.img.out" | sed 's/ bytes.*//')" \
 	"$(grep '^file [^/]' "$WORK/info-ref.img.out" | sed 's/ bytes.*//')"
 run ours "$WORK/pct.img" "$MIX" -percentage -quiet
-check "-percentage: numbers, one a line, ending with 100" sh -c \
-	"grep -qvx '[0-9]*' '$WORK/pct.img.out' && exit 1; tail -n 1 '$WORK/pct.img.out' | grep -qx 100"
+check "-percentage: numbers, one a line, ending with 100 and a blank line" \
+	sh -c "grep -qvx '[0-9]*' '$WORK/pct.img.out' && exit 1; tail -n 2 '$WORK/pct.img.out' | head -n 1 | grep -qx 100 && tail -n 1 '$WORK/pct.img.out' | grep -qx ''"
 run ours "$WORK/q.img" "$MIX" -quiet -no-progress
 check "-quiet -no-progress: nothing on stdout" test ! -s "$WORK/q.img.out"
 "$ST" -version >"$WORK/version" 2>&1
