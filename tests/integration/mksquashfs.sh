@@ -412,7 +412,9 @@ while read -r opt arg; do
 	case $opt in -e | -MKSQUASHFS.md) continue ;; esac
 	set -- "$opt"
 	[ -n "$arg" ] && set -- "$opt" 1
-	"$MK" "$TEXT" "$WORK/opt.img" -noappend "$@" >"$WORK/opt.out" 2>&1
+	# in WORK: an option's argument may name a file to write
+	(cd "$WORK" && "$MK" "$TEXT" "$WORK/opt.img" -noappend "$@") \
+		>"$WORK/opt.out" 2>&1
 	grep -q 'is an invalid option' "$WORK/opt.out" &&
 		unknown="$unknown $opt"
 	roff=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')

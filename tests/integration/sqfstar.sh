@@ -289,7 +289,9 @@ while read -r opt arg; do
 	case $opt in -SQFSTAR.md) continue ;; esac
 	set -- "$opt"
 	[ -n "$arg" ] && set -- "$opt" 1
-	"$ST" "$@" "$WORK/opt.img" <"$TYPES" >"$WORK/opt.out" 2>&1
+	# in WORK: an option's argument may name a file to write
+	(cd "$WORK" && "$ST" "$@" "$WORK/opt.img") <"$TYPES" \
+		>"$WORK/opt.out" 2>&1
 	rm -f "$WORK/opt.img"
 	grep -q 'is an invalid option' "$WORK/opt.out" &&
 		unknown="$unknown $opt"
