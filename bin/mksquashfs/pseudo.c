@@ -746,8 +746,10 @@ static int stdin_root(pseudo_t *ps, bool timed, char *p)
 
 	if (read_attrs(ps, &p, timed, &a) != 0)
 		return -1;
-	if (e == NULL) {
+	if (e == NULL || word(&p) != NULL) {
 		mk_mode_free(&a.mode);
+		if (e != NULL)
+			return def_error(ps, "unexpected text after UID GID");
 		return oom();
 	}
 	e->st.mode = S_IFDIR | mk_mode_apply(&a.mode, 0, true);
@@ -858,6 +860,10 @@ static int definition(pseudo_t *ps, char *text)
 	case 'M':
 		if (read_attrs(ps, &p, type[0] == 'M', &a) != 0)
 			return -1;
+		if (word(&p) != NULL) {
+			mk_mode_free(&a.mode);
+			return def_error(ps, "unexpected text after UID GID");
+		}
 		e = find(ps, canon);
 		if (e == NULL || e->hard_link) {
 			mk_mode_free(&a.mode);
@@ -927,6 +933,11 @@ static int definition(pseudo_t *ps, char *text)
 			return def_error(
 			    ps, "Pseudo LINK file %s doesn't exist", target);
 		}
+		if (S_ISDIR(e->st.mode)) {
+			free(path);
+			return def_error(ps, "Cannot hardlink to a Pseudo "
+					     "directory");
+		}
 		e = push(ps, path, 0, 0, 0, 0);
 		if (e == NULL)
 			return -1;
@@ -976,6 +987,12 @@ static int definition(pseudo_t *ps, char *text)
 		ret = parse_num(ps, "major", a1, 0xFFFFFFFFul, &maj);
 		if (ret == 0)
 			ret = parse_num(ps, "minor", a2, 0xFFFFFFFFul, &min);
+		if (ret == 0 && word(&p) != NULL)
+			ret =
+			    def_error(ps, "unexpected text after MAJOR MINOR");
+	} else if (kind == S_IFDIR) {
+		if (word(&p) != NULL)
+			ret = def_error(ps, "unexpected text after UID GID");
 	} else if (kind == S_IFIFO) {
 		char *w = word(&p);
 
@@ -983,6 +1000,8 @@ static int definition(pseudo_t *ps, char *text)
 			kind = S_IFSOCK;
 		else if (w == NULL || strcmp(w, "f") != 0)
 			ret = def_error(ps, "expected s (socket) or f (FIFO)");
+		if (ret == 0 && word(&p) != NULL)
+			ret = def_error(ps, "unexpected text after s or f");
 	} else if (kind == S_IFLNK) {
 		while (*p == ' ' || *p == '\t')
 			++p;

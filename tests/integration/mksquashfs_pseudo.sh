@@ -306,6 +306,11 @@ bad no-command "" - @OUT@ -p '/ d 755 0 0' -p 'a f 644 0 0' -noappend
 BAD_WHERE="-p 'a f 644 0 0 exit 4': the command exited with status 4"
 bad failing-exit-on-error "" - @OUT@ -p '/ d 755 0 0' \
 	-p 'a f 644 0 0 exit 4' -noappend -exit-on-error
+BAD_WHERE="-p 'b L a': Cannot hardlink to a Pseudo directory"
+bad link-to-dir "" - @OUT@ -p '/ d 755 0 0' -p 'a d 755 0 0' -p 'b L a' \
+	-noappend
+BAD_WHERE="-p 'a d 755 0 0 junk': unexpected text"
+bad trailing-text "" - @OUT@ -p '/ d 755 0 0' -p 'a d 755 0 0 junk' -noappend
 BAD_WHERE='Source is "-", but no pseudo definition for "/"'
 bad no-root "" - @OUT@ -p 'a d 755 0 0' -noappend
 
