@@ -87,6 +87,7 @@ static slot_t *slot_of(util_job_t *job)
 static void read_file(gs_opener_t *o, slot_t *s)
 {
 	gs_ahead_file_t *f = &s->file;
+	uint64_t base;
 	struct stat st;
 	int fd;
 
@@ -95,16 +96,20 @@ static void read_file(gs_opener_t *o, slot_t *s)
 		f->state = GS_AHEAD_FAILED;
 		return;
 	}
-	if ((uint64_t)st.st_size > s->reserved ||
-	    (uint64_t)st.st_blocks * 512u < (uint64_t)st.st_size) {
+	f->size = gs_input_extent(s->entry, &st, &base);
+	/* a store's range is data as it is: its holes are the store's */
+	if (f->size > s->reserved ||
+	    (!s->entry->in_store &&
+	     (uint64_t)st.st_blocks * 512u < (uint64_t)st.st_size)) {
 		close(fd);
+		f->size = 0;
 		f->state = GS_AHEAD_SELF;
 		return;
 	}
-	f->size = (uint64_t)st.st_size;
 	while (f->got < f->size) {
-		ssize_t n = pread(fd, f->data + f->got,
-				  (size_t)(f->size - f->got), (off_t)f->got);
+		ssize_t n =
+		    pread(fd, f->data + f->got, (size_t)(f->size - f->got),
+			  (off_t)(base + f->got));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -120,7 +125,7 @@ static void read_file(gs_opener_t *o, slot_t *s)
 	}
 	f->size_after = f->got;
 	if (fstat(fd, &st) == 0)
-		f->size_after = (uint64_t)st.st_size;
+		f->size_after = gs_input_extent(s->entry, &st, &base);
 	close(fd);
 	f->state = GS_AHEAD_READ;
 }

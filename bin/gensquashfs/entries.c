@@ -129,7 +129,28 @@ void gs_entries_free(gs_entries_t *e)
 		free(e->roots[i].real_name);
 	}
 	free(e->roots);
+	for (size_t i = 0; i < e->store_count; ++i)
+		close(e->stores[i]);
+	free(e->stores);
 	memset(e, 0, sizeof(*e));
+}
+
+int gs_entries_add_store(gs_entries_t *e, int fd, uint32_t *index)
+{
+	int *stores;
+
+	if (e->store_count >= UINT32_MAX)
+		goto fail;
+	stores = realloc(e->stores, (e->store_count + 1) * sizeof(stores[0]));
+	if (stores == NULL)
+		goto fail;
+	e->stores = stores;
+	stores[e->store_count] = fd;
+	*index = (uint32_t)e->store_count++;
+	return 0;
+fail:
+	close(fd);
+	return -1;
 }
 
 int gs_entries_add_root(gs_entries_t *e, char *location, fs_id_t id,

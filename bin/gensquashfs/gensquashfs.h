@@ -78,8 +78,20 @@ typedef struct {
 		uint64_t rdev;
 	};
 	int64_t mtime;
-	uint64_t dev;
-	uint64_t ino;
+	union {
+		/* the object the scan saw */
+		struct {
+			uint64_t dev;
+			uint64_t ino;
+		};
+		/* a file whose data lies in a store (gs_entry_t.in_store):
+		 * which store (gs_entries_t.stores) and where in it; such a
+		 * file has no object of its own to check */
+		struct {
+			uint64_t store;
+			uint64_t offset;
+		} data;
+	};
 	uint32_t mode;
 	uint32_t uid;
 	uint32_t gid;
@@ -137,6 +149,10 @@ typedef struct {
 	 * first entry below it, so that the image is the one the writer's
 	 * implicit directories would give, and the root after the rest. */
 	bool implicit;
+	/* a regular file whose data is st.size bytes at st.data.offset of
+	 * a store rather than a file of its own (mksquashfs's pseudo files
+	 * with data); it is from_listing, with no source */
+	bool in_store;
 } gs_entry_t;
 
 /* gs_entry_t.root of an entry no walk saw. */
@@ -172,7 +188,16 @@ typedef struct {
 	uint64_t total_bytes;
 	/* bytes at the start of list given back (gs_entries_drop_before) */
 	size_t dropped;
+	/* open descriptors holding the data of in_store entries, by
+	 * st.data.store: read with pread only, so that readers on several
+	 * threads share them */
+	int *stores;
+	size_t store_count;
 } gs_entries_t;
+
+/* Add the descriptor fd (taken over: closed on failure) as a store;
+ * *index is its st.data.store. Returns 0, or -1 if out of memory. */
+int gs_entries_add_store(gs_entries_t *e, int fd, uint32_t *index);
 
 /*
  * Add a root for location (taken over: freed on failure), whose directory
@@ -380,6 +405,15 @@ const char *gs_input_name(const gs_entries_t *entries, const gs_entry_t *e);
  */
 int gs_input_open(gs_opener_t *o, const gs_entry_t *e, int flags,
 		  struct stat *st, int *err);
+
+/*
+ * Where e's data is in the descriptor gs_input_open gave, whose fstat is
+ * st: the bytes [*base, *base + the size returned). For most entries the
+ * whole file (base 0, st's size); for one in a store, its range, cut
+ * short where the store ends.
+ */
+uint64_t gs_input_extent(const gs_entry_t *e, const struct stat *st,
+			 uint64_t *base);
 
 /*
  * The xattrs of e that an image can hold (--keep-xattr), read from its

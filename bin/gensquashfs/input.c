@@ -14,6 +14,12 @@
  * What a listing names itself (a file line's location) is trusted as a
  * build script is: it may lie anywhere, and symlinks on the way to it are
  * followed.
+ *
+ * A file whose data lies in a store (mksquashfs's pseudo files with data:
+ * a pseudo file's data section, or a command's output spooled to a
+ * temporary file) is a range of a descriptor opened once: each open
+ * gives a descriptor of its own for it, and gs_input_extent says where
+ * the range is.
  */
 #include "config.h"
 
@@ -116,6 +122,8 @@ const char *gs_input_name(const gs_entries_t *entries, const gs_entry_t *e)
 	static _Thread_local char buf[8192];
 	const char *loc, *below;
 
+	if (e->in_store)
+		return e->path;
 	if (e->root == GS_ROOT_NONE || e->root >= entries->root_count)
 		return e->from_listing ? e->source : e->path;
 	loc = entries->roots[e->root].location;
@@ -126,12 +134,53 @@ const char *gs_input_name(const gs_entries_t *entries, const gs_entry_t *e)
 	return buf;
 }
 
+/* A descriptor of its own for the store e's data is in: the store's is
+ * shared, and the callers close what they are given. */
+static int open_store(gs_opener_t *o, const gs_entry_t *e, struct stat *st,
+		      int *err)
+{
+	int fd;
+
+	if (e->st.data.store >= o->entries->store_count) {
+		*err = EINVAL;
+		return -1;
+	}
+	fd = fcntl(o->entries->stores[e->st.data.store], F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	if (fstat(fd, st) != 0) {
+		*err = errno;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+uint64_t gs_input_extent(const gs_entry_t *e, const struct stat *st,
+			 uint64_t *base)
+{
+	uint64_t end = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+
+	if (!e->in_store) {
+		*base = 0;
+		return end;
+	}
+	*base = e->st.data.offset;
+	if (end <= *base)
+		return 0;
+	return end - *base < e->st.size ? end - *base : e->st.size;
+}
+
 int gs_input_open(gs_opener_t *o, const gs_entry_t *e, int flags,
 		  struct stat *st, int *err)
 {
 	fs_id_t id = {e->st.dev, e->st.ino};
 	int fd;
 
+	if (e->in_store)
+		return open_store(o, e, st, err);
 	if (e->root == GS_ROOT_NONE) {
 		fd = openat(o->input_dir, e->source, flags | O_CLOEXEC);
 		if (fd < 0) {

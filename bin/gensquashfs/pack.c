@@ -163,17 +163,17 @@ static void make_entry(const gs_packer_t *pk, const gs_entry_t *e,
 
 /* ---- file data ----------------------------------------------------------- */
 
-/* Read [pos, end) of fd into the writer; *got is how far it got (less
- * than end if the file shrank). */
+/* Read [pos, end) of fd, from base on, into the writer; *got is how far
+ * it got (less than end if the file shrank). */
 static int read_range(gs_packer_t *pk, int fd, const char *path, uint8_t *buf,
-		      uint64_t pos, uint64_t end, uint64_t *got)
+		      uint64_t base, uint64_t pos, uint64_t end, uint64_t *got)
 {
 	int ret;
 
 	while (pos < end) {
 		size_t want =
 		    end - pos < READ_CHUNK ? (size_t)(end - pos) : READ_CHUNK;
-		ssize_t n = pread(fd, buf, want, (off_t)pos);
+		ssize_t n = pread(fd, buf, want, (off_t)(base + pos));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -194,10 +194,11 @@ static int read_range(gs_packer_t *pk, int fd, const char *path, uint8_t *buf,
 	return 0;
 }
 
-/* The data of fd, size bytes as it was opened: data ranges read, holes
- * (SEEK_DATA/SEEK_HOLE) appended as holes. */
-static int pack_data(gs_packer_t *pk, int fd, const char *path, uint64_t size,
-		     uint64_t *packed)
+/* The data of fd, size bytes from base as it was opened: data ranges
+ * read, holes (SEEK_DATA/SEEK_HOLE) appended as holes. Positions are
+ * relative to base (0 but for a file in a store). */
+static int pack_data(gs_packer_t *pk, int fd, const char *path, uint64_t base,
+		     uint64_t size, uint64_t *packed)
 {
 	uint8_t *buf = malloc(READ_CHUNK);
 	uint64_t pos = 0, got;
@@ -208,7 +209,7 @@ static int pack_data(gs_packer_t *pk, int fd, const char *path, uint64_t size,
 		return -1;
 	}
 	while (pos < size && ret == 0) {
-		off_t data = lseek(fd, (off_t)pos, SEEK_DATA), hole;
+		off_t data = lseek(fd, (off_t)(base + pos), SEEK_DATA), hole;
 
 		if (data < 0) {
 			/* ENXIO: only a hole from here on; EINVAL: no
@@ -218,6 +219,8 @@ static int pack_data(gs_packer_t *pk, int fd, const char *path, uint64_t size,
 			} else {
 				data = (off_t)pos;
 			}
+		} else {
+			data = (uint64_t)data >= base ? data - (off_t)base : 0;
 		}
 		if ((uint64_t)data > size)
 			data = (off_t)size;
@@ -233,12 +236,15 @@ static int pack_data(gs_packer_t *pk, int fd, const char *path, uint64_t size,
 			if (pos == size)
 				break;
 		}
-		hole = lseek(fd, (off_t)pos, SEEK_HOLE);
+		hole = lseek(fd, (off_t)(base + pos), SEEK_HOLE);
+		if (hole >= 0)
+			hole -= (off_t)base;
 		if (hole < 0 || (uint64_t)hole > size)
 			hole = (off_t)size;
 		if ((uint64_t)hole <= pos)
 			hole = (off_t)size;
-		ret = read_range(pk, fd, path, buf, pos, (uint64_t)hole, &got);
+		ret = read_range(pk, fd, path, buf, base, pos, (uint64_t)hole,
+				 &got);
 		if (ret == 0 && got < (uint64_t)hole) {
 			/* it shrank: what was read is the file */
 			pos = got;
@@ -296,7 +302,7 @@ static int pack_file(gs_packer_t *pk, const gs_entry_t *e, sqfs_entry_t *entry,
 		     const gs_ahead_file_t *ahead)
 {
 	const char *name = gs_input_name(&pk->entries, e);
-	uint64_t size, packed = 0, size_after;
+	uint64_t size, packed = 0, size_after, base;
 	entry_xattrs_t x;
 	struct stat st;
 	int fd = -1, ret, err;
@@ -342,10 +348,11 @@ static int pack_file(gs_packer_t *pk, const gs_entry_t *e, sqfs_entry_t *entry,
 			pk->bytes_done += packed;
 		}
 	} else {
-		size = (uint64_t)st.st_size;
-		ret = pack_data(pk, fd, name, size, &packed);
-		size_after =
-		    fstat(fd, &st) == 0 ? (uint64_t)st.st_size : packed;
+		size = gs_input_extent(e, &st, &base);
+		ret = pack_data(pk, fd, name, base, size, &packed);
+		size_after = fstat(fd, &st) == 0
+				 ? gs_input_extent(e, &st, &base)
+				 : packed;
 		close(fd);
 		if (ret != 0)
 			return -1;

@@ -195,6 +195,12 @@ int mk_parse_sqfstar_options(int argc, char **argv, mk_options_t *opt);
 
 void mk_free_options(mk_options_t *opt);
 
+/* An xattr value of -xattrs-add and of pseudo "x" definitions: raw, or
+ * 0s base64, 0x hex, or 0t text with \ooo escapes, into *out (malloc'd,
+ * *size bytes). Returns NULL, or why not. */
+const char *mk_xattr_value_decode(const char *text, uint8_t **out,
+				  size_t *size);
+
 /* ---- exclude.c --------------------------------------------------------- */
 
 typedef struct mk_exclude mk_exclude_t;

@@ -414,11 +414,6 @@ static int take_time(const char *option, const char *arg, mk_time_t *t)
 	return 0;
 }
 
-/* -xattrs-add NAME=VALUE, the value raw, or 0s base64, 0x hex, or 0t
- * text with \ooo escapes. */
-static const char *decode_xattr_value(const char *text, uint8_t **out,
-				      size_t *size);
-
 static int take_xattr_add(mk_options_t *opt, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -439,7 +434,7 @@ static int take_xattr_add(mk_options_t *opt, const char *arg)
 	x->key = strndup(arg, (size_t)(eq - arg));
 	if (x->key == NULL)
 		goto oom;
-	why = decode_xattr_value(eq + 1, &value, &x->size);
+	why = mk_xattr_value_decode(eq + 1, &value, &x->size);
 	if (why != NULL) {
 		free((void *)x->key);
 		return bad_value("-xattrs-add", "%s: %s", arg, why);
@@ -471,8 +466,7 @@ static int b64val(int c)
 	return c == '+' ? 62 : (c == '/' ? 63 : -1);
 }
 
-static const char *decode_xattr_value(const char *text, uint8_t **out,
-				      size_t *size)
+const char *mk_xattr_value_decode(const char *text, uint8_t **out, size_t *size)
 {
 	size_t len = strlen(text), n = 0;
 	uint8_t *buf = malloc(len + 1);

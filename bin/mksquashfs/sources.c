@@ -13,8 +13,9 @@
  *   _2 ... (named on stderr, as mksquashfs does).
  * - A source is taken as it is (lstat): a symlink is packed as a symlink,
  *   /dev/null as a character device; symlinks on the way to it are the
- *   user's and are followed. "-" stands for no source (the tree comes
- *   from -p and -pf).
+ *   user's and are followed. "-" first stands for no sources at all
+ *   (the tree comes from -p and -pf, the root from a "/ d" definition;
+ *   the other sources are ignored); elsewhere it is left out.
  *
  * Each directory source is walked by gensquashfs's scan (the checked walk
  * of common/fs_source.h) below its own root, whose image name says where
@@ -320,6 +321,10 @@ int mk_scan_sources(const mk_options_t *opt, mk_exclude_t *ex,
 		tool_error(".", "%s", strerror(errno));
 		return -1;
 	}
+	/* "-" first: no sources at all, the rest ignored as mksquashfs
+	 * does; the root is the one the pseudo definitions give */
+	if (opt->source_count > 0 && strcmp(opt->sources[0], "-") == 0)
+		return add_new_root(entries);
 	for (size_t i = 0; i < opt->source_count; ++i)
 		real += strcmp(opt->sources[i], "-") != 0 ? 1 : 0;
 

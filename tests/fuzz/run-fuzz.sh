@@ -9,14 +9,17 @@
 # TARGET is image (fuzz_image.c: the image reader), codec (fuzz_codec.c:
 # decompression and option strings of every compressor), tar (fuzz_tar.c: the
 # tar entry reader of lib/tar) or listing (fuzz_listing.c: gensquashfs's
-# pack-file, sort-file and xattr-file parsers, with libcommon.la). The libraries are configured in a
+# pack-file, sort-file and xattr-file parsers, with libcommon.la) or pseudo
+# (fuzz_pseudo.c: the mksquashfs personality's pseudo-file parser, with
+# libgspack.la and libcommon.la). The libraries are configured in a
 # separate build directory with CC=clang and the fuzzer's instrumentation
 # (only libsqfs.la, and libtar.la for tar, are built), then the target is
 # linked against them; libarchive is the system's, not instrumented. The
 # image corpus starts from tests/fuzz/corpus, tests/fixtures/*.sqfs and a
 # few images made here with mksquashfs; the tar corpus from
 # tests/fuzz/corpus-tar, the codec corpus from tests/fuzz/corpus-codec, the
-# listing corpus from tests/fuzz/corpus-listing.
+# listing corpus from tests/fuzz/corpus-listing, the pseudo corpus from
+# tests/fuzz/corpus-pseudo.
 #
 # Environment: FUZZ_WORK=DIR keeps the build, corpora and findings there
 # (default: a temporary directory, kept only if something was found);
@@ -34,7 +37,7 @@ CC=${CC:-clang}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 case $SECS in
 '' | *[!0-9]*)
-	echo "usage: $0 [SECONDS [image|tar|codec|listing]]" >&2
+	echo "usage: $0 [SECONDS [image|tar|codec|listing|pseudo]]" >&2
 	exit 2
 	;;
 esac
@@ -80,8 +83,20 @@ listing)
 	log="fuzz-listing.log"
 	dict=()
 	;;
+pseudo)
+	libs="libgspack.la libcommon.la libsqfs.la"
+	sources=("$src/tests/fuzz/fuzz_pseudo.c"
+		"$src/bin/mksquashfs/pseudo.c"
+		"$src/bin/mksquashfs/mode.c"
+		"$src/bin/mksquashfs/policy.c"
+		"$src/bin/mksquashfs/options.c")
+	seeds="corpus-pseudo"
+	findings="findings-pseudo"
+	log="fuzz-pseudo.log"
+	dict=()
+	;;
 *)
-	echo "usage: $0 [SECONDS [image|tar|codec|listing]]" >&2
+	echo "usage: $0 [SECONDS [image|tar|codec|listing|pseudo]]" >&2
 	exit 2
 	;;
 esac

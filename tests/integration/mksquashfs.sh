@@ -303,8 +303,6 @@ refused() {
 }
 refused action -action "$SRC" -- -noappend -action 'prune@name(x)'
 refused stream -stream "$SRC" -- -noappend -stream
-refused pseudo-command "type f" "$SRC" -- -noappend \
-	-p 'x f 644 0 0 echo hi'
 
 # DEST a directory: refused by both
 mkdir -p "$WORK/destdir"
