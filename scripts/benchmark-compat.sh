@@ -13,7 +13,8 @@
 # many-files corpus (10^6 files of 1-16 bytes, scripts/make-many-files.sh)
 # and "random": 64 files of 4 MiB from /dev/urandom (incompressible).
 # unsquashfs rows: `unsquashfs -d DIR -processors J -no-progress IMG` of the
-# image 4.7.5 made of a tree (gzip), by both; DIR on the scratch file
+# image of a tree (gzip; made by ours, as 4.7.5 takes more than ten
+# minutes on the many-files tree), by both; DIR on the scratch file
 # system, removed between runs (not timed).
 #
 # Each row runs RUNS times warm (median) and COLD_RUNS times after sync and
@@ -38,6 +39,10 @@
 #  --corpus DIR     corpus tarballs (default: /var/tmp/sqfs-corpus)
 #  --trees DIR      TREE_DIR (default: /var/tmp/trees)
 #  --scratch DIR    images and extractions (default: /dev/shm)
+#  --ref-timeout S  stop a run of 4.7.5 after S seconds (default 600); the
+#                   row then says ">S" and its ratio is an upper bound
+#  --report TSV     no runs: the report of the raw runs in TSV (several
+#                   runs' files concatenated, header lines and all)
 #  -o FILE          the report (default: benchmark-compat.txt)
 set -u
 
@@ -49,7 +54,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=_build ref=${SQFS_REF_BIN:-} comps="gzip lz4 xz zstd" jobs=2 runs=3
 cold_runs=1 trees="rootfs many-files random" utrees="many-files rootfs"
 corpus=/var/tmp/sqfs-corpus treedir=/var/tmp/trees scratch=/dev/shm
-out=benchmark-compat.txt
+out=benchmark-compat.txt ref_timeout=600 report_only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift ;;
@@ -63,6 +68,8 @@ while [ $# -gt 0 ]; do
 	--corpus) corpus=$2; shift ;;
 	--trees) treedir=$2; shift ;;
 	--scratch) scratch=$2; shift ;;
+	--ref-timeout) ref_timeout=$2; shift ;;
+	--report) report_only=$2; shift ;;
 	-o) out=$2; shift ;;
 	-h | --help) awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"; exit 0 ;;
 	*) die "unknown option $1 (try --help)" ;;
@@ -70,6 +77,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+if [ -n "$report_only" ]; then
+	raw=$report_only
+	OUR_MK="(from $raw)" OUR_UNSQ=""
+	ref=${ref:-$top/_ref/bin}
+else
 if [ -z "$ref" ]; then
 	ref=$top/_ref/bin
 	[ -x "$ref/mksquashfs" ] || bash "$top/../shared/reference/build.sh" "$top/_ref" >/dev/null ||
@@ -136,13 +148,22 @@ run_one() {
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
 	fi
-	local t0=${EPOCHREALTIME/./}
-	"$TIME" -f '%U %S %M' -o "$work/time.out" env LD_LIBRARY_PATH="$build/.libs" "$@" \
-		>"$work/tool.out" 2>&1
+	local t0=${EPOCHREALTIME/./} limit=0
+	[ "$tool" = ref ] && limit=$ref_timeout
+	"$TIME" -f '%U %S %M' -o "$work/time.out" timeout "$limit" \
+		env LD_LIBRARY_PATH="$build/.libs" "$@" >"$work/tool.out" 2>&1
 	rc=$?
 	local t1=${EPOCHREALTIME/./}
 	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e6 }')
 	read -r usr sys rss < <(tail -n 1 "$work/time.out")
+	if [ "$rc" = 124 ]; then
+		# stopped at the limit: the row says ">limit"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t-%s\t%s\t%s\t%s\t0\n' "$kind" \
+			"$tree" "$comp" "$cache" "$tool" "$r" "$limit" "$usr" \
+			"$sys" "$rss" >>"$raw"
+		log "$kind $tree $comp $cache $tool #$r: stopped after $limit s"
+		return 0
+	fi
 	if [ "$rc" != 0 ]; then
 		log "FAILED ($rc): $*"
 		tail -5 "$work/tool.out" | sed 's/^/    /' >&2
@@ -186,9 +207,11 @@ unpack() { # TOOL TREE CACHE RUN
 	rm -rf "$work/x"
 }
 for tree in $utrees; do
-	"$ref/mksquashfs" "$treedir/$tree" "$work/u-$tree.sqfs" -noappend \
-		-quiet -no-progress -processors "$jobs" >/dev/null ||
-		die "packing $tree for unsquashfs"
+	# packed by ours (4.7.5 takes more than ten minutes on the
+	# many-files tree): both unpack the same image, whoever made it
+	LD_LIBRARY_PATH="$build/.libs" "$OUR_MK" "$treedir/$tree" \
+		"$work/u-$tree.sqfs" -noappend -quiet -no-progress \
+		-processors "$jobs" >/dev/null || die "packing $tree for unsquashfs"
 	for r in $(seq 1 "$runs"); do
 		for tool in ours ref; do unpack "$tool" "$tree" warm "$r"; done
 	done
@@ -198,17 +221,25 @@ for tree in $utrees; do
 	rm -f "$work/u-$tree.sqfs"
 done
 
+fi
+
 # ---------------------------------------------------------------- report
 {
 	echo "compat benchmark: $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, -processors $jobs"
 	echo "ours: $OUR_MK, $OUR_UNSQ ($(git -C "$top" log -1 --format=%h 2>/dev/null || echo '?'))"
 	echo "reference: $("$ref/mksquashfs" -version 2>/dev/null | head -1)"
-	echo "runs: warm $runs (median), cold $cold_runs (median)"
+	if [ -n "$report_only" ]; then
+		echo "runs: as the raw file holds them (medians of each row's runs)"
+	else
+		echo "runs: warm $runs (median), cold $cold_runs (median)"
+	fi
 	echo
 	awk -F'\t' '
-	NR == 1 { next }
+	$1 == "kind" { next }
 	{
 		k = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4 SUBSEP $5
+		# a negative wall time: stopped at that many seconds
+		if ($7 < 0) { capped[k] = 1; $7 = -$7 }
 		n[k]++; w[k, n[k]] = $7; c[k, n[k]] = ($8 + $9) / ($7 > 0 ? $7 : 1)
 		if ($10 > rss[k]) rss[k] = $10
 		size[k] = $11
@@ -239,8 +270,9 @@ done
 				target = (f[3] == "gzip" || f[3] == "lz4" ||
 				    f[2] == "many-files") ? 0.8 : 1.0
 			ratio = wr > 0 ? wo / wr : 0
-			printf "%-10s %-10s %-5s %-5s | %8.2f %8.2f %6.2f %6.1f | %5.2f %5.2f | %11d %11d | %8d %8d %5.2f %s%s\n",
-			    f[1], f[2], f[3], f[4], wo, wr, ratio, target,
+			printf "%-10s %-10s %-5s %-5s | %8.2f %s%7.2f %s%5.2f %6.1f | %5.2f %5.2f | %11d %11d | %8d %8d %5.2f %s%s\n",
+			    f[1], f[2], f[3], f[4], wo, (kr in capped) ? ">" : " ",
+			    wr, (kr in capped) ? "<" : " ", ratio, target,
 			    median(ko, c), median(kr, c), size[ko], size[kr],
 			    rss[ko], rss[kr], rss[kr] ? rss[ko] / rss[kr] : 0,
 			    ratio <= target ? "" : " TIME-NOT-MET",
