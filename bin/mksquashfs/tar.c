@@ -284,28 +284,6 @@ static bool excluded(tar_packer_t *tp, const char *path, uint32_t mode)
 
 /* ---- entries ------------------------------------------------------------ */
 
-static uint32_t file_type(tar_type_t type)
-{
-	switch (type) {
-	case TAR_TYPE_DIR:
-		return S_IFDIR;
-	case TAR_TYPE_FILE:
-		return S_IFREG;
-	case TAR_TYPE_SYMLINK:
-		return S_IFLNK;
-	case TAR_TYPE_CHR:
-		return S_IFCHR;
-	case TAR_TYPE_BLK:
-		return S_IFBLK;
-	case TAR_TYPE_FIFO:
-		return S_IFIFO;
-	case TAR_TYPE_SOCKET:
-		return S_IFSOCK;
-	default:
-		return 0;
-	}
-}
-
 /* An entry the image cannot hold: a warning, or the end with
  * -exit-on-error. */
 static int skip(tar_packer_t *tp, const char *name, const char *why)
@@ -442,7 +420,7 @@ static int add_data(tar_packer_t *tp, const tar_entry_t *ent)
 
 static int add_entry(tar_packer_t *tp, const tar_entry_t *ent)
 {
-	uint32_t type = file_type(ent->type);
+	uint32_t type = tar_type_mode(ent->type);
 	sqfs_xattr_t *xattrs = NULL;
 	gs_entry_t *seen, *target;
 	sqfs_entry_t e;

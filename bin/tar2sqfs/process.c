@@ -235,25 +235,11 @@ static const char *type_name(tar_type_t type)
 	}
 }
 
-/* The file type of a tar entry, or 0 for one an image cannot hold. */
+/* The file type of a tar entry, or 0 for one tar2sqfs does not store:
+ * a socket or an unknown type (skipped with a warning: tar2sqfs(1)). */
 static uint32_t file_type(tar_type_t type)
 {
-	switch (type) {
-	case TAR_TYPE_DIR:
-		return S_IFDIR;
-	case TAR_TYPE_FILE:
-		return S_IFREG;
-	case TAR_TYPE_SYMLINK:
-		return S_IFLNK;
-	case TAR_TYPE_CHR:
-		return S_IFCHR;
-	case TAR_TYPE_BLK:
-		return S_IFBLK;
-	case TAR_TYPE_FIFO:
-		return S_IFIFO;
-	default:
-		return 0;
-	}
+	return type == TAR_TYPE_SOCKET ? 0 : tar_type_mode(type);
 }
 
 /* The entry in the writer's terms; *status is what to return if it is

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Bytes libarchive reads from a file descriptor or file at once. */
@@ -1203,4 +1204,26 @@ uint64_t tar_reader_position(const tar_reader_t *rd)
 	la_int64_t n = archive_filter_bytes(rd->ar, 0);
 
 	return n > 0 ? (uint64_t)n : 0;
+}
+
+uint32_t tar_type_mode(tar_type_t t)
+{
+	switch (t) {
+	case TAR_TYPE_DIR:
+		return S_IFDIR;
+	case TAR_TYPE_FILE:
+		return S_IFREG;
+	case TAR_TYPE_SYMLINK:
+		return S_IFLNK;
+	case TAR_TYPE_CHR:
+		return S_IFCHR;
+	case TAR_TYPE_BLK:
+		return S_IFBLK;
+	case TAR_TYPE_FIFO:
+		return S_IFIFO;
+	case TAR_TYPE_SOCKET:
+		return S_IFSOCK;
+	default:
+		return 0;
+	}
 }

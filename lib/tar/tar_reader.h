@@ -44,6 +44,11 @@ typedef enum {
 	TAR_TYPE_OTHER,
 } tar_type_t;
 
+/* The S_IF* file type of an entry of type t; 0 for a hard link and for
+ * TAR_TYPE_OTHER, which have none of their own. Which types a tool
+ * stores is its own policy (tar2sqfs leaves sockets out). */
+uint32_t tar_type_mode(tar_type_t t);
+
 /* One extended attribute; key keeps its namespace ("user.x"). Each key
  * appears once per entry; they are sorted by key. "%3D" and "%25" in a
  * key read from a SCHILY.xattr record stand for '=' and '%', as GNU tar
