@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include "rdsquashfs.h"
+#include "common/mode_string.h"
 #include "common/print.h"
 
 #include <inttypes.h>
@@ -37,47 +38,6 @@ typedef struct {
 	size_t count;
 	size_t max;
 } list_t;
-
-static char type_char(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		return 'd';
-	case S_IFREG:
-		return '-';
-	case S_IFLNK:
-		return 'l';
-	case S_IFBLK:
-		return 'b';
-	case S_IFCHR:
-		return 'c';
-	case S_IFIFO:
-		return 'p';
-	case S_IFSOCK:
-		return 's';
-	default:
-		return '?';
-	}
-}
-
-static void mode_string(const sqfs_entry_t *e, char out[11])
-{
-	uint32_t m = e->mode;
-
-	out[0] = type_char(m);
-	out[1] = (m & 0400) ? 'r' : '-';
-	out[2] = (m & 0200) ? 'w' : '-';
-	out[3] =
-	    (m & 04000) ? ((m & 0100) ? 's' : 'S') : ((m & 0100) ? 'x' : '-');
-	out[4] = (m & 040) ? 'r' : '-';
-	out[5] = (m & 020) ? 'w' : '-';
-	out[6] =
-	    (m & 02000) ? ((m & 010) ? 's' : 'S') : ((m & 010) ? 'x' : '-');
-	out[7] = (m & 04) ? 'r' : '-';
-	out[8] = (m & 02) ? 'w' : '-';
-	out[9] = (m & 01000) ? ((m & 01) ? 't' : 'T') : ((m & 01) ? 'x' : '-');
-	out[10] = '\0';
-}
 
 static void human_size(uint64_t size, char *buf, size_t len)
 {
@@ -150,7 +110,7 @@ static int add_entry(list_t *list, const char *name, const sqfs_entry_t *e)
 	memset(le, 0, sizeof(*le));
 	le->uid = e->uid;
 	le->gid = e->gid;
-	mode_string(e, le->mode);
+	mode_string(e->mode, le->mode);
 	size_string(e, le->size, sizeof(le->size));
 	le->name = strdup(name);
 	if (le->name == NULL)

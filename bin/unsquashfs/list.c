@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "unsquashfs.h"
+#include "common/mode_string.h"
 #include "common/print.h"
 
 #include <grp.h>
@@ -64,44 +65,6 @@ static const char *group_name(name_cache_t *c, uint32_t gid, bool numeric)
 	c->valid = true;
 	c->id = gid;
 	return c->text;
-}
-
-static void mode_string(uint32_t mode, char out[11])
-{
-	static const char rwx[] = "rwxrwxrwx";
-
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		out[0] = 'd';
-		break;
-	case S_IFLNK:
-		out[0] = 'l';
-		break;
-	case S_IFBLK:
-		out[0] = 'b';
-		break;
-	case S_IFCHR:
-		out[0] = 'c';
-		break;
-	case S_IFIFO:
-		out[0] = 'p';
-		break;
-	case S_IFSOCK:
-		out[0] = 's';
-		break;
-	default:
-		out[0] = '-';
-		break;
-	}
-	for (int i = 0; i < 9; ++i)
-		out[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
-	if (mode & S_ISUID)
-		out[3] = (mode & S_IXUSR) ? 's' : 'S';
-	if (mode & S_ISGID)
-		out[6] = (mode & S_IXGRP) ? 's' : 'S';
-	if (mode & S_ISVTX)
-		out[9] = (mode & S_IXOTH) ? 't' : 'T';
-	out[10] = '\0';
 }
 
 /* The path as listed: the -d prefix, then the entry's path. */
