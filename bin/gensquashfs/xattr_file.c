@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include "gensquashfs.h"
+#include "common/xattr_text.h"
 #include "common/print.h"
 #include "sqfs/xattr.h"
 
@@ -114,38 +115,13 @@ static int file_line(xattr_file_t *xf, char *p)
 	return 0;
 }
 
-static int hex_value(const char *s)
-{
-	if (*s >= '0' && *s <= '9')
-		return *s - '0';
-	if (*s >= 'a' && *s <= 'f')
-		return *s - 'a' + 10;
-	if (*s >= 'A' && *s <= 'F')
-		return *s - 'A' + 10;
-	return -1;
-}
-
-static int b64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 /* The value text v decoded into out (room for strlen(v) bytes); -1 after
  * printing why. */
 static int decode_value(xattr_file_t *xf, const char *v, uint8_t *out,
 			size_t *size)
 {
 	size_t n = 0, len = strlen(v);
+	const char *at;
 
 	if (len == 0) {
 		*size = 0;
@@ -171,32 +147,19 @@ static int decode_value(xattr_file_t *xf, const char *v, uint8_t *out,
 			}
 		}
 	} else if (v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
-		if ((len - 2) % 2 != 0)
+		ssize_t got = xattr_text_hex(v + 2, out, &at);
+
+		if (got < 0 && *at == '\0')
 			return bad(xf, "an odd number of hex digits");
-		for (size_t i = 2; i < len; i += 2) {
-			int hi = hex_value(v + i), lo = hex_value(v + i + 1);
-
-			if (hi < 0 || lo < 0)
-				return bad(xf, "'%c%c' is not hex", v[i],
-					   v[i + 1]);
-			out[n++] = (uint8_t)(hi * 16 + lo);
-		}
+		if (got < 0)
+			return bad(xf, "'%c%c' is not hex", at[0], at[1]);
+		n = (size_t)got;
 	} else if (v[0] == '0' && (v[1] == 's' || v[1] == 'S')) {
-		uint32_t acc = 0;
-		int bits = 0;
+		ssize_t got = xattr_text_base64(v + 2, out, &at);
 
-		for (size_t i = 2; i < len && v[i] != '='; ++i) {
-			int d = b64_value(v[i]);
-
-			if (d < 0)
-				return bad(xf, "'%c' is not base64", v[i]);
-			acc = (acc << 6) | (uint32_t)d;
-			bits += 6;
-			if (bits >= 8) {
-				bits -= 8;
-				out[n++] = (uint8_t)(acc >> bits);
-			}
-		}
+		if (got < 0)
+			return bad(xf, "'%c' is not base64", *at);
+		n = (size_t)got;
 	} else {
 		return bad(xf, "a value is quoted, 0x hex or 0s base64: '%s'",
 			   v);

@@ -24,6 +24,7 @@
 #include "common/cpus.h"
 #include "common/parse.h"
 #include "common/print.h"
+#include "common/xattr_text.h"
 #include "sqfs/compressor.h"
 #include "sqfs/error.h"
 
@@ -447,62 +448,29 @@ oom:
 	return -1;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-static int b64val(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : (c == '/' ? 63 : -1);
-}
-
 const char *mk_xattr_value_decode(const char *text, uint8_t **out, size_t *size)
 {
 	size_t len = strlen(text), n = 0;
 	uint8_t *buf = malloc(len + 1);
+	const char *bad;
+	ssize_t got;
 
 	if (buf == NULL)
 		return "out of memory";
 	if (strncmp(text, "0x", 2) == 0 || strncmp(text, "0X", 2) == 0) {
-		const char *p = text + 2;
-
-		if (strlen(p) % 2 != 0)
-			goto bad_hex;
-		for (; *p != '\0'; p += 2) {
-			int hi = hexval(p[0]), lo = hexval(p[1]);
-
-			if (hi < 0 || lo < 0)
-				goto bad_hex;
-			buf[n++] = (uint8_t)(hi * 16 + lo);
+		got = xattr_text_hex(text + 2, buf, &bad);
+		if (got < 0) {
+			free(buf);
+			return "invalid hexadecimal value";
 		}
+		n = (size_t)got;
 	} else if (strncmp(text, "0s", 2) == 0 || strncmp(text, "0S", 2) == 0) {
-		uint32_t acc = 0;
-		int bits = 0;
-
-		for (const char *p = text + 2; *p != '\0' && *p != '='; ++p) {
-			int v = b64val((unsigned char)*p);
-
-			if (v < 0) {
-				free(buf);
-				return "invalid base64 value";
-			}
-			acc = (acc << 6) | (uint32_t)v;
-			bits += 6;
-			if (bits >= 8) {
-				bits -= 8;
-				buf[n++] = (uint8_t)(acc >> bits);
-			}
+		got = xattr_text_base64(text + 2, buf, &bad);
+		if (got < 0) {
+			free(buf);
+			return "invalid base64 value";
 		}
+		n = (size_t)got;
 	} else if (strncmp(text, "0t", 2) == 0) {
 		for (const char *p = text + 2; *p != '\0'; ++p) {
 			if (*p == '\\' && p[1] >= '0' && p[1] <= '7' &&
@@ -526,9 +494,6 @@ const char *mk_xattr_value_decode(const char *text, uint8_t **out, size_t *size)
 	*out = buf;
 	*size = n;
 	return NULL;
-bad_hex:
-	free(buf);
-	return "invalid hexadecimal value";
 }
 
 /* ---- compressor options ------------------------------------------------ */
