@@ -26,6 +26,8 @@
  */
 #include "config.h"
 
+#include "fuzz_check.h"
+
 #include "gensquashfs/gensquashfs.h"
 #include "sqfs/xattr.h"
 
@@ -41,29 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void fail(const char *what, const char *path)
 {
-	fprintf(stderr, "fuzz_listing: %s: '%s'\n", what, path);
-	abort();
+	fuzz_fail("fuzz_listing", what, path);
 }
 
 static void check_path(const char *path)
 {
-	const char *p = path;
-
-	if (p[0] == '/')
-		fail("a leading '/'", path);
-	while (*p != '\0') {
-		size_t n = strcspn(p, "/");
-
-		if (n == 0 || (n == 1 && p[0] == '.') ||
-		    (n == 2 && p[0] == '.' && p[1] == '.'))
-			fail("a path that is not canonical", path);
-		p += n;
-		if (*p == '/') {
-			++p;
-			if (*p == '\0')
-				fail("a trailing '/'", path);
-		}
-	}
+	fuzz_check_canonical("fuzz_listing", path);
 }
 
 static char tree[] = "/tmp/fuzz_listing.XXXXXX";

@@ -72,6 +72,7 @@ codec)
 listing)
 	libs="libcommon.la libsqfs.la"
 	sources=("$src/tests/fuzz/fuzz_listing.c"
+		"$src/tests/fuzz/fuzz_check.c"
 		"$src/bin/gensquashfs/listing.c"
 		"$src/bin/gensquashfs/entries.c"
 		"$src/bin/gensquashfs/text.c"
@@ -86,6 +87,7 @@ listing)
 pseudo)
 	libs="libgspack.la libcommon.la libsqfs.la"
 	sources=("$src/tests/fuzz/fuzz_pseudo.c"
+		"$src/tests/fuzz/fuzz_check.c"
 		"$src/bin/mksquashfs/pseudo.c"
 		"$src/bin/mksquashfs/mode.c"
 		"$src/bin/mksquashfs/policy.c"
