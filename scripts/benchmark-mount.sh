@@ -54,7 +54,8 @@
 #  --build DIR      our build tree holding sqfsmount (default: _build);
 #                   without it ours is skipped, with a note
 #  --ref DIR        squashfs-tools 4.7.5 and squashfuse 0.6.2 binaries
-#                   (default: $SQFS_REF_BIN, else /work/ref/bin)
+#                   (default: $SQFS_REF_BIN, else /work/ref/bin, else
+#                   _ref/bin, built by ../shared/reference/build.sh)
 #  --images LIST    lz4, zstd, xz (default: all three)
 #  --patterns LIST  (default: all, in the order above)
 #  --mounters LIST  (default: ours,ll-0.6.2,ll-deb,kernel)
@@ -73,7 +74,7 @@ log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 list() { echo "$1" | tr ',' ' ' | xargs; }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=_build ref=${SQFS_REF_BIN:-/work/ref/bin} images="lz4 zstd xz"
+build=_build ref=${SQFS_REF_BIN:-} images="lz4 zstd xz"
 ALL_PATTERNS="tar-cat tar-null read-500 stat-500 read-all stat-all fio-seq fio-rand par-tar par-read import find-du"
 patterns=$ALL_PATTERNS
 mounters="ours ll-0.6.2 ll-deb kernel" runs=3 limit=300
@@ -126,6 +127,10 @@ for p in $patterns; do
 done
 [ "$(id -u)" = 0 ] || die "must run as root (drop_caches, kernel mounts)"
 [ -e /dev/fuse ] || die "no /dev/fuse"
+if [ -z "$ref" ]; then
+	ref=/work/ref/bin
+	[ -x "$ref/mksquashfs" ] || ref=$top/_ref/bin
+fi
 "$ref/mksquashfs" -version 2>/dev/null | head -1 | grep -q 'version 4\.7' ||
 	die "$ref/mksquashfs is not squashfs-tools 4.7 (give --ref DIR)"
 for t in fio python3 fusermount3 mountpoint /usr/bin/time; do
@@ -396,7 +401,9 @@ fi
 		if ($5 == "timeout") { capped[k] = 1; if ($6 < 0) $6 = -$6 }
 		n[k]++; w[k, n[k]] = $6
 		# a run cut short read fewer bytes than the pattern does: no CPU per byte
-		if ($5 == "ok" && $10 != "-" && $12 > 0) { nc[k]++; c[k, nc[k]] = $10 * 1e9 / $12 }
+		if ($5 == "ok" && $10 != "-" && $12 > 0) {
+			nc[k]++; c[k, nc[k]] = $10 * 1e9 / $12; cs[k, nc[k]] = $10
+		}
 		if ($11 != "-" && $11 > rss[k]) rss[k] = $11
 		if ($13 != "-") { nf[k]++; f[k, nf[k]] = $13 }
 		row = $1 SUBSEP $2
@@ -447,8 +454,16 @@ fi
 				if (x[2] in isseq)
 					verdict = verdict (kr <= 1.2 ? ", kernel ok" : ", KERNEL-NOT-MET")
 			}
-			if ((ko in nc) && (kl in nc) && median(kl, c, nc[kl]) > 0)
-				verdict = verdict (median(ko, c, nc[ko]) < median(kl, c, nc[kl]) ? ", cpu ok" : ", CPU-NOT-MET")
+			# /proc/PID/stat counts CPU time in ticks (10 ms): closer
+			# than two ticks, the daemons cannot be told apart
+			if ((ko in nc) && (kl in nc) && median(kl, c, nc[kl]) > 0) {
+				d = median(ko, cs, nc[ko]) - median(kl, cs, nc[kl])
+				if (d < 0) d = -d
+				if (d <= 0.02)
+					verdict = verdict ", cpu ~ (within 2 ticks)"
+				else
+					verdict = verdict (median(ko, c, nc[ko]) < median(kl, c, nc[kl]) ? ", cpu ok" : ", CPU-NOT-MET")
+			}
 			if (verdict ~ /NOT-MET/) allpass = 0
 			printf " | %6s %6s | %s\n", ol, ok, verdict
 		}
