@@ -40,8 +40,10 @@
 # user and system CPU). Before unmounting, the daemon's CPU time
 # (utime + stime of /proc/PID/stat, all threads, mount included) and peak
 # RSS (VmHWM) are read; CPU per byte = daemon CPU / bytes the pattern reads
-# (patterns reading data only). A run longer than --timeout is killed and
-# recorded as "timeout": its row then shows ">S" (a lower bound).
+# (patterns reading data only; /proc counts in 10 ms ticks, so daemons
+# within two ticks of each other are reported "cpu ~", neither better). A
+# run longer than --timeout is killed and recorded as "timeout": its row
+# then shows ">S" (a lower bound), and a ratio against it "<R".
 # Raw runs go to OUT.tsv; OUT gets, per (image, pattern), the median wall
 # time of each mounter, ours / ll-0.6.2, ours / kernel, the daemons' CPU
 # per byte and RSS, and pass/fail against the targets: every pattern at
@@ -62,7 +64,9 @@
 #  -r RUNS          runs per (image, pattern, mounter) (default: 3)
 #  --timeout S      stop a run after S seconds (default: 300)
 #  --work DIR       images, the fio file and the lists, kept between runs
-#                   and made only when missing (default: /var/tmp/mount-bench)
+#                   and made only when missing (default: /var/tmp/mount-bench;
+#                   remove it after changing the trees or this script's
+#                   images or lists)
 #  --trees DIR      source trees (default: /var/tmp/trees)
 #  --report TSV     no runs: the report of raw runs in TSV (several runs'
 #                   files concatenated, header lines and all)
@@ -356,7 +360,7 @@ print("%.1f" % (j["bw_bytes"] / 1048576))' "$work/fio.json")
 	log "$img $pat $m #$r: $status ${wall#-} s (mount $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e6 }') s), client ${usr}u ${sys}s, daemon cpu $cpu s, rss $rss KB, fio $mibs MiB/s"
 }
 
-notes="${notes# } load at start $load; $(nproc) cores"
+notes=$(echo "$notes load at start $load; $(nproc) cores" | sed "s/^ *//")
 {
 	printf '# mount benchmark %s UTC, %s cores, load %s, runs %s, timeout %s s\n' \
 		"$(date -u '+%Y-%m-%d %H:%M')" "$(nproc)" "$load" "$runs" "$limit"
