@@ -227,6 +227,7 @@ static int read_header(sqfs_dir_reader_t *dr)
 				       (unsigned int)block);
 
 	st->run_left = count + 1;
+	st->run_count = (uint16_t)(count + 1);
 	st->run_block = block;
 	st->run_base = get_le32(raw + 8);
 	return 0;
@@ -314,6 +315,9 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 		if (ret != 0)
 			return ret;
 		new_run = true;
+		st->hdr_block = hdr_block;
+		st->hdr_offset = (uint16_t)hdr_offset;
+		st->hdr_remaining = hdr_remaining;
 	}
 	if (st->remaining < SQFS_DIR_ENTRY_SIZE + 1)
 		return listing_damaged(dr, "a run that ends past the listing");
@@ -717,5 +721,47 @@ int dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block, size_t offset,
 	if (!sqfs_name_is_valid(name, size))
 		return SQFS_ERROR_CORRUPTED;
 	*len = size;
+	return 0;
+}
+
+/* ---- for the file system's readdir cookies ------------------------------ */
+
+void dir_reader_resume_point(const sqfs_dir_reader_t *dr, dir_resume_t *out)
+{
+	const dir_state_t *st = &dr->st;
+
+	if (st->run_left > 0) {
+		out->block = st->hdr_block;
+		out->offset = st->hdr_offset;
+		out->remaining = st->hdr_remaining;
+		out->skip = (uint32_t)st->run_count - st->run_left;
+		return;
+	}
+	sqfs_meta_reader_get_position(dr->mr, &out->block, &out->offset);
+	out->remaining = st->remaining;
+	out->skip = 0;
+}
+
+int dir_reader_open_at(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
+		       uint64_t block, size_t offset, uint64_t remaining)
+{
+	int ret = sqfs_dir_reader_open(dr, dir);
+
+	if (ret != 0)
+		return ret;
+	if (remaining > dr->st.remaining)
+		return errtext_set(ERR(dr), SQFS_ERROR_ARG_INVALID,
+				   "directory inode %u: resuming past the "
+				   "end of the listing",
+				   dir->inode_number);
+	if (remaining > 0 && remaining < dr->st.remaining) {
+		ret = sqfs_meta_reader_seek(dr->mr, block, offset);
+		if (ret != 0)
+			return errtext_end(ERR(dr), ret,
+					   "directory inode %u: resuming the "
+					   "listing",
+					   dir->inode_number);
+	}
+	dr->st.remaining = remaining;
 	return 0;
 }

@@ -32,6 +32,12 @@ typedef struct {
 	uint32_t run_left;
 	uint32_t run_block;
 	uint32_t run_base;
+	/* Where the current run's header is, the listing bytes from it on,
+	 * and its entry count: what resuming inside the run needs. */
+	uint64_t hdr_block;
+	uint64_t hdr_remaining;
+	uint16_t hdr_offset;
+	uint16_t run_count;
 	bool open;
 	/* The previous name (prev_len 0: none yet), for the order check. */
 	uint16_t prev_len;
@@ -56,5 +62,29 @@ void dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
  */
 int dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block, size_t offset,
 		       char *name, size_t *len);
+
+/*
+ * Where to resume the open listing after the entry last read: a run
+ * header's position and the listing bytes from it on, and how many
+ * entries of that run to skip (0 when the next entry opens a run, or the
+ * listing is over: then remaining is 0).
+ */
+typedef struct {
+	uint64_t block;
+	uint64_t remaining;
+	size_t offset;
+	uint32_t skip;
+} dir_resume_t;
+
+void dir_reader_resume_point(const sqfs_dir_reader_t *dr, dir_resume_t *out);
+
+/*
+ * Open the listing of dir at a run header: at block and offset (the
+ * metadata position), with remaining bytes of the listing from there on
+ * (at most the listing's size). Names before it are not known, so the
+ * order check starts over there.
+ */
+int dir_reader_open_at(sqfs_dir_reader_t *dr, const sqfs_inode_t *dir,
+		       uint64_t block, size_t offset, uint64_t remaining);
 
 #endif /* SQFS_DIR_READER_INTERNAL_H */

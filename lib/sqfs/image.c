@@ -63,6 +63,14 @@ struct sqfs_image {
 	 * (sqfs_image_error); readers share them, as they share the image's
 	 * one thread. */
 	errtext_t err;
+
+	/* A clone (image_clone) shares the tables above with its parent
+	 * and frees none of them. */
+	bool shared;
+	/* Where the metadata readers made for this image fetch blocks
+	 * (image_set_meta_fetch); NULL: from the file. */
+	meta_fetch_fn fetch;
+	void *fetch_user;
 };
 
 /* The error text is the one thing a const lookup may change. */
@@ -336,10 +344,12 @@ void sqfs_image_destroy(sqfs_image_t *img)
 	sqfs_meta_reader_destroy(img->kv);
 	sqfs_meta_reader_destroy(img->inodes);
 	sqfs_compressor_destroy(img->cmp);
-	free(img->xattr_ids);
-	free(img->export_refs);
-	free(img->fragments);
-	free(img->ids);
+	if (!img->shared) {
+		free(img->xattr_ids);
+		free(img->export_refs);
+		free(img->fragments);
+		free(img->ids);
+	}
 	free(img);
 }
 
@@ -487,9 +497,13 @@ sqfs_compressor_t *image_compressor(const sqfs_image_t *img)
 
 int image_open_dir_table(const sqfs_image_t *img, sqfs_meta_reader_t **out)
 {
-	return sqfs_meta_reader_create(img->file, img->cmp,
-				       img->super.directory_table_start,
-				       img->dir_end, out);
+	int ret = sqfs_meta_reader_create(img->file, img->cmp,
+					  img->super.directory_table_start,
+					  img->dir_end, out);
+
+	if (ret == 0 && img->fetch != NULL)
+		meta_reader_set_fetch(*out, img->fetch, img->fetch_user);
+	return ret;
 }
 
 uint64_t image_dir_table_end(const sqfs_image_t *img)
@@ -518,4 +532,54 @@ sqfs_meta_reader_t *image_kv_reader(sqfs_image_t *img, uint64_t *start,
 	*start = img->kv_start;
 	*end = img->kv_end;
 	return img->kv;
+}
+
+int image_clone(const sqfs_image_t *img, sqfs_image_t **out)
+{
+	sqfs_image_t *c;
+	int ret;
+
+	*out = NULL;
+	c = malloc(sizeof(*c));
+	if (c == NULL)
+		return SQFS_ERROR_ALLOC;
+	*c = *img;
+	c->shared = true;
+	c->cmp = NULL;
+	c->inodes = NULL;
+	c->kv = NULL;
+	errtext_begin(&c->err);
+	c->err.text[0] = '\0';
+
+	/* a compressor holds the state of the stream it decodes */
+	ret = sqfs_compressor_copy(img->cmp, &c->cmp);
+	if (ret == 0)
+		ret = sqfs_meta_reader_create(
+		    c->file, c->cmp, c->super.inode_table_start,
+		    c->super.directory_table_start, &c->inodes);
+	if (ret == 0 && img->kv != NULL)
+		ret = sqfs_meta_reader_create(c->file, c->cmp, c->kv_start,
+					      c->kv_end, &c->kv);
+	if (ret != 0) {
+		sqfs_image_destroy(c);
+		return ret;
+	}
+	if (c->fetch != NULL)
+		image_set_meta_fetch(c, c->fetch, c->fetch_user);
+	*out = c;
+	return 0;
+}
+
+void image_set_meta_fetch(sqfs_image_t *img, meta_fetch_fn fn, void *user)
+{
+	img->fetch = fn;
+	img->fetch_user = user;
+	meta_reader_set_fetch(img->inodes, fn, user);
+	if (img->kv != NULL)
+		meta_reader_set_fetch(img->kv, fn, user);
+}
+
+const uint64_t *image_export_refs(const sqfs_image_t *img)
+{
+	return img->export_refs;
 }

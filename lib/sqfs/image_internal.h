@@ -11,6 +11,7 @@
 #include "sqfs/meta_reader.h"
 #include "sqfs/table_internal.h"
 #include "sqfs/error_internal.h"
+#include "meta_reader_internal.h"
 
 /*
  * The words of the image's last failure, shared by the readers made from
@@ -55,5 +56,20 @@ int image_xattr_id(const sqfs_image_t *img, uint32_t index,
  */
 sqfs_meta_reader_t *image_kv_reader(sqfs_image_t *img, uint64_t *start,
 				    uint64_t *end);
+
+/*
+ * A light copy of img for another thread: it shares img's validated
+ * tables (ids, fragments, export refs, xattr ids; img must outlive it),
+ * and has its own compressor, metadata readers and error text. Destroy
+ * it with sqfs_image_destroy.
+ */
+int image_clone(const sqfs_image_t *img, sqfs_image_t **out);
+
+/* Make every metadata reader of img, and those it makes later (directory
+ * readers), fetch blocks through fn. */
+void image_set_meta_fetch(sqfs_image_t *img, meta_fetch_fn fn, void *user);
+
+/* The export table (inode number n at [n - 1]), or NULL if there is none. */
+const uint64_t *image_export_refs(const sqfs_image_t *img);
 
 #endif /* SQFS_IMAGE_INTERNAL_H */

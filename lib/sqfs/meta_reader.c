@@ -16,6 +16,7 @@
 #include "sqfs/super.h"
 #include "util/le.h"
 #include "sqfs/format_internal.h"
+#include "meta_reader_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,10 @@ struct sqfs_meta_reader {
 	size_t offset;
 	/* The cache slot holding block, or -1 if it must be looked up. */
 	int cur;
+
+	/* Where blocks come from when not from the file (a shared cache). */
+	meta_fetch_fn fetch;
+	void *fetch_user;
 
 	uint64_t clock;
 	cache_entry_t cache[SQFS_META_READER_CACHE_SIZE];
@@ -86,8 +91,8 @@ static int read_region(sqfs_meta_reader_t *mr, uint64_t pos, void *buf,
 	return ret == SQFS_ERROR_OUT_OF_BOUNDS ? SQFS_ERROR_TRUNCATED : ret;
 }
 
-static int decode_block(sqfs_meta_reader_t *mr, cache_entry_t *ent,
-			uint64_t pos)
+int meta_reader_decode(sqfs_meta_reader_t *mr, uint64_t pos, uint8_t *data,
+		       size_t *out_len, uint64_t *next)
 {
 	size_t len, disk_len;
 	uint8_t header[2];
@@ -106,7 +111,7 @@ static int decode_block(sqfs_meta_reader_t *mr, cache_entry_t *ent,
 		return SQFS_ERROR_CORRUPTED;
 
 	if (get_le16(header) & SQFS_META_RAW) {
-		err = read_region(mr, pos + 2, ent->data, len);
+		err = read_region(mr, pos + 2, data, len);
 		if (err != 0)
 			return err;
 	} else {
@@ -115,8 +120,8 @@ static int decode_block(sqfs_meta_reader_t *mr, cache_entry_t *ent,
 		err = read_region(mr, pos + 2, mr->payload, len);
 		if (err != 0)
 			return err;
-		ret = sqfs_compressor_uncompress(
-		    mr->cmp, mr->payload, len, ent->data, SQFS_META_BLOCK_SIZE);
+		ret = sqfs_compressor_uncompress(mr->cmp, mr->payload, len,
+						 data, SQFS_META_BLOCK_SIZE);
 		if (ret < 0)
 			return (int)ret;
 		if (ret == 0 || ret > (ptrdiff_t)SQFS_META_BLOCK_SIZE)
@@ -124,10 +129,36 @@ static int decode_block(sqfs_meta_reader_t *mr, cache_entry_t *ent,
 		len = (size_t)ret;
 	}
 
-	ent->pos = pos;
-	ent->next = pos + sizeof(header) + disk_len;
-	ent->len = len;
+	*next = pos + sizeof(header) + disk_len;
+	*out_len = len;
 	return 0;
+}
+
+void meta_reader_set_fetch(sqfs_meta_reader_t *mr, meta_fetch_fn fn, void *user)
+{
+	mr->fetch = fn;
+	mr->fetch_user = user;
+}
+
+uint64_t meta_reader_limit(const sqfs_meta_reader_t *mr)
+{
+	return mr->limit;
+}
+
+static int decode_block(sqfs_meta_reader_t *mr, cache_entry_t *ent,
+			uint64_t pos)
+{
+	int ret;
+
+	if (mr->fetch != NULL)
+		ret = mr->fetch(mr->fetch_user, mr, pos, ent->data, &ent->len,
+				&ent->next);
+	else
+		ret = meta_reader_decode(mr, pos, ent->data, &ent->len,
+					 &ent->next);
+	if (ret == 0)
+		ent->pos = pos;
+	return ret;
 }
 
 /* Make the block at absolute position pos the current cache slot. */

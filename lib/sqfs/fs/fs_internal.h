@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fs_internal.h - the parts of the file system object (sqfs/fs.h) and how
+ * they meet.
+ *
+ * The on-disk structures are parsed by the library's checked, single-
+ * threaded readers (image, directory, data, xattr readers). The file
+ * system runs them in contexts: a context is a light clone of the image
+ * (own compressor, metadata readers and error text, sharing the parent's
+ * validated tables) with a directory reader. A call takes a context from
+ * a pool, works with it alone, and gives it back; so calls never share
+ * reader state, and the words of a failure are the context's, copied into
+ * the caller's `why`.
+ *
+ * What the contexts share is in the fs object and is thread safe: the
+ * inode map (inode number -> inode reference), the caches of decoded
+ * metadata and data blocks, and the read-ahead workers.
+ */
+#ifndef SQFS_FS_INTERNAL_H
+#define SQFS_FS_INTERNAL_H
+
+#include "config.h"
+
+#include "sqfs/compressor.h"
+#include "sqfs/data_reader.h"
+#include "sqfs/dir_reader.h"
+#include "sqfs/error.h"
+#include "sqfs/fs.h"
+#include "sqfs/image.h"
+#include "sqfs/inode.h"
+#include "sqfs/io.h"
+#include "sqfs/super.h"
+
+#include "sqfs/error_internal.h"
+#include "image_internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- contexts ------------------------------------------------------------ */
+
+typedef struct fs_ctx {
+	struct fs_ctx *next_free;
+	struct fs_ctx *next_all;
+	sqfs_image_t *img;
+	sqfs_dir_reader_t *dr;
+	/* block_size bytes: a stored data block before it is unpacked. */
+	uint8_t *packed;
+} fs_ctx_t;
+
+/* ---- the inode map ------------------------------------------------------- */
+
+/*
+ * Inode number -> inode reference, learnt from directory entries. Two
+ * levels of lazily allocated pages of atomic words, so an image that
+ * claims 2^32 inodes costs only what is actually seen. A word is 0 while
+ * the number is unknown, else MAP_KNOWN | ref (refs are 48 bits), plus
+ * MAP_LISTED once the tree walk has put the directory on its list.
+ */
+#define MAP_PAGE_BITS 12
+#define MAP_MID_BITS 10
+#define MAP_TOP_SIZE 1024
+#define MAP_KNOWN (1ull << 63)
+#define MAP_LISTED (1ull << 62)
+#define MAP_REF_MASK ((1ull << 48) - 1)
+
+typedef struct {
+	_Atomic(uint64_t *) *_Atomic top[MAP_TOP_SIZE];
+} inode_map_t;
+
+void inode_map_init(inode_map_t *map);
+void inode_map_cleanup(inode_map_t *map);
+
+/* Record that ino is at ref (the first record of a number stays). */
+void inode_map_record(inode_map_t *map, uint32_t ino, uint64_t ref);
+
+/* The reference of ino, if known. */
+bool inode_map_find(inode_map_t *map, uint32_t ino, uint64_t *ref);
+
+/* Set MAP_LISTED on ino; true if this call set it (first time). Fails
+ * only to allocate (SQFS_ERROR_ALLOC). */
+int inode_map_list_once(inode_map_t *map, uint32_t ino, bool *first);
+
+/* ---- the block cache ----------------------------------------------------- */
+
+typedef struct block_cache block_cache_t;
+
+/* A cached block, pinned by whoever got it until block_cache_put. */
+typedef struct cache_block {
+	struct cache_block *hnext;
+	struct cache_block *prev, *next;
+	uint64_t pos;
+	uint64_t aux;
+	/* For metadata blocks, where the following block starts. */
+	uint64_t next_pos;
+	size_t len;
+	size_t cap;
+	atomic_uint refs;
+	/* 0 loading, 1 ready, 2 failed */
+	int state;
+	int error;
+	/* In the protected segment (used again since it came in). */
+	bool hot;
+	bool in_table;
+	/* Loaded by read-ahead and not yet used by a reader. */
+	atomic_bool ahead;
+	uint8_t *data;
+} cache_block_t;
+
+/*
+ * Fill blk->data (blk->cap bytes) with the block at (pos, aux) and set
+ * blk->len (and blk->next_pos); 0 or a negative error, with words in the
+ * loader's own error text.
+ */
+typedef int (*cache_load_fn)(void *user, cache_block_t *blk);
+
+int block_cache_create(uint64_t limit, size_t block_cap, size_t min_blocks,
+		       block_cache_t **out);
+void block_cache_destroy(block_cache_t *c);
+
+/*
+ * The block keyed (pos, aux), loaded by load(user, blk) if it is not
+ * cached. Several callers asking for one block at once: the first loads
+ * it, the others wait for it (single flight). A load that fails is
+ * forgotten: each waiter then loads it itself, so that every caller gets
+ * its own words. *hit tells whether it was cached (for read-ahead
+ * accounting; may be NULL).
+ */
+int block_cache_get(block_cache_t *c, uint64_t pos, uint64_t aux,
+		    cache_load_fn load, void *user, cache_block_t **out,
+		    bool *hit);
+
+/* Whether (pos, aux) is cached or being loaded: read-ahead skips it. */
+bool block_cache_has(block_cache_t *c, uint64_t pos, uint64_t aux);
+
+void block_cache_put(block_cache_t *c, cache_block_t *blk);
+
+void block_cache_stats(block_cache_t *c, uint64_t *bytes, uint64_t *limit,
+		       uint64_t *hits, uint64_t *misses, uint64_t *loads);
+
+/* ---- read-ahead ---------------------------------------------------------- */
+
+typedef struct prefetch prefetch_t;
+
+/* A data block to decode ahead: everything, copied, that reading it
+ * needs, so that the job does not depend on the handle that queued it. */
+typedef struct {
+	uint64_t pos;
+	uint32_t word;
+	uint32_t expect;
+} prefetch_job_t;
+
+int prefetch_create(sqfs_fs_t *fs, unsigned int threads, prefetch_t **out);
+/* Stop the workers and wait for them; queued jobs are dropped. */
+void prefetch_destroy(prefetch_t *pf);
+/* Queue jobs (dropped, not waited for, when the queue is full). */
+void prefetch_queue(prefetch_t *pf, const prefetch_job_t *jobs, size_t count);
+
+/* ---- the file system ----------------------------------------------------- */
+
+struct sqfs_fs {
+	/* What the image is read through: the caller's file, or a
+	 * wrapper that serializes its read_at (SQFS_FS_SERIALIZE_IO). */
+	sqfs_file_t *file;
+	sqfs_file_t *serial;
+	/* The validated image; after open only its immutable tables are
+	 * used, through the contexts' clones. */
+	sqfs_image_t *img;
+	sqfs_super_t super;
+	uint32_t block_size;
+	uint64_t data_start, data_end;
+	uint32_t flags;
+	uint32_t read_ahead;
+
+	uint32_t root_ino;
+	uint64_t root_ref;
+	const uint64_t *export_refs;
+	inode_map_t map;
+	/* The walk that finds numbers nobody named yet runs once. */
+	pthread_mutex_t walk_lock;
+	atomic_bool walked;
+
+	pthread_mutex_t pool_lock;
+	fs_ctx_t *free_ctx;
+	fs_ctx_t *all_ctx;
+
+	block_cache_t *meta;
+	block_cache_t *data;
+	prefetch_t *prefetch;
+	atomic_uint_fast64_t ra_done, ra_used;
+};
+
+struct sqfs_fs_file {
+	sqfs_fs_t *fs;
+	sqfs_inode_t *inode;
+	uint32_t ino;
+	uint64_t size;
+	uint32_t count;
+	/* Bytes of the tail in the fragment block (0: none). */
+	uint32_t tail;
+	/* Where listed block i starts, relative to blocks_start; blocks
+	 * from bad_from on come after an invalid size word and fail. */
+	uint64_t *offsets;
+	uint32_t bad_from;
+	/* The fragment block (checked at open when the file has one). */
+	sqfs_fragment_t frag;
+	const char *frag_why;
+	int frag_code;
+	/* Read-ahead: the block after the last one read, and the first
+	 * block not yet queued. */
+	atomic_uint_fast32_t next_block;
+	atomic_uint_fast32_t ra_until;
+};
+
+/* Take a context (a new one if none is free); NULL: out of memory. */
+fs_ctx_t *fs_ctx_get(sqfs_fs_t *fs);
+void fs_ctx_put(sqfs_fs_t *fs, fs_ctx_t *ctx);
+void fs_ctx_free_all(sqfs_fs_t *fs);
+
+/* The context's error text. */
+static inline errtext_t *fs_err(fs_ctx_t *ctx)
+{
+	return image_errtext(ctx->img);
+}
+
+/* Copy the context's words into why (if not NULL), give the context
+ * back, return code. */
+int fs_ctx_done(sqfs_fs_t *fs, fs_ctx_t *ctx, int code, char *why);
+
+/* Read inode ino (checked: its number must be ino); *out to free(). */
+int fs_read_inode(sqfs_fs_t *fs, fs_ctx_t *ctx, uint32_t ino,
+		  sqfs_inode_t **out);
+
+/* Read the inode at ref that a directory entry numbered ino names. */
+int fs_read_inode_ref(fs_ctx_t *ctx, uint64_t ref, uint32_t ino,
+		      sqfs_inode_t **out);
+
+/* Fill st from inode (ino is its number). */
+int fs_fill_stat(sqfs_fs_t *fs, fs_ctx_t *ctx, const sqfs_inode_t *inode,
+		 sqfs_fs_stat_t *st);
+
+/* Find ino's reference: the export table, the map, else the walk. */
+int fs_locate(sqfs_fs_t *fs, fs_ctx_t *ctx, uint32_t ino, uint64_t *ref);
+
+/* The metadata block fetcher every context's readers use. */
+int fs_meta_fetch(void *user, sqfs_meta_reader_t *mr, uint64_t pos,
+		  uint8_t *data, size_t *len, uint64_t *next);
+
+/* Decode data block (pos, word) into blk with ctx's compressor. */
+int fs_load_data_block(sqfs_fs_t *fs, fs_ctx_t *ctx, cache_block_t *blk);
+
+#endif /* SQFS_FS_INTERNAL_H */
