@@ -254,11 +254,15 @@ static int take_notify(raw_options_t *raw, mount_options_t *opt)
 	const char *why;
 
 	if (raw->notify_fd != NULL) {
-		why = parse_uint(raw->notify_fd, INT_MAX, &num);
+		const char *v = raw->notify_fd;
+
+		if (v[0] == '=')
+			++v;
+		why = parse_uint(v, INT_MAX, &num);
 		if (why != NULL)
-			return bad("--notify-fd", raw->notify_fd, why);
+			return bad("--notify-fd", v, why);
 		if (fcntl((int)num, F_GETFD) < 0)
-			return bad("--notify-fd", raw->notify_fd,
+			return bad("--notify-fd", v,
 				   "not an open file descriptor");
 		opt->notify_fd = (int)num;
 	}

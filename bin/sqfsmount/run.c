@@ -10,6 +10,7 @@
 #include "sqfsmount.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,11 @@ static int serve(mount_options_t *opt, struct fuse_session *se,
 		}
 		fuse_loop_cfg_set_clone_fd(cfg,
 					   (unsigned int)opt->fuse.clone_fd);
-		fuse_loop_cfg_set_idle_threads(cfg, opt->fuse.max_idle_threads);
+		/* UINT_MAX, libfuse's "no limit", is its config's default
+		 * too, and its setter refuses it out loud */
+		if (opt->fuse.max_idle_threads != UINT_MAX)
+			fuse_loop_cfg_set_idle_threads(
+			    cfg, opt->fuse.max_idle_threads);
 		fuse_loop_cfg_set_max_threads(cfg, opt->fuse.max_threads);
 		ret = fuse_session_loop_mt(se, cfg);
 		fuse_loop_cfg_destroy(cfg);

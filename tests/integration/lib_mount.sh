@@ -66,11 +66,11 @@ not_mounted() { ! is_mounted "$1"; }
 pid_gone() { ! kill -0 "$1" 2>/dev/null; }
 
 # fuse_mount TOOL IMAGE DIR [OPTIONS...]: mount in the background (the
-# daemon's way); status in RC, messages in $WORK/fm.err
+# daemon's way) on DIR, which must exist; status in RC, messages in
+# $WORK/fm.err
 fuse_mount() {
 	local tool=$1 img=$2 dir=$3
 	shift 3
-	mkdir -p "$dir"
 	timeout -k 5 60 "$tool" "$@" "$img" "$dir" >"$WORK/fm.out" \
 		2>"$WORK/fm.err"
 	RC=$?

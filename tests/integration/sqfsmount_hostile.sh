@@ -1,0 +1,4 @@
+#!/bin/sh
+. "$(dirname "$0")/lib.sh"
+. "$HERE/lib_mount.sh"
+finish
