@@ -23,9 +23,14 @@
  * only once the data is on storage). What is read through it is untrusted
  * image data and checked as such (image.h).
  *
- * Threads: an sqfs_file_t is not thread safe. The library calls a file
- * only from the thread that called the library with it (the writer's and
- * the readers' worker threads never touch the file).
+ * Threads: an sqfs_file_t is not thread safe in general. The library
+ * calls a file only from the thread that called the library with it (the
+ * writer's and the readers' worker threads never touch the file), with
+ * one exception: the file system object (fs.h) calls read_at from many
+ * threads at once. The read-only files of this header allow that:
+ * sqfs_file_open's read_at is a pread with no shared offset,
+ * sqfs_file_open_memory's a copy from memory that nothing changes while
+ * it is read, and sqfs_file_open_window's that of the file under it.
  *
  * Ownership: the caller owns a file and releases it (sqfs_file_destroy or
  * sqfs_file_close) after every object that uses it; objects made on a file

@@ -6,7 +6,8 @@
 #
 # Usage: tests/fuzz/run-fuzz.sh [SECONDS [TARGET]]   (default 60 image)
 #
-# TARGET is image (fuzz_image.c: the image reader), codec (fuzz_codec.c:
+# TARGET is image (fuzz_image.c: the image reader), fs (fuzz_fs.c: the
+# file system object of sqfs/fs.h, from two threads, on the image corpus), codec (fuzz_codec.c:
 # decompression and option strings of every compressor), tar (fuzz_tar.c: the
 # tar entry reader of lib/tar) or listing (fuzz_listing.c: gensquashfs's
 # pack-file, sort-file and xattr-file parsers, with libcommon.la) or pseudo
@@ -37,7 +38,7 @@ CC=${CC:-clang}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 case $SECS in
 '' | *[!0-9]*)
-	echo "usage: $0 [SECONDS [image|tar|codec|listing|pseudo]]" >&2
+	echo "usage: $0 [SECONDS [image|fs|tar|codec|listing|pseudo]]" >&2
 	exit 2
 	;;
 esac
@@ -60,6 +61,14 @@ tar)
 	findings="findings-tar"
 	log="fuzz-tar.log"
 	dict=(-dict="$src/tests/fuzz/tar.dict")
+	;;
+fs)
+	libs="libsqfs.la"
+	sources=("$src/tests/fuzz/fuzz_fs.c")
+	seeds=corpus
+	findings="findings-fs"
+	log="fuzz-fs.log"
+	dict=()
 	;;
 codec)
 	libs="libsqfs.la"
@@ -98,7 +107,7 @@ pseudo)
 	dict=()
 	;;
 *)
-	echo "usage: $0 [SECONDS [image|tar|codec|listing|pseudo]]" >&2
+	echo "usage: $0 [SECONDS [image|fs|tar|codec|listing|pseudo]]" >&2
 	exit 2
 	;;
 esac
@@ -176,10 +185,11 @@ corpus=$work/$seeds
 found_dir=$work/$findings
 mkdir -p "$corpus" "$found_dir"
 cp "$src/tests/fuzz/$seeds"/* "$corpus/" || exit 99
-if [ "$TARGET" = image ]; then
+if [ "$TARGET" = image ] || [ "$TARGET" = fs ]; then
 	cp "$src"/tests/fixtures/*.sqfs "$corpus/" || exit 99
 fi
-if [ "$TARGET" = image ] && [ -x /usr/bin/mksquashfs ]; then
+if { [ "$TARGET" = image ] || [ "$TARGET" = fs ]; } &&
+	[ -x /usr/bin/mksquashfs ]; then
 	mkdir -p "$work/tree/sub"
 	seq 1 700 >"$work/tree/sub/lines"
 	echo tiny >"$work/tree/tiny"
