@@ -4,8 +4,10 @@
  *
  * Idle means no request being served, no file or directory open, and no
  * request for N seconds. A thread looks once a second; when the time has
- * come it ends the session as SIGTERM would (the main thread, woken by
- * the signal, leaves the loop and unmounts lazily).
+ * come it ends the session as SIGTERM would: the main thread, woken by a
+ * signal of its own (SIGUSR1, whose handler does nothing but interrupt
+ * the wait: SIGTERM may be ignored, and libfuse then leaves it so),
+ * leaves the loop and unmounts lazily.
  */
 #include "config.h"
 
@@ -13,6 +15,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <time.h>
 
 static pthread_t idle_thread;
@@ -72,19 +75,31 @@ static void *idle_main(void *user)
 			continue;
 		fuse_session_exit(arg->se);
 		/* wake the main thread from its wait in the loop */
-		pthread_kill(main_thread, SIGTERM);
+		pthread_kill(main_thread, SIGUSR1);
 		break;
 	}
 	pthread_mutex_unlock(&lock);
 	return NULL;
 }
 
+static void wake_up(int sig)
+{
+	(void)sig;
+}
+
 int mount_idle_start(mount_ctx_t *ctx, struct fuse_session *se)
 {
+	struct sigaction sa;
 	int ret;
 
 	if (ctx->opt->timeout == 0)
 		return 0;
+	/* no SA_RESTART: the wait is interrupted, not resumed */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = wake_up;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL) != 0)
+		return -1;
 	atomic_store(&ctx->last_active, now_seconds());
 	main_thread = pthread_self();
 	idle_arg.ctx = ctx;

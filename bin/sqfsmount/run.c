@@ -97,8 +97,10 @@ static int serve(mount_options_t *opt, struct fuse_session *se,
 		fuse_loop_cfg_destroy(cfg);
 	}
 	mount_idle_stop();
-	/* a signal, fusermount3 -u or the timeout end the loop normally */
-	if (ret < 0 && ret != -ENODEV) {
+	/* a signal, fusermount3 -u or the timeout (the loop's wait
+	 * interrupted) end the loop normally */
+	if (ret < 0 && ret != -ENODEV &&
+	    !(ret == -EINTR && fuse_session_exited(se))) {
 		tool_error(opt->fuse.mountpoint, "serving: %s", strerror(-ret));
 		return -1;
 	}

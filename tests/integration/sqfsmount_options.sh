@@ -201,6 +201,23 @@ check "timeout=1: unmounted once closed (within 6 s)" wait_for not_mounted 6 "$F
 is_mounted "$F" && fuse_umount "$F"
 MOUNTS=$(echo " $MOUNTS " | sed "s# $F # #g")
 
+# in the foreground, one thread: the daemon ends by itself, status 0
+for threads in -s -o; do
+	[ "$threads" = -o ] && threads="-o max_threads=4"
+	# shellcheck disable=SC2086
+	if fg_start "$IMG" "$F" -o timeout=1 $threads; then
+		cat "$F/hello" >/dev/null
+		check "-f -o timeout=1 $threads: the daemon ends (within 6 s)" \
+			wait_for pid_gone 6 "$FG_PID"
+		check "-f -o timeout=1 $threads: unmounted" not_mounted "$F"
+		fg_stop "$F"
+		expect_eq "-f -o timeout=1 $threads: exit status" "$?" 0
+	else
+		fail "-f -o timeout=1 $threads: not mounted: $(cat "$WORK/fg.err")"
+	fi
+	MOUNTS=$(echo " $MOUNTS " | sed "s# $F # #g")
+done
+
 # ------------------------------------------------------------ notify
 
 mkfifo "$WORK/fifo"
