@@ -43,7 +43,7 @@ static void reply_err(mount_ctx_t *ctx, fuse_req_t req, int err)
 
 static void op_init(void *user, struct fuse_conn_info *conn)
 {
-	(void)user;
+	const mount_ctx_t *ctx = user;
 
 	/* the same pages for every reader, and nothing to invalidate:
 	 * the image never changes */
@@ -68,7 +68,8 @@ static void op_init(void *user, struct fuse_conn_info *conn)
 	 * buffer (and the kernel's max_pages), which reads use too; it
 	 * lowers both to what it and the kernel support */
 	conn->max_write = 1u << 20;
-	conn->max_read = 0;
+	/* the mount option's value, which libfuse insists on hearing twice */
+	conn->max_read = ctx->opt->max_read;
 	/* conn->max_readahead already is the most the kernel offers */
 }
 

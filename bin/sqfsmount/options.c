@@ -150,6 +150,7 @@ typedef struct {
 	char *offset, *subdir, *uid, *gid, *timeout, *notify_pipe;
 	char *notify_fd, *meta_cache, *data_cache, *read_ahead;
 	char *image, *mountpoint;
+	unsigned int max_read;
 	int nonopts;
 	bool help, version, others, fsname;
 } raw_options_t;
@@ -159,6 +160,7 @@ enum {
 	KEY_VERSION,
 	KEY_OTHERS,
 	KEY_FSNAME,
+	KEY_KEEP,
 };
 
 #define RAW(name, field)                                \
@@ -185,6 +187,9 @@ static const struct fuse_opt spec[] = {
     FUSE_OPT_KEY("allow_other", KEY_OTHERS),
     FUSE_OPT_KEY("allow_root", KEY_OTHERS),
     FUSE_OPT_KEY("fsname=", KEY_FSNAME),
+    /* libfuse wants the mount option's value from init() too */
+    RAW("max_read=%u", max_read),
+    FUSE_OPT_KEY("max_read=", KEY_KEEP),
     FUSE_OPT_END,
 };
 
@@ -205,6 +210,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 		return 1;
 	case KEY_FSNAME:
 		raw->fsname = true;
+		return 1;
+	case KEY_KEEP:
 		return 1;
 	case FUSE_OPT_KEY_NONOPT:
 		raw->nonopts += 1;
@@ -434,6 +441,7 @@ int mount_parse_options(mount_personality_t who, int argc, char **argv,
 		goto out;
 	raw.subdir = NULL;
 	opt->others = raw.others;
+	opt->max_read = raw.max_read;
 	if (check_mountpoint(raw.mountpoint) != 0)
 		goto out;
 

@@ -53,6 +53,8 @@ typedef struct {
 	/* Other users may reach the mount: the kernel must check
 	 * permissions. */
 	bool others;
+	/* -o max_read=N (0: none), which init() must repeat. */
+	unsigned int max_read;
 	/* libfuse's part of the command line. */
 	struct fuse_cmdline_opts fuse;
 	/* The arguments left for fuse_session_new (mount options). */

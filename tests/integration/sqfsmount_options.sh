@@ -145,6 +145,10 @@ fuse_mount "$SQFSMOUNT" "$IMG" "$F" \
 	-o clone_fd -o max_idle_threads=1
 mounted_as "big caches, 64 blocks ahead, clone_fd, 4 threads" "$F" "$K"
 fuse_umount "$F"
+# a mount option libfuse checks against init()'s answer
+fuse_mount "$SQFSMOUNT" "$IMG" "$F" -o max_read=65536,default_permissions
+mounted_as "max_read=65536,default_permissions" "$F" "$K"
+fuse_umount "$F"
 
 # ------------------------------------------------------------ ending
 
