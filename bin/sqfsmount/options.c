@@ -309,8 +309,10 @@ static int take_values(raw_options_t *raw, mount_options_t *opt)
 		if (why != NULL)
 			return bad("offset", raw->offset, why);
 	}
-	if (raw->subdir != NULL)
+	if (raw->subdir != NULL) {
 		opt->subdir = raw->subdir;
+		raw->subdir = NULL;
+	}
 	if (raw->uid != NULL) {
 		why = parse_uint(raw->uid, UINT32_MAX, &num);
 		if (why != NULL)
@@ -439,7 +441,6 @@ int mount_parse_options(mount_personality_t who, int argc, char **argv,
 	raw.image = NULL;
 	if (take_values(&raw, opt) != 0)
 		goto out;
-	raw.subdir = NULL;
 	opt->others = raw.others;
 	opt->max_read = raw.max_read;
 	if (check_mountpoint(raw.mountpoint) != 0)
