@@ -188,6 +188,7 @@ static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
 	uint32_t ino = mount_ino_of(ctx, node);
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	sqfs_fs_file_t *file;
+	mount_handle_t *h;
 	int ret;
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
@@ -200,16 +201,19 @@ static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
 			  mount_errno(ctx, ret, true, "open", ino, why));
 		return;
 	}
-	fi->fh = (uint64_t)(uintptr_t)file;
+	h = mount_handle_add(ctx, file);
+	if (h == NULL) {
+		sqfs_fs_file_close(file);
+		reply_err(ctx, req, ENOMEM);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)h;
 	/* the pages of an earlier open are still the file's */
 	fi->keep_cache = 1;
 	fi->noflush = 1;
-	atomic_fetch_add(&ctx->open_handles, 1);
-	if (fuse_reply_open(req, fi) != 0) {
-		/* the opener is gone (interrupted): no release will come */
-		sqfs_fs_file_close(file);
-		atomic_fetch_sub(&ctx->open_handles, 1);
-	}
+	/* the opener gone (interrupted): no release will come */
+	if (fuse_reply_open(req, fi) != 0)
+		mount_handle_close(ctx, h);
 	mount_idle(ctx);
 }
 
@@ -217,7 +221,8 @@ static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	mount_ctx_t *ctx = ctx_of(req);
-	sqfs_fs_file_t *file = (sqfs_fs_file_t *)(uintptr_t)fi->fh;
+	sqfs_fs_file_t *file =
+	    mount_handle_file((mount_handle_t *)(uintptr_t)fi->fh);
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	ptrdiff_t got;
 	void *buf;
@@ -254,8 +259,7 @@ static void op_release(fuse_req_t req, fuse_ino_t node,
 	mount_ctx_t *ctx = ctx_of(req);
 
 	(void)node;
-	sqfs_fs_file_close((sqfs_fs_file_t *)(uintptr_t)fi->fh);
-	atomic_fetch_sub(&ctx->open_handles, 1);
+	mount_handle_close(ctx, (mount_handle_t *)(uintptr_t)fi->fh);
 	reply_err(ctx, req, 0);
 }
 

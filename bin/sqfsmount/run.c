@@ -60,6 +60,7 @@ static int open_image(const mount_options_t *opt, mount_image_t *mi)
 
 static void close_image(mount_image_t *mi)
 {
+	mount_handles_close_all(&mi->ctx);
 	sqfs_fs_destroy(mi->ctx.fs);
 	mi->ctx.fs = NULL;
 	sqfs_file_destroy(mi->file);
@@ -116,6 +117,7 @@ int mount_run(mount_personality_t who, int argc, char **argv)
 	bool mounted = false, handlers = false;
 
 	memset(&mi, 0, sizeof(mi));
+	pthread_mutex_init(&mi.ctx.handles_lock, NULL);
 	ret = mount_parse_options(who, argc, argv, &opt);
 	if (ret != 0) {
 		if (ret < 0)
@@ -167,6 +169,7 @@ out:
 		fuse_session_destroy(se);
 	close_image(&mi);
 out_args:
+	pthread_mutex_destroy(&mi.ctx.handles_lock);
 	fuse_opt_free_args(&opt.args);
 	free(opt.fuse.mountpoint);
 	free(opt.notify_pipe);

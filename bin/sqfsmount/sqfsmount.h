@@ -61,6 +61,8 @@ typedef struct {
 	struct fuse_args args;
 } mount_options_t;
 
+typedef struct mount_handle mount_handle_t;
+
 /* The mounted file system: the user data of every FUSE request. */
 typedef struct {
 	const mount_options_t *opt;
@@ -74,6 +76,9 @@ typedef struct {
 	atomic_uint busy;
 	atomic_uint open_handles;
 	atomic_llong last_active;
+	/* The open files (handles.c). */
+	pthread_mutex_t handles_lock;
+	mount_handle_t *handles;
 } mount_ctx_t;
 
 /* options.c: parse the command line. Returns 0, CLI_DONE (help or
@@ -95,6 +100,14 @@ void mount_fill_stat(const mount_ctx_t *ctx, const sqfs_fs_stat_t *in,
  * error is the image's, not the caller's. */
 int mount_errno(mount_ctx_t *ctx, int err, bool read_op, const char *what,
 		uint32_t ino, const char *why);
+
+/* handles.c: open files, each a handle in fi->fh; those the kernel never
+ * released are closed by mount_handles_close_all once the session ended
+ * (no request running). add returns NULL when out of memory. */
+mount_handle_t *mount_handle_add(mount_ctx_t *ctx, sqfs_fs_file_t *file);
+sqfs_fs_file_t *mount_handle_file(const mount_handle_t *h);
+void mount_handle_close(mount_ctx_t *ctx, mount_handle_t *h);
+void mount_handles_close_all(mount_ctx_t *ctx);
 
 /* notify.c: tell the notify pipe and the notify fd 's' or 'f'. On
  * success, the pipe is written from a thread, as soon as someone reads
