@@ -120,6 +120,13 @@ if [ -n "$AS_NOBODY" ]; then
 		grep -q 'Permission denied' "$WORK/nobody.out"
 	expect_eq "allow_other: root reads it" "$(cat "$F/secret")" secret
 	fuse_umount "$F"
+	# allow_root: root (the mounter here) gets in, others do not
+	fuse_mount "$SQFSMOUNT" "$IMG" "$F" -o allow_root
+	mounted_as "allow_root" "$F" "$K"
+	# shellcheck disable=SC2086
+	$AS_NOBODY cat "$F/hello" >/dev/null 2>&1
+	expect_eq "allow_root: another user is kept out" "$?" 1
+	fuse_umount "$F"
 	chmod 0700 "$WORK"
 else
 	echo "note: neither setpriv nor runuser: allow_other not checked"
