@@ -114,7 +114,7 @@ int mount_run(mount_personality_t who, int argc, char **argv)
 	mount_image_t mi;
 	struct fuse_session *se = NULL;
 	int ret, status = EXIT_FAILURE;
-	bool mounted = false, handlers = false;
+	bool mounted = false, handlers = false, failed = false;
 
 	memset(&mi, 0, sizeof(mi));
 	pthread_mutex_init(&mi.ctx.handles_lock, NULL);
@@ -159,7 +159,7 @@ int mount_run(mount_personality_t who, int argc, char **argv)
 	status = serve(&opt, se, &mi.ctx) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	goto out;
 fail:
-	mount_notify(&opt, 'f');
+	failed = true;
 out:
 	if (mounted)
 		fuse_session_unmount(se);
@@ -168,6 +168,9 @@ out:
 	if (se != NULL)
 		fuse_session_destroy(se);
 	close_image(&mi);
+	/* after the file system's threads are gone: telling may fork */
+	if (failed)
+		mount_notify(&opt, 'f');
 out_args:
 	pthread_mutex_destroy(&mi.ctx.handles_lock);
 	fuse_opt_free_args(&opt.args);
