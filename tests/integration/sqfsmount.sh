@@ -290,6 +290,20 @@ PY
 expect_eq "xattr calls: size probes, ERANGE, ENODATA, EROFS as the kernel" \
 	"$(cat "$WORK/xf.out")" "$(cat "$WORK/xk.out")"
 check "xattr calls: ERANGE seen" grep -q -- "-$("$PYTHON" -c 'import errno; print(errno.ERANGE)')" "$WORK/xf.out"
+# names too long, missing, through a file: the kernel's errors
+cat >"$WORK/names.py" <<'PY'
+import errno, os, sys
+out = []
+for rel in ("x" * 257, "x" * 256, "nothere", "hello.txt/x", "sub/../hello.txt"):
+    try:
+        os.lstat(os.path.join(sys.argv[1], rel))
+        out.append("ok")
+    except OSError as e:
+        out.append(errno.errorcode[e.errno])
+print(out)
+PY
+expect_eq "lookups that fail fail as on the kernel's" \
+	"$("$PYTHON" "$WORK/names.py" "$F")" "$("$PYTHON" "$WORK/names.py" "$K")"
 expect_eq "readlink" "$(readlink "$F/link_rel")" hello.txt
 cat "$F/sub" >/dev/null 2>"$WORK/cat.err"
 check "reading a directory: EISDIR" grep -q 'Is a directory' "$WORK/cat.err"
