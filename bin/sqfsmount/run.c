@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,9 @@ int mount_run(mount_personality_t who, int argc, char **argv)
 
 	memset(&mi, 0, sizeof(mi));
 	pthread_mutex_init(&mi.ctx.handles_lock, NULL);
+	/* a notify pipe's reader that went away is no reason to die (libfuse
+	 * ignores SIGPIPE too, but only once the session is there) */
+	signal(SIGPIPE, SIG_IGN);
 	ret = mount_parse_options(who, argc, argv, &opt);
 	if (ret != 0) {
 		if (ret < 0)
