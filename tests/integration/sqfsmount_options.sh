@@ -263,6 +263,13 @@ fuse_mount "$SQFSMOUNT" "$WORK/bad.sqfs" "$F" -o notify_pipe="$WORK/fifo"
 wait "$READER"
 expect_eq "notify_pipe: 'f' for a bad image" "$(cat "$WORK/got")" f
 expect_eq "notify_pipe: status for a bad image" "$RC" 1
+# no reader yet: the command fails at once, the 'f' waits for the reader
+fuse_mount "$SQFSMOUNT" "$WORK/bad.sqfs" "$F" -o notify_pipe="$WORK/fifo"
+expect_eq "notify_pipe (no reader yet): status for a bad image" "$RC" 1
+notify_read
+wait "$READER"
+expect_eq "notify_pipe: 'f' for a reader who comes later" \
+	"$(cat "$WORK/got")" f
 
 fuse_mount "$SQFSMOUNT" "$IMG" "$F" --notify-fd 3 3>"$WORK/fd.out"
 expect_eq "--notify-fd: 's' once mounted" "$(cat "$WORK/fd.out")" s
