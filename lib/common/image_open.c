@@ -37,8 +37,8 @@ int cli_image_offset(const char *option, const char *arg, image_offset_t *out)
 	return why != NULL ? cli_bad_value(option, arg, why) : 0;
 }
 
-int image_open_at(const char *path, const image_offset_t *at,
-		  sqfs_file_t **file, sqfs_image_t **img)
+int image_file_open_at(const char *path, const image_offset_t *at,
+		       sqfs_file_t **file, uint64_t *found)
 {
 	char why[SQFS_ERROR_TEXT_SIZE];
 	sqfs_file_t *f, *window;
@@ -46,7 +46,7 @@ int image_open_at(const char *path, const image_offset_t *at,
 	int ret;
 
 	*file = NULL;
-	*img = NULL;
+	*found = 0;
 	errno = 0;
 	ret = sqfs_file_open(&f, path, SQFS_FILE_OPEN_READ_ONLY);
 	if (ret != 0) {
@@ -90,18 +90,40 @@ int image_open_at(const char *path, const image_offset_t *at,
 		}
 		f = window;
 	}
+	*file = f;
+	*found = offset;
+	return 0;
+}
+
+void image_open_error(const char *path, uint64_t offset, const char *why)
+{
+	if (offset != 0)
+		tool_error(path, "at offset %llu: %s",
+			   (unsigned long long)offset, why);
+	else
+		tool_error(path, "%s", why);
+}
+
+int image_open_at(const char *path, const image_offset_t *at,
+		  sqfs_file_t **file, sqfs_image_t **img)
+{
+	char why[SQFS_ERROR_TEXT_SIZE];
+	uint64_t offset;
+	sqfs_file_t *f;
+	int ret;
+
+	*img = NULL;
+	if (image_file_open_at(path, at, file, &offset) != 0)
+		return -1;
+	f = *file;
 
 	ret = sqfs_image_open(f, img, why);
 	if (ret != 0) {
-		if (offset != 0)
-			tool_error(path, "at offset %llu: %s",
-				   (unsigned long long)offset, why);
-		else
-			tool_error(path, "%s", why);
+		image_open_error(path, offset, why);
 		sqfs_file_destroy(f);
+		*file = NULL;
 		*img = NULL;
 		return -1;
 	}
-	*file = f;
 	return 0;
 }

@@ -45,6 +45,22 @@ const char *image_offset_parse(const char *str, image_offset_t *out);
 int cli_image_offset(const char *option, const char *arg, image_offset_t *out);
 
 /*
+ * Open the file at path, read-only, and give the view of it that starts
+ * where at says (NULL: 0): the file itself at 0, else a window that owns
+ * it. *found receives the offset used (the one located for auto). For a
+ * reader that opens the image in its own way (sqfsmount's sqfs_fs_open);
+ * failures are printed as image_open_at prints them. Returns 0 or -1,
+ * with nothing left to release.
+ */
+int image_file_open_at(const char *path, const image_offset_t *at,
+		       sqfs_file_t **file, uint64_t *found);
+
+/* Print why the image at offset of the file at path could not be opened
+ * ("IMG: at offset 5000: not a SquashFS image (bad magic)"), the
+ * library's words being why. */
+void image_open_error(const char *path, uint64_t offset, const char *why);
+
+/*
  * Open the image in the file at path, read-only, from the offset at gives
  * (NULL: 0). *file receives the file to release (sqfs_file_destroy) after
  * the image: a window on the file when the offset is not 0. Every failure

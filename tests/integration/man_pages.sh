@@ -30,7 +30,10 @@ options() {
 	esac
 }
 
-for tool in tar2sqfs sqfs2tar gensquashfs rdsquashfs sqfsdiff; do
+# sqfsmount is built when configure finds libfuse3
+tools="tar2sqfs sqfs2tar gensquashfs rdsquashfs sqfsdiff"
+[ -x "$abs_top_builddir/sqfsmount" ] && tools="$tools sqfsmount"
+for tool in $tools; do
 	bin=$abs_top_builddir/$tool
 	page=$abs_top_srcdir/doc/$tool.1
 	if [ ! -x "$bin" ] || [ ! -f "$page" ]; then
