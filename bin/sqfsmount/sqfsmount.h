@@ -71,6 +71,8 @@ typedef struct {
 	uint32_t root;
 	/* Log the library's words on stderr (foreground or debug). */
 	bool verbose;
+	/* The kernel opens files (directories) without asking (init()). */
+	bool no_open, no_opendir;
 	/* Requests being served, handles open, and the monotonic second of
 	 * the last request, for -o timeout. */
 	atomic_uint busy;
