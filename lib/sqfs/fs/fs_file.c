@@ -16,6 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* next_block before the first read: no block index (a file has fewer
+ * than UINT32_MAX - 2 blocks, so no index of a block or the tail is
+ * NO_READ_YET or one less). */
+#define NO_READ_YET UINT32_MAX
+
 /* ---- decoding a block ---------------------------------------------------- */
 
 int fs_load_data_block(sqfs_fs_t *fs, fs_ctx_t *ctx, cache_block_t *blk)
@@ -95,7 +100,7 @@ int sqfs_fs_file_open(sqfs_fs_t *fs, uint32_t ino, sqfs_fs_file_t **out,
 		goto fail;
 	}
 	bad = data_file_info(fs->block_size, inode, &fi);
-	if (bad == NULL && fi.count > UINT32_MAX - 1)
+	if (bad == NULL && fi.count > UINT32_MAX - 2)
 		bad = "the block list is too long";
 	if (bad != NULL) {
 		ret = errtext_set(fs_err(ctx), SQFS_ERROR_CORRUPTED,
@@ -138,7 +143,9 @@ int sqfs_fs_file_open(sqfs_fs_t *fs, uint32_t ino, sqfs_fs_file_t **out,
 			f->frag_code = SQFS_ERROR_CORRUPTED;
 		}
 	}
-	atomic_init(&f->next_block, 0);
+	/* no read yet: the first read alone is no sign of a sequential
+	 * reader (a program that reads a file's head only) */
+	atomic_init(&f->next_block, NO_READ_YET);
 	atomic_init(&f->ra_until, 0);
 	atomic_init(&f->refs, 1);
 	fs_ctx_put(fs, ctx);

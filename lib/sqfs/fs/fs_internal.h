@@ -234,8 +234,8 @@ struct sqfs_fs_file {
 	sqfs_fragment_t frag;
 	const char *frag_why;
 	int frag_code;
-	/* Read-ahead: the block after the last one read, and the first
-	 * block not yet queued. */
+	/* Read-ahead: the block after the last one read (UINT32_MAX before
+	 * the first read), and the first block not yet queued. */
 	atomic_uint_fast32_t next_block;
 	atomic_uint_fast32_t ra_until;
 };
