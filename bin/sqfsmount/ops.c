@@ -72,14 +72,22 @@ static void op_init(void *user, struct fuse_conn_info *conn)
 	conn->max_read = ctx->opt->max_read;
 	/* conn->max_readahead already is the most the kernel offers */
 
+	/* reads smaller than the read-ahead window are random: their
+	 * blocks go whole to the page cache (store.c) */
+	ctx->read_ahead_bytes = conn->max_readahead;
+	ctx->store = conn->proto_major > 7 ||
+		     (conn->proto_major == 7 && conn->proto_minor >= 15);
+
 	/* Opens without a request: open() answers ENOSYS, after which the
 	 * kernel opens files (directories) itself and sends neither open
 	 * nor release, halving the requests of reading a small file
 	 * (lookup, open, read, release -> lookup, read). Reads then come
 	 * without a handle and find the file by number (the library keeps
 	 * the handles of recent files). Not with -o timeout, which must
-	 * know of every open file. */
-	if (ctx->opt->timeout == 0) {
+	 * know of every open file, nor with -o allow_root, which libfuse
+	 * enforces on every request but reads: an open nobody asks for
+	 * would let any user read. */
+	if (ctx->opt->timeout == 0 && !ctx->opt->root_only) {
 		ctx->no_open = (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) != 0;
 		ctx->no_opendir =
 		    (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) != 0;
@@ -273,6 +281,9 @@ static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 				      mount_ino_of(ctx, node), why));
 	} else {
 		fuse_reply_buf(req, buf, (size_t)got);
+		/* after the answer: its pages are unlocked */
+		mount_store_read(ctx, node, mount_ino_of(ctx, node),
+				 (uint64_t)off, size, (size_t)got);
 		mount_idle(ctx);
 	}
 	free(buf);
