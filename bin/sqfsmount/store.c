@@ -26,10 +26,11 @@
  * thread is done, and the kernel aborting the connection (unmount)
  * unlocks every page as well.
  *
- * Only reads the kernel did not size itself are stored around: a read
- * smaller than its read-ahead window (a sequential reader's requests are
- * read-ahead windows, which the page cache and the library's read-ahead
- * serve already).
+ * Only random reads are stored around: smaller than the kernel's
+ * read-ahead window (a sequential reader's requests grow to it), not at
+ * a file's head (a reader starting, or a program sniffing headers) and
+ * not where the last read of the file ended (the kernel asks for what
+ * follows anyway, and the library's read-ahead has decoded it).
  */
 #include "config.h"
 
@@ -41,6 +42,14 @@
 #include <string.h>
 
 #define QUEUE_SIZE 64u
+#define LAST_SLOTS 1024u
+
+/* Where the last read of a node ended, by node (direct-mapped; a wrong
+ * guess costs only time): a read that starts there continues a
+ * sequential reader, whose next requests the kernel sends anyway. */
+static struct {
+	atomic_uint_fast64_t node, end;
+} last[LAST_SLOTS];
 
 typedef struct {
 	fuse_ino_t node;
@@ -152,8 +161,22 @@ void mount_store_read(mount_ctx_t *ctx, fuse_ino_t node, uint32_t ino,
 	store_job_t job;
 	size_t i;
 
-	if (!st.running || !ctx->store || size == 0 ||
-	    asked >= ctx->read_ahead_bytes)
+	uint32_t slot = (uint32_t)(node * 0x9E3779B97F4A7C15ull >> 54);
+	bool goes_on;
+
+	if (!st.running || !ctx->store || size == 0)
+		return;
+	goes_on =
+	    atomic_load_explicit(&last[slot].node, memory_order_relaxed) ==
+		node &&
+	    atomic_load_explicit(&last[slot].end, memory_order_relaxed) == off;
+	atomic_store_explicit(&last[slot].node, node, memory_order_relaxed);
+	atomic_store_explicit(&last[slot].end, off + size,
+			      memory_order_relaxed);
+	/* random: not the kernel's read-ahead window, not a file's head
+	 * (a reader starting, or sniffing the head only), not where the
+	 * last read ended */
+	if (asked >= ctx->read_ahead_bytes || off == 0 || goes_on)
 		return;
 	job.node = node;
 	job.ino = ino;
