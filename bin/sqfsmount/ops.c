@@ -43,7 +43,7 @@ static void reply_err(mount_ctx_t *ctx, fuse_req_t req, int err)
 
 static void op_init(void *user, struct fuse_conn_info *conn)
 {
-	const mount_ctx_t *ctx = user;
+	mount_ctx_t *ctx = user;
 
 	/* the same pages for every reader, and nothing to invalidate:
 	 * the image never changes */
@@ -71,6 +71,27 @@ static void op_init(void *user, struct fuse_conn_info *conn)
 	/* the mount option's value, which libfuse insists on hearing twice */
 	conn->max_read = ctx->opt->max_read;
 	/* conn->max_readahead already is the most the kernel offers */
+
+	/* reads smaller than the read-ahead window are random: their
+	 * blocks go whole to the page cache (store.c) */
+	ctx->read_ahead_bytes = conn->max_readahead;
+	ctx->store = conn->proto_major > 7 ||
+		     (conn->proto_major == 7 && conn->proto_minor >= 15);
+
+	/* Opens without a request: open() answers ENOSYS, after which the
+	 * kernel opens files (directories) itself and sends neither open
+	 * nor release, halving the requests of reading a small file
+	 * (lookup, open, read, release -> lookup, read). Reads then come
+	 * without a handle and find the file by number (the library keeps
+	 * the handles of recent files). Not with -o timeout, which must
+	 * know of every open file, nor with -o allow_root, which libfuse
+	 * enforces on every request but reads: an open nobody asks for
+	 * would let any user read. */
+	if (ctx->opt->timeout == 0 && !ctx->opt->root_only) {
+		ctx->no_open = (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) != 0;
+		ctx->no_opendir =
+		    (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) != 0;
+	}
 }
 
 /* ---------------------------------------------------------------- names */
@@ -195,6 +216,11 @@ static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
 		reply_err(ctx, req, EROFS);
 		return;
 	}
+	/* the mount is read only: the kernel refuses writers itself */
+	if (ctx->no_open) {
+		reply_err(ctx, req, ENOSYS);
+		return;
+	}
 	ret = sqfs_fs_file_open(ctx->fs, ino, &file, why);
 	if (ret != 0) {
 		reply_err(ctx, req,
@@ -221,8 +247,7 @@ static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	mount_ctx_t *ctx = ctx_of(req);
-	sqfs_fs_file_t *file =
-	    mount_handle_file((mount_handle_t *)(uintptr_t)fi->fh);
+	sqfs_fs_file_t *file = NULL;
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	ptrdiff_t got;
 	void *buf;
@@ -231,7 +256,11 @@ static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 		reply_err(ctx, req, EINVAL);
 		return;
 	}
-	if ((uint64_t)off >= sqfs_fs_file_size(file) || size == 0) {
+	/* no handle when the kernel opened the file itself */
+	if (fi->fh != 0)
+		file = mount_handle_file((mount_handle_t *)(uintptr_t)fi->fh);
+	if (size == 0 ||
+	    (file != NULL && (uint64_t)off >= sqfs_fs_file_size(file))) {
 		fuse_reply_buf(req, NULL, 0);
 		mount_idle(ctx);
 		return;
@@ -241,13 +270,20 @@ static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 		reply_err(ctx, req, ENOMEM);
 		return;
 	}
-	got = sqfs_fs_file_read(file, (uint64_t)off, buf, size, why);
+	if (file != NULL)
+		got = sqfs_fs_file_read(file, (uint64_t)off, buf, size, why);
+	else
+		got = sqfs_fs_read(ctx->fs, mount_ino_of(ctx, node),
+				   (uint64_t)off, buf, size, why);
 	if (got < 0) {
 		reply_err(ctx, req,
 			  mount_errno(ctx, (int)got, true, "read",
 				      mount_ino_of(ctx, node), why));
 	} else {
 		fuse_reply_buf(req, buf, (size_t)got);
+		/* after the answer: its pages are unlocked */
+		mount_store_read(ctx, node, mount_ino_of(ctx, node),
+				 (uint64_t)off, size, (size_t)got);
 		mount_idle(ctx);
 	}
 	free(buf);
@@ -276,6 +312,12 @@ static void op_opendir(fuse_req_t req, fuse_ino_t node,
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY) {
 		reply_err(ctx, req, EISDIR);
+		return;
+	}
+	/* the kernel then opens directories itself and keeps their
+	 * listings (FOPEN_KEEP_CACHE | FOPEN_CACHE_DIR) */
+	if (ctx->no_opendir) {
+		reply_err(ctx, req, ENOSYS);
 		return;
 	}
 	ret = sqfs_fs_stat(ctx->fs, ino, &st, why);

@@ -152,7 +152,7 @@ typedef struct {
 	char *image, *mountpoint;
 	unsigned int max_read;
 	int nonopts;
-	bool help, version, others, fsname;
+	bool help, version, others, root_only, fsname;
 } raw_options_t;
 
 enum {
@@ -207,6 +207,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *out)
 		return 0;
 	case KEY_OTHERS:
 		raw->others = true;
+		if (strcmp(arg, "allow_root") == 0)
+			raw->root_only = true;
 		return 1;
 	case KEY_FSNAME:
 		raw->fsname = true;
@@ -442,6 +444,7 @@ int mount_parse_options(mount_personality_t who, int argc, char **argv,
 	if (take_values(&raw, opt) != 0)
 		goto out;
 	opt->others = raw.others;
+	opt->root_only = raw.root_only;
 	opt->max_read = raw.max_read;
 	if (check_mountpoint(raw.mountpoint) != 0)
 		goto out;

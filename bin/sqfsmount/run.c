@@ -78,11 +78,15 @@ static int serve(mount_options_t *opt, struct fuse_session *se,
 		tool_error(NULL, "timeout thread: %s", strerror(errno));
 		return -1;
 	}
+	/* without it, random reads are only slower */
+	if (mount_store_start(ctx, se) != 0 && ctx->verbose)
+		tool_error(NULL, "store thread: %s", strerror(errno));
 	if (opt->fuse.singlethread) {
 		ret = fuse_session_loop(se);
 	} else {
 		cfg = fuse_loop_cfg_create();
 		if (cfg == NULL) {
+			mount_store_stop(se);
 			mount_idle_stop();
 			tool_error(NULL, "%s", strerror(ENOMEM));
 			return -1;
@@ -98,6 +102,7 @@ static int serve(mount_options_t *opt, struct fuse_session *se,
 		ret = fuse_session_loop_mt(se, cfg);
 		fuse_loop_cfg_destroy(cfg);
 	}
+	mount_store_stop(se);
 	mount_idle_stop();
 	/* a signal, fusermount3 -u or the timeout (the loop's wait
 	 * interrupted) end the loop normally */

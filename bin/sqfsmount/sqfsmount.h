@@ -51,8 +51,9 @@ typedef struct {
 	/* The file system's caches and read-ahead. */
 	sqfs_fs_options_t fs;
 	/* Other users may reach the mount: the kernel must check
-	 * permissions. */
-	bool others;
+	 * permissions. root_only: -o allow_root, which libfuse enforces on
+	 * every request but reads (so opens must be asked for). */
+	bool others, root_only;
 	/* -o max_read=N (0: none), which init() must repeat. */
 	unsigned int max_read;
 	/* libfuse's part of the command line. */
@@ -71,6 +72,12 @@ typedef struct {
 	uint32_t root;
 	/* Log the library's words on stderr (foreground or debug). */
 	bool verbose;
+	/* The kernel opens files (directories) without asking (init()). */
+	bool no_open, no_opendir;
+	/* Store the blocks around random reads (store.c); the kernel's
+	 * read-ahead window, below which a read is random. */
+	bool store;
+	size_t read_ahead_bytes;
 	/* Requests being served, handles open, and the monotonic second of
 	 * the last request, for -o timeout. */
 	atomic_uint busy;
@@ -127,6 +134,16 @@ void mount_idle_stop(void);
 /* Around every request. */
 void mount_busy(mount_ctx_t *ctx);
 void mount_idle(mount_ctx_t *ctx);
+
+/* store.c: a thread that puts the rest of the blocks of random reads in
+ * the kernel's page cache. start before the loop (-1 and errno: no
+ * thread, nothing stored); read after answering a read of size bytes at
+ * off (asked: the request's size); stop after the loop (answers requests
+ * until the thread is done). */
+int mount_store_start(mount_ctx_t *ctx, struct fuse_session *se);
+void mount_store_read(mount_ctx_t *ctx, fuse_ino_t node, uint32_t ino,
+		      uint64_t off, size_t asked, size_t size);
+void mount_store_stop(struct fuse_session *se);
 
 /* run.c: the whole life of a mount; returns the exit status. */
 int mount_run(mount_personality_t who, int argc, char **argv);

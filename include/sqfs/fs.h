@@ -118,7 +118,8 @@ typedef struct {
 	/* The file's size, a symlink target's length, a directory's
 	 * listing size as the kernel reports it (st_size). */
 	uint64_t size;
-	/* 512-byte units the file's data takes in the image (st_blocks). */
+	/* 512-byte units the file's data and its xattrs take in the image
+	 * (st_blocks). */
 	uint64_t blocks;
 	/* A directory's parent (the root's is the root); else 0. */
 	uint32_t parent;
@@ -239,6 +240,11 @@ SQFS_API int sqfs_fs_xattrs(sqfs_fs_t *fs, uint32_t ino, sqfs_xattr_t **list,
  * Open the regular file ino for reading: a handle that holds its decoded
  * block list, to read from any number of threads at once and to close
  * with sqfs_fs_file_close. SQFS_ERROR_NOT_FILE for other inodes.
+ *
+ * The file system keeps the handles of the files opened last (a few
+ * hundred) and hands out the same handle, counted, to every open of a
+ * file it still keeps: opening a file again costs a hash lookup. Opens of
+ * one file thus share its read-ahead position.
  */
 SQFS_API int sqfs_fs_file_open(sqfs_fs_t *fs, uint32_t ino,
 			       sqfs_fs_file_t **out, char *why);
@@ -260,7 +266,8 @@ SQFS_API uint64_t sqfs_fs_file_size(const sqfs_fs_file_t *file);
 SQFS_API void sqfs_fs_file_close(sqfs_fs_file_t *file);
 
 /* Read size bytes at offset of the regular file ino without a handle
- * (opens and closes one). */
+ * (opens and closes one: for a file read recently, a lookup of its kept
+ * handle, so reading by number costs little more than through a handle). */
 SQFS_API ptrdiff_t sqfs_fs_read(sqfs_fs_t *fs, uint32_t ino, uint64_t offset,
 				void *buf, size_t size, char *why);
 

@@ -25,6 +25,14 @@
  * caller one until block_cache_put. Eviction drops the table's; whoever
  * drops the last frees the block, so a caller may copy from a block the
  * table has already let go.
+ *
+ * Buffers: a freed block's buffer is kept (a few, MAX_SPARES) for the
+ * next block to load, which in a full cache follows every eviction. So
+ * the buffers stay the same few allocations instead of a malloc and free
+ * of a block each miss, which a multithreaded allocator serves from a
+ * different arena in each thread (the loading thread allocates, the
+ * evicting one frees): peak RSS far above the budget, and fresh pages to
+ * fault in.
  */
 #include "fs_internal.h"
 
@@ -32,6 +40,9 @@
 #include <string.h>
 
 #define MAX_SHARDS 16u
+/* Buffers kept for reuse: at most this many, and an eighth of the blocks
+ * the budget holds (at least one). */
+#define MAX_SPARES 8u
 
 enum { ST_LOADING = 0, ST_READY = 1, ST_FAILED = 2 };
 
@@ -52,6 +63,10 @@ struct block_cache {
 	unsigned int count;
 	size_t cap;
 	uint64_t limit;
+	/* Buffers of evicted blocks, for the next blocks to load. */
+	pthread_mutex_t spare_lock;
+	uint8_t *spare[MAX_SPARES];
+	size_t spares, max_spares;
 };
 
 static uint64_t mix(uint64_t pos, uint64_t aux)
@@ -100,6 +115,12 @@ int block_cache_create(uint64_t limit, size_t block_cap, size_t min_blocks,
 		return SQFS_ERROR_ALLOC;
 	c->cap = block_cap;
 	c->limit = limit;
+	pthread_mutex_init(&c->spare_lock, NULL);
+	c->max_spares = (size_t)(limit / block_cap / 8);
+	if (c->max_spares > MAX_SPARES)
+		c->max_spares = MAX_SPARES;
+	if (c->max_spares == 0)
+		c->max_spares = 1;
 
 	/* at least 8 blocks per shard, so one shard's unlucky share of
 	 * the keys does not thrash it */
@@ -134,16 +155,36 @@ int block_cache_create(uint64_t limit, size_t block_cap, size_t min_blocks,
 	return 0;
 }
 
-static void block_free(cache_block_t *b)
+/* A buffer of cap bytes: a spare one if there is. */
+static uint8_t *buf_get(block_cache_t *c)
 {
-	free(b->data);
+	uint8_t *p = NULL;
+
+	pthread_mutex_lock(&c->spare_lock);
+	if (c->spares > 0)
+		p = c->spare[--c->spares];
+	pthread_mutex_unlock(&c->spare_lock);
+	return p != NULL ? p : malloc(c->cap);
+}
+
+static void block_free(block_cache_t *c, cache_block_t *b)
+{
+	uint8_t *p = b->data;
+
+	pthread_mutex_lock(&c->spare_lock);
+	if (p != NULL && c->spares < c->max_spares) {
+		c->spare[c->spares++] = p;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&c->spare_lock);
+	free(p);
 	free(b);
 }
 
-static void unref(cache_block_t *b)
+static void unref(block_cache_t *c, cache_block_t *b)
 {
 	if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
-		block_free(b);
+		block_free(c, b);
 }
 
 void block_cache_destroy(block_cache_t *c)
@@ -160,13 +201,16 @@ void block_cache_destroy(block_cache_t *c)
 		for (j = 0; j <= s->mask; ++j) {
 			for (b = s->table[j]; b != NULL; b = next) {
 				next = b->hnext;
-				unref(b);
+				unref(c, b);
 			}
 		}
 		free(s->table);
 		pthread_mutex_destroy(&s->lock);
 		pthread_cond_destroy(&s->cond);
 	}
+	while (c->spares > 0)
+		free(c->spare[--c->spares]);
+	pthread_mutex_destroy(&c->spare_lock);
 	free(c);
 }
 
@@ -242,7 +286,7 @@ static void shrink(block_cache_t *c, shard_t *s)
 		if (b == NULL)
 			break;
 		detach(s, b, c->cap);
-		unref(b);
+		unref(c, b);
 	}
 }
 
@@ -281,8 +325,8 @@ int block_cache_get(block_cache_t *c, uint64_t pos, uint64_t aux,
 				touch(c, s, b);
 			s->hits++;
 			pthread_mutex_unlock(&s->lock);
-			free(fresh != NULL ? fresh->data : NULL);
-			free(fresh);
+			if (fresh != NULL)
+				block_free(c, fresh);
 			*out = b;
 			if (hit != NULL)
 				*hit = true;
@@ -290,7 +334,7 @@ int block_cache_get(block_cache_t *c, uint64_t pos, uint64_t aux,
 		}
 		/* the load failed and the block is gone: try it ourselves */
 		pthread_mutex_unlock(&s->lock);
-		unref(b);
+		unref(c, b);
 		pthread_mutex_lock(&s->lock);
 	}
 
@@ -299,7 +343,7 @@ int block_cache_get(block_cache_t *c, uint64_t pos, uint64_t aux,
 		pthread_mutex_unlock(&s->lock);
 		fresh = calloc(1, sizeof(*fresh));
 		if (fresh != NULL)
-			fresh->data = malloc(c->cap);
+			fresh->data = buf_get(c);
 		if (fresh == NULL || fresh->data == NULL) {
 			if (fresh != NULL)
 				free(fresh);
@@ -312,7 +356,7 @@ int block_cache_get(block_cache_t *c, uint64_t pos, uint64_t aux,
 			pthread_mutex_unlock(&s->lock);
 			ret =
 			    block_cache_get(c, pos, aux, load, user, out, hit);
-			block_free(fresh);
+			block_free(c, fresh);
 			return ret;
 		}
 	}
@@ -353,7 +397,7 @@ int block_cache_get(block_cache_t *c, uint64_t pos, uint64_t aux,
 	pthread_mutex_unlock(&s->lock);
 
 	if (ret != 0) {
-		unref(b);
+		unref(c, b);
 		return ret;
 	}
 	*out = b;
@@ -378,7 +422,7 @@ void block_cache_put(block_cache_t *c, cache_block_t *blk)
 {
 	(void)c;
 	if (blk != NULL)
-		unref(blk);
+		unref(c, blk);
 }
 
 void block_cache_stats(block_cache_t *c, uint64_t *bytes, uint64_t *limit,

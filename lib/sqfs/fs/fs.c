@@ -168,6 +168,8 @@ int sqfs_fs_open(sqfs_file_t *file, const sqfs_fs_options_t *opt,
 				 "out of memory");
 	pthread_mutex_init(&fs->walk_lock, NULL);
 	pthread_mutex_init(&fs->pool_lock, NULL);
+	for (i = 0; i < HANDLE_LOCKS; ++i)
+		pthread_mutex_init(&fs->handle_lock[i], NULL);
 	inode_map_init(&fs->map);
 	atomic_init(&fs->walked, false);
 	atomic_init(&fs->ra_done, 0);
@@ -243,10 +245,13 @@ int sqfs_fs_open(sqfs_file_t *file, const sqfs_fs_options_t *opt,
 
 void sqfs_fs_destroy(sqfs_fs_t *fs)
 {
+	size_t i;
+
 	if (fs == NULL)
 		return;
 	/* the workers use contexts and the caches: stop them first */
 	prefetch_destroy(fs->prefetch);
+	fs_handles_release(fs);
 	fs_ctx_free_all(fs);
 	block_cache_destroy(fs->data);
 	block_cache_destroy(fs->meta);
@@ -256,6 +261,8 @@ void sqfs_fs_destroy(sqfs_fs_t *fs)
 	inode_map_cleanup(&fs->map);
 	pthread_mutex_destroy(&fs->walk_lock);
 	pthread_mutex_destroy(&fs->pool_lock);
+	for (i = 0; i < HANDLE_LOCKS; ++i)
+		pthread_mutex_destroy(&fs->handle_lock[i]);
 	free(fs);
 }
 
@@ -317,6 +324,7 @@ static uint64_t file_blocks(const sqfs_inode_t *inode)
 int fs_fill_stat(sqfs_fs_t *fs, fs_ctx_t *ctx, const sqfs_inode_t *inode,
 		 sqfs_fs_stat_t *st)
 {
+	xattr_id_entry_t xid;
 	uint32_t parent;
 	int ret;
 
@@ -355,6 +363,11 @@ int fs_fill_stat(sqfs_fs_t *fs, fs_ctx_t *ctx, const sqfs_inode_t *inode,
 	default:
 		break;
 	}
+	/* Linux's squashfs counts the xattrs too: the size their id entry
+	 * gives, in 512-byte units rounded up (unsigned, as it computes) */
+	if (inode->xattr_index != SQFS_NO_XATTR &&
+	    image_xattr_id(ctx->img, inode->xattr_index, &xid) == 0)
+		st->blocks += ((uint32_t)(xid.size - 1u) >> 9) + 1u;
 	return 0;
 }
 

@@ -16,6 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* next_block before the first read: no block index (a file has fewer
+ * than UINT32_MAX - 2 blocks, so no index of a block or the tail is
+ * NO_READ_YET or one less). */
+#define NO_READ_YET UINT32_MAX
+
 /* ---- decoding a block ---------------------------------------------------- */
 
 int fs_load_data_block(sqfs_fs_t *fs, fs_ctx_t *ctx, cache_block_t *blk)
@@ -79,7 +84,9 @@ int sqfs_fs_file_open(sqfs_fs_t *fs, uint32_t ino, sqfs_fs_file_t **out,
 
 	if (fs == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	*out = NULL;
+	*out = fs_handle_find(fs, ino);
+	if (*out != NULL)
+		return 0;
 	ctx = fs_ctx_get(fs);
 	if (ctx == NULL)
 		return SQFS_ERROR_ALLOC;
@@ -93,7 +100,7 @@ int sqfs_fs_file_open(sqfs_fs_t *fs, uint32_t ino, sqfs_fs_file_t **out,
 		goto fail;
 	}
 	bad = data_file_info(fs->block_size, inode, &fi);
-	if (bad == NULL && fi.count > UINT32_MAX - 1)
+	if (bad == NULL && fi.count > UINT32_MAX - 2)
 		bad = "the block list is too long";
 	if (bad != NULL) {
 		ret = errtext_set(fs_err(ctx), SQFS_ERROR_CORRUPTED,
@@ -136,10 +143,15 @@ int sqfs_fs_file_open(sqfs_fs_t *fs, uint32_t ino, sqfs_fs_file_t **out,
 			f->frag_code = SQFS_ERROR_CORRUPTED;
 		}
 	}
-	atomic_init(&f->next_block, 0);
+	/* no read yet: the first read alone is no sign of a sequential
+	 * reader (a program that reads a file's head only) */
+	atomic_init(&f->next_block, NO_READ_YET);
 	atomic_init(&f->ra_until, 0);
+	atomic_init(&f->refs, 1);
 	fs_ctx_put(fs, ctx);
-	*out = f;
+	*out = fs_handle_keep(fs, f);
+	if (*out != f)
+		sqfs_fs_file_close(f);
 	return 0;
 fail:
 	if (f != NULL)
@@ -151,7 +163,8 @@ fail:
 
 void sqfs_fs_file_close(sqfs_fs_file_t *file)
 {
-	if (file == NULL)
+	if (file == NULL || atomic_fetch_sub_explicit(
+				&file->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	free(file->offsets);
 	free(file->inode);
@@ -182,6 +195,10 @@ static const char *block_place(const sqfs_fs_file_t *f, uint32_t index,
 		return "the size word of an earlier block is invalid";
 	if (index == f->bad_from)
 		return "its size word is invalid";
+	/* a sparse block is stored nowhere (an all-sparse file may say its
+	 * blocks start anywhere), as the data reader has it */
+	if (word == 0)
+		return NULL;
 	off = f->offsets[index];
 	if (off > UINT64_MAX - f->inode->data.file.blocks_start)
 		return "block list runs past the data";

@@ -158,6 +158,27 @@ void prefetch_destroy(prefetch_t *pf);
 /* Queue jobs (dropped, not waited for, when the queue is full). */
 void prefetch_queue(prefetch_t *pf, const prefetch_job_t *jobs, size_t count);
 
+/* ---- recently opened files ---------------------------------------------- */
+
+/*
+ * Handles of recently opened files, direct-mapped by inode number, so
+ * that opening a file again (or reading it without an open, as a FUSE
+ * daemon does when the kernel opens files without asking) finds its
+ * decoded block list. Each slot holds a reference; a handle is freed
+ * when its last reference goes.
+ */
+#define HANDLE_SLOTS 256u
+#define HANDLE_LOCKS 16u
+
+/* The handle of ino in the cache with a reference taken, or NULL. */
+sqfs_fs_file_t *fs_handle_find(sqfs_fs_t *fs, uint32_t ino);
+/* Put f in its slot (taking a reference), unless another handle of the
+ * same inode got there first: then that one is returned, referenced,
+ * and f is the caller's to close. */
+sqfs_fs_file_t *fs_handle_keep(sqfs_fs_t *fs, sqfs_fs_file_t *f);
+/* Drop the cache's references (sqfs_fs_destroy). */
+void fs_handles_release(sqfs_fs_t *fs);
+
 /* ---- the file system ----------------------------------------------------- */
 
 struct sqfs_fs {
@@ -190,10 +211,15 @@ struct sqfs_fs {
 	block_cache_t *data;
 	prefetch_t *prefetch;
 	atomic_uint_fast64_t ra_done, ra_used;
+
+	pthread_mutex_t handle_lock[HANDLE_LOCKS];
+	sqfs_fs_file_t *handles[HANDLE_SLOTS];
 };
 
 struct sqfs_fs_file {
 	sqfs_fs_t *fs;
+	/* The opens holding it, and the handle cache's slot. */
+	atomic_uint refs;
 	sqfs_inode_t *inode;
 	uint32_t ino;
 	uint64_t size;
@@ -208,8 +234,8 @@ struct sqfs_fs_file {
 	sqfs_fragment_t frag;
 	const char *frag_why;
 	int frag_code;
-	/* Read-ahead: the block after the last one read, and the first
-	 * block not yet queued. */
+	/* Read-ahead: the block after the last one read (UINT32_MAX before
+	 * the first read), and the first block not yet queued. */
 	atomic_uint_fast32_t next_block;
 	atomic_uint_fast32_t ra_until;
 };
