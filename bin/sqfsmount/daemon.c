@@ -23,7 +23,7 @@
 /* The child's end of the pipe to the waiting parent; -1: foreground. */
 static int status_fd = -1;
 
-int mount_daemon_start(void)
+int mount_daemon_start(int failed_status)
 {
 	int fds[2];
 	unsigned char status;
@@ -53,7 +53,7 @@ int mount_daemon_start(void)
 	do {
 		ret = read(fds[0], &status, 1);
 	} while (ret < 0 && errno == EINTR);
-	_exit(ret == 1 ? status : EXIT_FAILURE);
+	_exit(ret == 1 ? status : failed_status);
 }
 
 void mount_daemon_ready(void)

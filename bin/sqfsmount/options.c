@@ -91,9 +91,10 @@ static void print_help_compat(mount_personality_t who, const char *argv0)
 {
 	bool ll = who == MOUNT_SQUASHFUSE_LL;
 
-	printf(
-	    "squashfuse (%s) %s, compatible with squashfuse " SQUASHFUSE_VERSION
-	    "\n"
+	/* squashfuse writes its help to stderr: so do we */
+	fprintf(
+	    stderr,
+	    "squashfuse " SQUASHFUSE_VERSION " (%s %s)\n"
 	    "\n"
 	    "Usage: %s [options] ARCHIVE MOUNTPOINT\n"
 	    "\n"
@@ -137,12 +138,14 @@ static void print_version(mount_personality_t who)
 {
 	if (who == MOUNT_SQFSMOUNT) {
 		tool_print_version();
+		printf("FUSE library version %s\n", fuse_pkgversion());
 	} else {
-		printf("squashfuse (%s) %s, compatible with squashfuse "
-		       "%s\n",
-		       PACKAGE_NAME, PACKAGE_VERSION, SQUASHFUSE_VERSION);
+		/* squashfuse's first line and stream: scripts that read the
+		 * version take its second word */
+		fprintf(stderr, "squashfuse %s (%s %s)\n", SQUASHFUSE_VERSION,
+			PACKAGE_NAME, PACKAGE_VERSION);
+		fprintf(stderr, "FUSE library version %s\n", fuse_pkgversion());
 	}
-	printf("FUSE library version %s\n", fuse_pkgversion());
 }
 
 /* What fuse_opt collects, as given. */
@@ -437,6 +440,7 @@ int mount_parse_options(mount_personality_t who, int argc, char **argv,
 			   raw.nonopts == 0 ? "no image given"
 					    : "no mount point given");
 		cli_try_help();
+		ret = MOUNT_USAGE;
 		goto out;
 	}
 	opt->image = raw.image;

@@ -114,12 +114,36 @@ static int serve(mount_options_t *opt, struct fuse_session *se,
 	return 0;
 }
 
+/*
+ * The exit statuses of each personality. sqfsmount: 0 done (help,
+ * version), 1 failed. The compat commands answer as squashfuse 0.6.2
+ * does, for scripts that test them: help, version and a command line
+ * without an image give 254 (squashfuse) or 2 (squashfuse_ll), a failed
+ * mount 255.
+ */
+static int status_done(mount_personality_t who)
+{
+	switch (who) {
+	case MOUNT_SQUASHFUSE:
+		return 254;
+	case MOUNT_SQUASHFUSE_LL:
+		return 2;
+	default:
+		return EXIT_SUCCESS;
+	}
+}
+
+static int status_failed(mount_personality_t who)
+{
+	return who == MOUNT_SQFSMOUNT ? EXIT_FAILURE : 255;
+}
+
 int mount_run(mount_personality_t who, int argc, char **argv)
 {
 	mount_options_t opt;
 	mount_image_t mi;
 	struct fuse_session *se = NULL;
-	int ret, status = EXIT_FAILURE;
+	int ret, status = status_failed(who);
 	bool mounted = false, handlers = false, failed = false;
 
 	memset(&mi, 0, sizeof(mi));
@@ -129,12 +153,18 @@ int mount_run(mount_personality_t who, int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ret = mount_parse_options(who, argc, argv, &opt);
 	if (ret != 0) {
-		if (ret < 0)
+		if (ret < 0 || ret == MOUNT_USAGE)
 			mount_notify(&opt, 'f');
-		status = ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+		if (ret == MOUNT_USAGE)
+			status = who == MOUNT_SQFSMOUNT ? EXIT_FAILURE
+							: status_done(who);
+		else
+			status =
+			    ret > 0 ? status_done(who) : status_failed(who);
 		goto out_args;
 	}
-	if (!opt.fuse.foreground && mount_daemon_start() != 0) {
+	if (!opt.fuse.foreground &&
+	    mount_daemon_start(status_failed(who)) != 0) {
 		mount_notify(&opt, 'f');
 		goto out_args;
 	}
@@ -165,7 +195,8 @@ int mount_run(mount_personality_t who, int argc, char **argv)
 
 	mount_daemon_ready();
 	mount_notify(&opt, 's');
-	status = serve(&opt, se, &mi.ctx) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	status =
+	    serve(&opt, se, &mi.ctx) == 0 ? EXIT_SUCCESS : status_failed(who);
 	goto out;
 fail:
 	failed = true;

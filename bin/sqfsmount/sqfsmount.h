@@ -89,10 +89,15 @@ typedef struct {
 } mount_ctx_t;
 
 /* options.c: parse the command line. Returns 0, CLI_DONE (help or
- * version printed) or -1 (a message printed). fuse_opt_free_args(&opt->args)
+ * version printed), MOUNT_USAGE (no image or mount point: a message
+ * printed) or -1 (a message printed). fuse_opt_free_args(&opt->args)
  * and free(opt->fuse.mountpoint) and free(opt->notify_pipe) release it. */
 int mount_parse_options(mount_personality_t who, int argc, char **argv,
 			mount_options_t *opt);
+
+/* mount_parse_options' result for a command line without an image or a
+ * mount point (squashfuse answers it as it answers --help). */
+#define MOUNT_USAGE 2
 
 /* ops.c: the low-level operations. */
 extern const struct fuse_lowlevel_ops mount_ops;
@@ -122,8 +127,9 @@ void mount_handles_close_all(mount_ctx_t *ctx);
 void mount_notify(const mount_options_t *opt, char status);
 
 /* daemon.c: -f absent: fork; the parent waits for the child's word
- * (mount_daemon_ready or exit) and exits with its status. */
-int mount_daemon_start(void);
+ * (mount_daemon_ready: 0) and exits with it, or with failed_status when
+ * the child ends without a word. */
+int mount_daemon_start(int failed_status);
 /* The mount exists: leave the terminal, make the parent exit 0. */
 void mount_daemon_ready(void);
 

@@ -113,7 +113,8 @@ for img in "$IMG" "$WORK/prefixed"; do
 	else
 		expect_eq "squashfuse -o notify_pipe: 'f' (no image at 0)" \
 			"$(cat "$WORK/got")" f
-		expect_eq "squashfuse: status for no image" "$RC" 1
+		expect_eq "squashfuse: status for no image (squashfuse's 255)" \
+			"$RC" 255
 		check "squashfuse: says why, naming the file" \
 			grep -q "^squashfuse: $WORK/prefixed: .*magic" "$WORK/fm.err"
 	fi
@@ -137,19 +138,28 @@ umount_image "$K"
 
 # ------------------------------------------------------------ help
 
+# squashfuse's exit statuses: 254 (squashfuse) or 2 (squashfuse_ll) for
+# --help, -V and a command line without an image; help and version on
+# stderr; the version's first line "squashfuse 0.6.2 (squashforge V)"
 for tool in "$SQUASHFUSE" "$SQUASHFUSE_LL"; do
 	b=$(basename "$tool")
-	"$tool" --help >"$WORK/help" 2>&1
-	expect_eq "$b --help: status" "$?" 0
+	case $b in squashfuse) want=254 ;; *) want=2 ;; esac
+	"$tool" --help >"$WORK/help.out" 2>"$WORK/help"
+	expect_eq "$b --help: status (squashfuse's)" "$?" "$want"
+	expect_eq "$b --help: nothing on stdout" "$(cat "$WORK/help.out")" ""
+	"$tool" >/dev/null 2>&1
+	expect_eq "$b without arguments: status (squashfuse's)" "$?" "$want"
 	check "$b --help: squashfuse's usage line" \
 		grep -qE "^Usage: ([^ ]*/)?(lt-)?$b \[options\] ARCHIVE MOUNTPOINT\$" \
 		"$WORK/help"
 	expect_eq "$b --help: the first line says whose it is" \
-		"$(head -1 "$WORK/help" | sed 's/) [^,]*,/) V,/')" \
-		"squashfuse (squashforge) V, compatible with squashfuse 0.6.2"
+		"$(head -1 "$WORK/help" | sed 's/(squashforge [^)]*)/(squashforge V)/')" \
+		"squashfuse 0.6.2 (squashforge V)"
 	"$tool" -V >"$WORK/version" 2>&1
-	expect_eq "$b -V: status" "$?" 0
-	check "$b -V: names squashforge" grep -q '^squashfuse (squashforge) ' \
+	expect_eq "$b -V: status (squashfuse's)" "$?" "$want"
+	expect_eq "$b -V: the version in the second word, as squashfuse's" \
+		"$(head -1 "$WORK/version" | cut -d' ' -f1,2)" "squashfuse 0.6.2"
+	check "$b -V: names squashforge" grep -q '^squashfuse 0.6.2 (squashforge ' \
 		"$WORK/version"
 	if [ -n "$REF" ]; then
 		# every option squashfuse 0.6.2 lists, ours lists
