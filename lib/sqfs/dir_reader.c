@@ -628,19 +628,7 @@ int sqfs_dir_reader_resolve(sqfs_dir_reader_t *dr, const char *path,
 
 	for (rest = path; (len = path_next(&rest, &p)) > 0;) {
 		ret = find_name(dr, cur, p, len, &ent);
-		if (ret == SQFS_ERROR_NO_ENTRY || ret == SQFS_ERROR_NOT_DIR) {
-			/* the words name the part of the path that fails */
-			int upto = (int)(ret == SQFS_ERROR_NO_ENTRY
-					     ? (size_t)(p - path) + len
-					     : (size_t)(p - path));
-
-			while (upto > 0 && path[upto - 1] == '/')
-				--upto;
-			errtext_set(ERR(dr), ret, "'%.*s': %s", upto, path,
-				    ret == SQFS_ERROR_NO_ENTRY
-					? "no such file or directory"
-					: "not a directory");
-		}
+		ret = path_walk_failed(ERR(dr), ret, path, p, len);
 		if (ret != 0)
 			goto fail;
 		ret = sqfs_image_read_inode(dr->img, ent.inode_ref, &next);

@@ -57,3 +57,22 @@ bool sqfs_name_is_valid(const char *name, size_t len)
 		return false;
 	return !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')));
 }
+
+int path_walk_failed(errtext_t *e, int code, const char *path, const char *comp,
+		     size_t len)
+{
+	int upto;
+
+	if (code != SQFS_ERROR_NO_ENTRY && code != SQFS_ERROR_NOT_DIR)
+		return code;
+	/* up to the name that is missing, or up to (without) the name of
+	 * what is not a directory; no trailing slashes */
+	upto = (int)(code == SQFS_ERROR_NO_ENTRY ? (size_t)(comp - path) + len
+						 : (size_t)(comp - path));
+	while (upto > 0 && path[upto - 1] == '/')
+		--upto;
+	return errtext_set(e, code, "'%.*s': %s", upto, path,
+			   code == SQFS_ERROR_NO_ENTRY
+			       ? "no such file or directory"
+			       : "not a directory");
+}

@@ -123,19 +123,7 @@ int sqfs_fs_resolve(sqfs_fs_t *fs, const char *path, uint32_t *ino, char *why)
 	ret = fs_read_inode(fs, ctx, fs->root_ino, &cur);
 	for (rest = path; ret == 0 && (len = path_next(&rest, &p)) > 0;) {
 		ret = lookup_in(fs, ctx, cur, p, len, &next);
-		if (ret == SQFS_ERROR_NO_ENTRY || ret == SQFS_ERROR_NOT_DIR) {
-			/* the words name the part of the path that fails */
-			int upto = (int)(ret == SQFS_ERROR_NO_ENTRY
-					     ? (size_t)(p - path) + len
-					     : (size_t)(p - path));
-
-			while (upto > 0 && path[upto - 1] == '/')
-				--upto;
-			errtext_set(fs_err(ctx), ret, "'%.*s': %s", upto, path,
-				    ret == SQFS_ERROR_NO_ENTRY
-					? "no such file or directory"
-					: "not a directory");
-		}
+		ret = path_walk_failed(fs_err(ctx), ret, path, p, len);
 		free(cur);
 		cur = next;
 	}
