@@ -49,8 +49,11 @@ struct sqfs_image {
 
 	uint32_t *ids;
 	sqfs_fragment_t *fragments;
-	/* NULL when the image has no export table. */
-	uint64_t *export_refs;
+	/* The export table's block positions (NULL when the image has
+	 * none), and the block a lookup decoded last (the reader's own). */
+	uint64_t *export_index;
+	size_t export_count;
+	export_block_t export_blk;
 
 	/* Xattrs: the key/value stream is [kv_start, kv_end). */
 	uint64_t kv_start;
@@ -146,8 +149,9 @@ static int load_tables(sqfs_image_t *img)
 			    "the id table starts",
 			    (unsigned long long)id_first);
 		lower = has_frag ? frag_end : s->directory_table_start;
-		ret = export_table_load(img->file, img->cmp, s, lower, id_first,
-					&img->export_refs, &exp_first);
+		ret = export_table_open(img->file, img->cmp, s, lower, id_first,
+					&img->export_index, &img->export_count,
+					&exp_first);
 		if (ret != 0)
 			return errtext_end(&img->err, ret, "export table");
 		next_first = exp_first;
@@ -344,9 +348,10 @@ void sqfs_image_destroy(sqfs_image_t *img)
 	sqfs_meta_reader_destroy(img->kv);
 	sqfs_meta_reader_destroy(img->inodes);
 	sqfs_compressor_destroy(img->cmp);
+	free(img->export_blk.data);
 	if (!img->shared) {
 		free(img->xattr_ids);
-		free(img->export_refs);
+		free(img->export_index);
 		free(img->fragments);
 		free(img->ids);
 	}
@@ -445,16 +450,27 @@ int sqfs_image_get_fragment(const sqfs_image_t *img, uint32_t index,
 int sqfs_image_inode_ref(const sqfs_image_t *img, uint32_t inode_number,
 			 uint64_t *ref)
 {
+	sqfs_image_t *mut = (sqfs_image_t *)img;
+	int ret;
+
 	if (img == NULL || ref == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	if (img->export_refs == NULL)
+	if (img->export_index == NULL)
 		return errtext_set(err_of(img), SQFS_ERROR_UNSUPPORTED,
 				   "the image has no export table");
 	if (inode_number == 0 || inode_number > img->super.inode_count)
 		return errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
 				   "inode number %u is outside 1..%u",
 				   inode_number, img->super.inode_count);
-	*ref = img->export_refs[inode_number - 1];
+	/* the decoded block, like the error text, is the reader's state,
+	 * which a lookup may change (one thread per image) */
+	ret = export_table_ref(img->file, img->cmp, &img->super,
+			       img->export_index, img->export_count,
+			       &mut->export_blk, inode_number, ref);
+	if (ret != 0)
+		return errtext_set(err_of(img), ret,
+				   "export table: the block of inode %u: %s",
+				   inode_number, sqfs_error_string(ret));
 	return 0;
 }
 
@@ -545,6 +561,8 @@ int image_clone(const sqfs_image_t *img, sqfs_image_t **out)
 		return SQFS_ERROR_ALLOC;
 	*c = *img;
 	c->shared = true;
+	c->export_blk.which = 0;
+	c->export_blk.data = NULL;
 	c->cmp = NULL;
 	c->inodes = NULL;
 	c->kv = NULL;
@@ -579,7 +597,7 @@ void image_set_meta_fetch(sqfs_image_t *img, meta_fetch_fn fn, void *user)
 		meta_reader_set_fetch(img->kv, fn, user);
 }
 
-const uint64_t *image_export_refs(const sqfs_image_t *img)
+bool image_has_export(const sqfs_image_t *img)
 {
-	return img->export_refs;
+	return img->export_index != NULL;
 }

@@ -69,7 +69,7 @@ int image_clone(const sqfs_image_t *img, sqfs_image_t **out);
  * readers), fetch blocks through fn. */
 void image_set_meta_fetch(sqfs_image_t *img, meta_fetch_fn fn, void *user);
 
-/* The export table (inode number n at [n - 1]), or NULL if there is none. */
-const uint64_t *image_export_refs(const sqfs_image_t *img);
+/* Whether the image has an export table (sqfs_image_inode_ref works). */
+bool image_has_export(const sqfs_image_t *img);
 
 #endif /* SQFS_IMAGE_INTERNAL_H */

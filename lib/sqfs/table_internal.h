@@ -73,6 +73,25 @@ int table_decode(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		 void **out);
 
 /*
+ * The checks of sqfs_table_read up to the blocks themselves, for a table
+ * of size bytes whose index is at index_start: *index (count block
+ * positions, to free) is checked and lies in [lower, upper). For tables
+ * decoded a block at a time (table_decode_block) rather than whole.
+ */
+int table_open_index(sqfs_file_t *file, size_t size, uint64_t index_start,
+		     uint64_t lower, uint64_t upper, uint64_t **index,
+		     size_t *count);
+
+/*
+ * Decode block i of a table of size bytes with a checked index of count
+ * blocks, the last one ending at end, into out (SQFS_META_BLOCK_SIZE
+ * bytes); it must fill exactly its share, *len bytes.
+ */
+int table_decode_block(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       const uint64_t *index, size_t count, uint64_t end,
+		       size_t size, size_t i, uint8_t *out, size_t *len);
+
+/*
  * sqfs_table_read for count entries of entry_size bytes, also giving the
  * position of the table's first block: where the region before the table
  * must end.
@@ -118,11 +137,33 @@ int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		       const uint64_t *refs, uint32_t count,
 		       sqfs_super_t *super);
 
-/* Load the export table of super's inode_count entries from [lower, upper).
- * The references are checked where they are used. */
-int export_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+/*
+ * The export table is not loaded whole (8 bytes per inode: 800 MB for 10^8
+ * inodes, which no reader but a lookup by number needs): its index is
+ * checked at open, its last block decoded there to check the table's
+ * length, and any other block decoded when a lookup needs it. One decoded
+ * block is kept per reader (export_block_t).
+ */
+typedef struct {
+	/* Which block data holds, plus one (0: none yet). */
+	size_t which;
+	uint8_t *data;
+} export_block_t;
+
+/* Check the index of the export table of super's inode_count entries in
+ * [lower, upper) and its last block; *index (to free) and *count receive
+ * the block positions, *first_block the first. */
+int export_table_open(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		      const sqfs_super_t *super, uint64_t lower, uint64_t upper,
-		      uint64_t **out, uint64_t *first_block);
+		      uint64_t **index, size_t *count, uint64_t *first_block);
+
+/* The reference of inode number (1 .. inode_count) through the table,
+ * decoding its block into blk unless blk holds it. The reference is
+ * checked where it is used. */
+int export_table_ref(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		     const sqfs_super_t *super, const uint64_t *index,
+		     size_t count, export_block_t *blk, uint32_t number,
+		     uint64_t *ref);
 
 /* ---- id_table.c -----------------------------------------------------------
  */
