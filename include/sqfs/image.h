@@ -6,9 +6,10 @@
  * follows a single reference: the superblock, the compressor and its
  * options, the chain of tables (each index array exactly as long as its
  * entry count needs, strictly increasing, gap-free up to the next table),
- * and loads the id, fragment and xattr-id tables. The export table (8
- * bytes per inode) is not loaded: its index and last block are checked,
- * and a lookup by number decodes the block it needs. Images are
+ * and loads the id and fragment tables. The export table (8 bytes per
+ * inode) and the xattr-id table (16 bytes per xattr set) are not kept:
+ * the first's index and last block are checked, every entry of the
+ * second, and a lookup decodes the block it needs. Images are
  * untrusted input: every later lookup (inodes, ids, fragments, xattrs)
  * is bounds-checked against what was validated here, so a hostile image
  * yields an error code, never a crash, a hang, an unbounded allocation or

@@ -16,6 +16,7 @@
 #include "sqfs/table_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		       const uint64_t *refs, uint32_t count,
@@ -43,66 +44,47 @@ int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	return ret;
 }
 
-static size_t table_size(const sqfs_super_t *super)
-{
-	return (size_t)super->inode_count * SQFS_EXPORT_ENTRY_SIZE;
-}
-
 int export_table_open(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		      const sqfs_super_t *super, uint64_t lower, uint64_t upper,
-		      uint64_t **index, size_t *count, uint64_t *first_block)
+		      table_lazy_t *t, uint64_t *first_block)
 {
-	export_block_t last = {0, NULL};
 	uint64_t ref;
 	int ret;
 
-	*index = NULL;
+	memset(t, 0, sizeof(*t));
 	/* 32-bit hosts: a size_t must hold the table's size */
 	if ((uint64_t)super->inode_count * SQFS_EXPORT_ENTRY_SIZE >
 	    (uint64_t)SIZE_MAX)
 		return SQFS_ERROR_OVERFLOW;
-	ret =
-	    table_open_index(file, table_size(super), super->export_table_start,
-			     lower, upper, index, count);
-	if (ret != 0)
-		return ret;
+	t->size = (size_t)super->inode_count * SQFS_EXPORT_ENTRY_SIZE;
+	t->end = super->export_table_start;
+	ret = table_open_index(file, t->size, t->end, lower, upper, &t->index,
+			       &t->count);
 	/* the last block must unpack to what the inode count leaves for
 	 * it: a count that does not match the table fails here */
-	ret = export_table_ref(file, cmp, super, *index, *count, &last,
-			       super->inode_count, &ref);
-	free(last.data);
+	if (ret == 0)
+		ret = export_table_ref(file, cmp, t, super->inode_count, &ref);
 	if (ret != 0) {
-		free(*index);
-		*index = NULL;
+		free(t->index);
+		free(t->data);
+		memset(t, 0, sizeof(*t));
 		return ret;
 	}
-	*first_block = (*index)[0];
+	*first_block = t->index[0];
 	return 0;
 }
 
-int export_table_ref(sqfs_file_t *file, sqfs_compressor_t *cmp,
-		     const sqfs_super_t *super, const uint64_t *index,
-		     size_t count, export_block_t *blk, uint32_t number,
-		     uint64_t *ref)
+int export_table_ref(sqfs_file_t *file, sqfs_compressor_t *cmp, table_lazy_t *t,
+		     uint32_t number, uint64_t *ref)
 {
-	uint64_t pos = (uint64_t)(number - 1) * SQFS_EXPORT_ENTRY_SIZE;
-	size_t i = (size_t)(pos / SQFS_META_BLOCK_SIZE), len;
+	const uint8_t *entry;
 	int ret;
 
-	if (blk->data == NULL) {
-		blk->data = malloc(SQFS_META_BLOCK_SIZE);
-		if (blk->data == NULL)
-			return SQFS_ERROR_ALLOC;
-	}
-	if (blk->which != i + 1) {
-		blk->which = 0;
-		ret = table_decode_block(file, cmp, index, count,
-					 super->export_table_start,
-					 table_size(super), i, blk->data, &len);
-		if (ret != 0)
-			return ret;
-		blk->which = i + 1;
-	}
-	*ref = get_le64(blk->data + pos % SQFS_META_BLOCK_SIZE);
-	return 0;
+	if (number == 0)
+		return SQFS_ERROR_OUT_OF_BOUNDS;
+	ret = table_lazy_entry(file, cmp, t, SQFS_EXPORT_ENTRY_SIZE,
+			       (uint64_t)number - 1, &entry);
+	if (ret == 0)
+		*ref = get_le64(entry);
+	return ret;
 }

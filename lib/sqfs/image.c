@@ -49,17 +49,15 @@ struct sqfs_image {
 
 	uint32_t *ids;
 	sqfs_fragment_t *fragments;
-	/* The export table's block positions (NULL when the image has
-	 * none), and the block a lookup decoded last (the reader's own). */
-	uint64_t *export_index;
-	size_t export_count;
-	export_block_t export_blk;
+	/* The export table, read on demand (index NULL when the image has
+	 * none); its decoded block is the reader's own. */
+	table_lazy_t exports;
 
 	/* Xattrs: the key/value stream is [kv_start, kv_end). */
 	uint64_t kv_start;
 	uint64_t kv_end;
 	uint32_t xattr_count;
-	xattr_id_entry_t *xattr_ids;
+	table_lazy_t xattr_ids;
 	sqfs_meta_reader_t *kv;
 
 	/* Words of the last failure of the image or a reader made from it
@@ -150,8 +148,7 @@ static int load_tables(sqfs_image_t *img)
 			    (unsigned long long)id_first);
 		lower = has_frag ? frag_end : s->directory_table_start;
 		ret = export_table_open(img->file, img->cmp, s, lower, id_first,
-					&img->export_index, &img->export_count,
-					&exp_first);
+					&img->exports, &exp_first);
 		if (ret != 0)
 			return errtext_end(&img->err, ret, "export table");
 		next_first = exp_first;
@@ -177,7 +174,7 @@ static int load_tables(sqfs_image_t *img)
 
 	if (!has_xattr)
 		return 0;
-	ret = xattr_id_table_load(img->file, img->cmp, s, img->kv_start,
+	ret = xattr_id_table_open(img->file, img->cmp, s, img->kv_start,
 				  img->xattr_count, &img->xattr_ids,
 				  &img->kv_end);
 	if (ret != 0)
@@ -348,10 +345,11 @@ void sqfs_image_destroy(sqfs_image_t *img)
 	sqfs_meta_reader_destroy(img->kv);
 	sqfs_meta_reader_destroy(img->inodes);
 	sqfs_compressor_destroy(img->cmp);
-	free(img->export_blk.data);
+	free(img->exports.data);
+	free(img->xattr_ids.data);
 	if (!img->shared) {
-		free(img->xattr_ids);
-		free(img->export_index);
+		free(img->xattr_ids.index);
+		free(img->exports.index);
 		free(img->fragments);
 		free(img->ids);
 	}
@@ -455,7 +453,7 @@ int sqfs_image_inode_ref(const sqfs_image_t *img, uint32_t inode_number,
 
 	if (img == NULL || ref == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	if (img->export_index == NULL)
+	if (img->exports.index == NULL)
 		return errtext_set(err_of(img), SQFS_ERROR_UNSUPPORTED,
 				   "the image has no export table");
 	if (inode_number == 0 || inode_number > img->super.inode_count)
@@ -464,9 +462,8 @@ int sqfs_image_inode_ref(const sqfs_image_t *img, uint32_t inode_number,
 				   inode_number, img->super.inode_count);
 	/* the decoded block, like the error text, is the reader's state,
 	 * which a lookup may change (one thread per image) */
-	ret = export_table_ref(img->file, img->cmp, &img->super,
-			       img->export_index, img->export_count,
-			       &mut->export_blk, inode_number, ref);
+	ret = export_table_ref(img->file, img->cmp, &mut->exports, inode_number,
+			       ref);
 	if (ret != 0)
 		return errtext_set(err_of(img), ret,
 				   "export table: the block of inode %u: %s",
@@ -536,10 +533,13 @@ void image_data_region(const sqfs_image_t *img, uint64_t *start, uint64_t *end)
 int image_xattr_id(const sqfs_image_t *img, uint32_t index,
 		   xattr_id_entry_t *out)
 {
+	sqfs_image_t *mut = (sqfs_image_t *)img;
+
 	if (index >= img->xattr_count)
 		return SQFS_ERROR_OUT_OF_BOUNDS;
-	*out = img->xattr_ids[index];
-	return 0;
+	/* the decoded block is the reader's state, as the error text is */
+	return xattr_id_table_get(img->file, img->cmp, &mut->xattr_ids,
+				  img->kv_end - img->kv_start, index, out);
 }
 
 sqfs_meta_reader_t *image_kv_reader(sqfs_image_t *img, uint64_t *start,
@@ -561,8 +561,10 @@ int image_clone(const sqfs_image_t *img, sqfs_image_t **out)
 		return SQFS_ERROR_ALLOC;
 	*c = *img;
 	c->shared = true;
-	c->export_blk.which = 0;
-	c->export_blk.data = NULL;
+	c->exports.which = 0;
+	c->exports.data = NULL;
+	c->xattr_ids.which = 0;
+	c->xattr_ids.data = NULL;
 	c->cmp = NULL;
 	c->inodes = NULL;
 	c->kv = NULL;
@@ -599,5 +601,5 @@ void image_set_meta_fetch(sqfs_image_t *img, meta_fetch_fn fn, void *user)
 
 bool image_has_export(const sqfs_image_t *img)
 {
-	return img->export_index != NULL;
+	return img->exports.index != NULL;
 }

@@ -290,6 +290,32 @@ int table_decode_block(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	return ret;
 }
 
+int table_lazy_entry(sqfs_file_t *file, sqfs_compressor_t *cmp, table_lazy_t *t,
+		     size_t entry_size, uint64_t i, const uint8_t **entry)
+{
+	uint64_t pos = i * entry_size;
+	size_t block = (size_t)(pos / SQFS_META_BLOCK_SIZE), len;
+	int ret;
+
+	if (pos >= t->size)
+		return SQFS_ERROR_OUT_OF_BOUNDS;
+	if (t->data == NULL) {
+		t->data = malloc(SQFS_META_BLOCK_SIZE);
+		if (t->data == NULL)
+			return SQFS_ERROR_ALLOC;
+	}
+	if (t->which != block + 1) {
+		t->which = 0;
+		ret = table_decode_block(file, cmp, t->index, t->count, t->end,
+					 t->size, block, t->data, &len);
+		if (ret != 0)
+			return ret;
+		t->which = block + 1;
+	}
+	*entry = t->data + pos % SQFS_META_BLOCK_SIZE;
+	return 0;
+}
+
 int table_open_index(sqfs_file_t *file, size_t size, uint64_t index_start,
 		     uint64_t lower_limit, uint64_t upper_limit, uint64_t **out,
 		     size_t *out_count)
