@@ -901,7 +901,6 @@ static void exercise(sqfs_fs_t *fs)
 {
 	char why[SQFS_ERROR_TEXT_SIZE], buf[SQFS_MAX_SYMLINK_SIZE + 1];
 	uint32_t inos[256], count, i, j;
-	uint64_t node;
 	sqfs_xattr_t *list;
 	sqfs_fs_stat_t st;
 	sqfs_fs_file_t *f;
@@ -925,8 +924,6 @@ static void exercise(sqfs_fs_t *fs)
 				sqfs_fs_stat(fs, inos[j], &st, why);
 			sqfs_fs_lookup(fs, i, "f01", 3, &st, why);
 			sqfs_fs_lookup(fs, i, "..", 2, &st, why);
-			if (sqfs_fs_resolve(fs, "files/f01", &node, why) == 0)
-				sqfs_fs_read(fs, node, 0, data, 100, why);
 		}
 		if (sqfs_fs_readlink(fs, i, buf, sizeof(buf), &len, why) == 0)
 			assert_int_equal(strlen(buf), len);
