@@ -169,9 +169,7 @@ int sqfs_fs_open(sqfs_file_t *file, const sqfs_fs_options_t *opt,
 	pthread_mutex_init(&fs->pool_lock, NULL);
 	for (i = 0; i < HANDLE_LOCKS; ++i)
 		pthread_mutex_init(&fs->handle_lock[i], NULL);
-	if (number_map_init(&fs->numbers) != 0)
-		return open_fail(fs, why, SQFS_ERROR_ALLOC, "%s",
-				 "out of memory");
+	number_map_init(&fs->numbers);
 	atomic_init(&fs->ra_done, 0);
 	atomic_init(&fs->ra_used, 0);
 	fs->flags = o.flags;

@@ -71,24 +71,29 @@ static inline uint64_t fs_node_of(uint64_t ref)
 /*
  * Inode number -> reference, for images without an export table: a
  * direct-mapped table of NUMBER_SLOTS words learnt from the directory
- * entries the file system reads, each MAP_TAG(number) << 48 | (ref + 1)
- * (0: empty; ref + 1 all ones: "no entry names it", after a walk). A
- * number has one slot, so a newer number takes an older one's place; with
- * at most NUMBER_SLOTS inodes no two numbers share a slot and the table
- * is exact. Readers never lock: a word is written and read whole.
+ * entries the file system reads, each (number >> NUMBER_SLOT_BITS) << 48
+ * | (ref + 1) (0: empty; ref + 1 all ones: "no entry names it", after a
+ * walk). A number has one slot, so a newer number takes an older one's
+ * place; with at most NUMBER_SLOTS inodes no two numbers share a slot and
+ * the table is exact. Readers never lock: a word is written and read
+ * whole. The table is made of NUMBER_CHUNKS chunks, each allocated when a
+ * number of its slots is first recorded (published with a
+ * compare-and-swap), so that a small image costs a chunk, not 512 KiB.
  */
 #define NUMBER_SLOT_BITS 16
 #define NUMBER_SLOTS (1u << NUMBER_SLOT_BITS)
+#define NUMBER_CHUNK_BITS 10
+#define NUMBER_CHUNKS (NUMBER_SLOTS >> NUMBER_CHUNK_BITS)
 
 typedef struct {
-	_Atomic uint64_t *slots;
+	_Atomic(_Atomic uint64_t *) chunks[NUMBER_CHUNKS];
 	/* A walk runs at a time (it holds a context's reader), and once
 	 * for good when the table is exact. */
 	pthread_mutex_t walk_lock;
 	atomic_bool walked;
 } number_map_t;
 
-int number_map_init(number_map_t *map);
+void number_map_init(number_map_t *map);
 void number_map_cleanup(number_map_t *map);
 
 /* Record that a directory entry names number at ref. */

@@ -30,30 +30,56 @@
 /* The deepest the walk goes (the walker's default limit, walker.h). */
 #define WALK_MAX_DEPTH 1024u
 
-int number_map_init(number_map_t *map)
+void number_map_init(number_map_t *map)
 {
-	map->slots = calloc(NUMBER_SLOTS, sizeof(map->slots[0]));
-	if (map->slots == NULL)
-		return SQFS_ERROR_ALLOC;
+	for (size_t i = 0; i < NUMBER_CHUNKS; ++i)
+		atomic_init(&map->chunks[i], NULL);
 	pthread_mutex_init(&map->walk_lock, NULL);
 	atomic_init(&map->walked, false);
-	return 0;
 }
 
 void number_map_cleanup(number_map_t *map)
 {
-	if (map->slots == NULL)
-		return;
-	free((void *)map->slots);
-	map->slots = NULL;
+	for (size_t i = 0; i < NUMBER_CHUNKS; ++i)
+		free((void *)atomic_load(&map->chunks[i]));
 	pthread_mutex_destroy(&map->walk_lock);
+}
+
+/* The word of number's slot; its chunk is made if create (NULL if it
+ * is not there, or out of memory: a record is only a shortcut). */
+static _Atomic uint64_t *slot(number_map_t *map, uint32_t number, bool create)
+{
+	uint32_t i = number & (NUMBER_SLOTS - 1);
+	_Atomic(_Atomic uint64_t *) *c = &map->chunks[i >> NUMBER_CHUNK_BITS];
+	_Atomic uint64_t *chunk, *fresh, *expect = NULL;
+
+	chunk = atomic_load_explicit(c, memory_order_acquire);
+	if (chunk == NULL) {
+		if (!create)
+			return NULL;
+		/* zero is "empty", so calloc makes a valid chunk */
+		fresh = calloc((size_t)1 << NUMBER_CHUNK_BITS, sizeof(*fresh));
+		if (fresh == NULL)
+			return NULL;
+		if (atomic_compare_exchange_strong_explicit(
+			c, &expect, fresh, memory_order_acq_rel,
+			memory_order_acquire)) {
+			chunk = fresh;
+		} else {
+			free((void *)fresh);
+			chunk = expect;
+		}
+	}
+	return chunk + (i & ((1u << NUMBER_CHUNK_BITS) - 1));
 }
 
 static void store(number_map_t *map, uint32_t number, uint64_t field)
 {
-	atomic_store_explicit(&map->slots[number & (NUMBER_SLOTS - 1)],
-			      (TAG(number) << REF_BITS) | field,
-			      memory_order_relaxed);
+	_Atomic uint64_t *w = slot(map, number, true);
+
+	if (w != NULL)
+		atomic_store_explicit(w, (TAG(number) << REF_BITS) | field,
+				      memory_order_relaxed);
 }
 
 void number_map_record(number_map_t *map, uint32_t number, uint64_t ref)
@@ -68,14 +94,17 @@ void number_map_record(number_map_t *map, uint32_t number, uint64_t ref)
  * found no entry naming it. */
 static int find(number_map_t *map, uint32_t number, uint64_t *ref)
 {
-	uint64_t w = atomic_load_explicit(
-	    &map->slots[number & (NUMBER_SLOTS - 1)], memory_order_relaxed);
+	_Atomic uint64_t *w = slot(map, number, false);
+	uint64_t v;
 
-	if (w == 0 || (w >> REF_BITS) != TAG(number))
+	if (w == NULL)
 		return 0;
-	if ((w & REF_MASK) == NOT_NAMED)
+	v = atomic_load_explicit(w, memory_order_relaxed);
+	if (v == 0 || (v >> REF_BITS) != TAG(number))
+		return 0;
+	if ((v & REF_MASK) == NOT_NAMED)
 		return -1;
-	*ref = (w & REF_MASK) - 1;
+	*ref = (v & REF_MASK) - 1;
 	return 1;
 }
 
