@@ -402,6 +402,70 @@ static void test_fragment_dedup(void **state)
 }
 
 /*
+ * More written fragment blocks than the packer keeps decoded: duplicates
+ * of tails in every block, asked for in an order that evicts blocks and
+ * decodes them again, and variants one byte apart that must never merge
+ * with a cached copy.
+ */
+static void test_fragment_cache_eviction(void **state)
+{
+	const uint32_t bs = 4096;
+	enum { DISTINCT = 3 * BP_FRAG_CACHE_SLOTS, ROUNDS = 3 };
+	const size_t size = 3000; /* one tail per fragment block */
+	static file_data_t orig[DISTINCT], dup[ROUNDS][DISTINCT];
+	static file_data_t var[DISTINCT];
+	uint8_t *tails[DISTINCT];
+	bp_ctx_t c;
+
+	(void)state;
+	for (size_t i = 0; i < DISTINCT; ++i)
+		tails[i] =
+		    test_make_data(size, TEST_DATA_TEXT, (uint32_t)(1000 + i));
+
+	bp_ctx_open(&c, bs, BP_TEST_GZIP, NULL);
+	for (size_t i = 0; i < DISTINCT; ++i)
+		bp_ctx_add(&c, &orig[i], tails[i], size, 0);
+
+	for (size_t r = 0; r < ROUNDS; ++r) {
+		for (size_t n = 0; n < DISTINCT; ++n) {
+			/* a stride coprime with DISTINCT visits every tail */
+			size_t i = (n * 37 + r * 11) % DISTINCT;
+
+			bp_ctx_add(&c, &dup[r][i], tails[i], size, 0);
+			assert_int_equal(dup[r][i].fragment_index,
+					 orig[i].fragment_index);
+			assert_int_equal(dup[r][i].fragment_offset,
+					 orig[i].fragment_offset);
+		}
+	}
+	for (size_t i = 0; i < DISTINCT; ++i) {
+		uint8_t *v = malloc(size);
+
+		assert_non_null(v);
+		memcpy(v, tails[i], size);
+		v[size - 1 - i % 100] ^= 0x5A;
+		bp_ctx_add(&c, &var[i], v, size, 0);
+		assert_true(var[i].fragment_index != orig[i].fragment_index);
+		free(v);
+	}
+	assert_true(stats(&c).duplicate_fragments ==
+		    (uint64_t)ROUNDS * DISTINCT);
+
+	bp_ctx_finish(&c);
+	for (size_t i = 0; i < DISTINCT; ++i) {
+		bp_check_file(&c, &orig[i], tails[i], size);
+		for (size_t r = 0; r < ROUNDS; ++r) {
+			bp_check_file(&c, &dup[r][i], tails[i], size);
+			file_data_cleanup(&dup[r][i]);
+		}
+		file_data_cleanup(&orig[i]);
+		file_data_cleanup(&var[i]);
+		free(tails[i]);
+	}
+	bp_ctx_close(&c);
+}
+
+/*
  * b's block duplicates a's, and b's tail overflows the open fragment block.
  * The fragment block must be written after b's duplicate was cut off, or
  * the cut would take the fragment block with it.
@@ -651,6 +715,7 @@ int main(void)
 	    cmocka_unit_test(test_block_hash_collision),
 	    cmocka_unit_test(test_fragment_hash_collision),
 	    cmocka_unit_test(test_fragment_dedup),
+	    cmocka_unit_test(test_fragment_cache_eviction),
 	    cmocka_unit_test(test_tiny_tails_exact),
 	    cmocka_unit_test(test_dedup_then_fragment_flush),
 	    cmocka_unit_test(test_run_split_by_fragment_block),

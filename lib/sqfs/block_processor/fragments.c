@@ -8,7 +8,7 @@
  * each record links to the previous one. A candidate with the same size and
  * hash is compared byte for byte: directly in the open fragment block, or
  * in a written fragment block read back from the output and decoded (the
- * last one decoded is kept, since duplicates tend to cluster). Tails of up
+ * blocks decoded are cached: see bp_frag_cache_slot_t). Tails of up
  * to BP_EXACT_TAIL bytes need no comparison: their hash is their bytes.
  */
 #include "config.h"
@@ -43,7 +43,15 @@ void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 	pk->ftable = ftable;
 	pk->sink = *sink;
 	hash_table_init(&pk->map);
-	pk->cache_index = BP_NONE;
+
+	/* as many slots as the byte budget allows, at least 2 */
+	pk->cache_slots = BP_FRAG_CACHE_BYTES / block_size;
+	if (pk->cache_slots < 2)
+		pk->cache_slots = 2;
+	if (pk->cache_slots > BP_FRAG_CACHE_SLOTS)
+		pk->cache_slots = BP_FRAG_CACHE_SLOTS;
+	for (size_t i = 0; i < BP_FRAG_CACHE_SLOTS; ++i)
+		pk->cache[i].index = BP_NONE;
 }
 
 void bp_packer_cleanup(bp_packer_t *pk)
@@ -52,13 +60,15 @@ void bp_packer_cleanup(bp_packer_t *pk)
 		pk->sink.release(pk->sink.ctx, pk->blk);
 	pk->blk = NULL;
 	array_cleanup(&pk->list);
-	free(pk->cache);
+	for (size_t i = 0; i < BP_FRAG_CACHE_SLOTS; ++i) {
+		free(pk->cache[i].data);
+		pk->cache[i].data = NULL;
+		pk->cache[i].index = BP_NONE;
+	}
 	free(pk->scratch);
 	array_cleanup(&pk->pending);
 	hash_table_cleanup(&pk->map);
-	pk->cache = NULL;
 	pk->scratch = NULL;
-	pk->cache_index = BP_NONE;
 }
 
 /* Whether fragment block idx is on disk (its table entry is filled in). */
@@ -69,14 +79,42 @@ static bool written(const bp_packer_t *pk, uint32_t idx)
 	return e != NULL && e->size != 0;
 }
 
-/* Decode written fragment block number idx into the cache. */
-static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
+/* The slot to decode a block into: an empty one, else the least recently
+ * used. */
+static bp_frag_cache_slot_t *victim_slot(bp_packer_t *pk)
+{
+	bp_frag_cache_slot_t *best = &pk->cache[0];
+
+	for (size_t i = 0; i < pk->cache_slots; ++i) {
+		bp_frag_cache_slot_t *s = &pk->cache[i];
+
+		if (s->index == BP_NONE)
+			return s;
+		if (s->last_use < best->last_use)
+			best = s;
+	}
+	return best;
+}
+
+/* Written fragment block number idx, decoded: from the cache, or read back
+ * and decoded into it. */
+static int load_fragment_block(bp_packer_t *pk, uint32_t idx,
+			       const bp_frag_cache_slot_t **out)
 {
 	const size_t bs = pk->block_size;
 	sqfs_file_t *file = pk->file;
 	const bp_frag_entry_t *e;
+	bp_frag_cache_slot_t *slot;
 	uint32_t len;
 	ptrdiff_t ret;
+
+	for (size_t i = 0; i < pk->cache_slots; ++i) {
+		if (pk->cache[i].index == idx) {
+			pk->cache[i].last_use = ++pk->clock;
+			*out = &pk->cache[i];
+			return 0;
+		}
+	}
 
 	e = bp_frag_table_get(pk->ftable, idx);
 	if (e == NULL)
@@ -85,15 +123,16 @@ static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
 	if (len == 0 || len > bs)
 		return SQFS_ERROR_INTERNAL;
 
-	if (pk->cache == NULL) {
-		pk->cache = malloc(bs);
-		if (pk->cache == NULL)
+	slot = victim_slot(pk);
+	if (slot->data == NULL) {
+		slot->data = malloc(bs);
+		if (slot->data == NULL)
 			return SQFS_ERROR_ALLOC;
 	}
-	pk->cache_index = BP_NONE;
+	slot->index = BP_NONE;
 
 	if (e->size & SQFS_SIZE_WORD_RAW) {
-		ret = file->read_at(file, e->start, pk->cache, len);
+		ret = file->read_at(file, e->start, slot->data, len);
 		if (ret != 0)
 			return (int)ret;
 		ret = len;
@@ -107,13 +146,15 @@ static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
 		if (ret != 0)
 			return (int)ret;
 		ret = sqfs_compressor_uncompress(pk->cmp, pk->scratch, len,
-						 pk->cache, bs);
+						 slot->data, bs);
 		if (ret < 0)
 			return (int)ret;
 	}
 
-	pk->cache_index = idx;
-	pk->cache_size = (uint32_t)ret;
+	slot->index = idx;
+	slot->size = (uint32_t)ret;
+	slot->last_use = ++pk->clock;
+	*out = slot;
 	return 0;
 }
 
@@ -171,6 +212,7 @@ static int fragment_bytes(bp_packer_t *pk, const bp_fragment_t *rec,
 			  const uint8_t **out)
 {
 	const bp_block_t *blk = pk->blk;
+	const bp_frag_cache_slot_t *slot;
 	int ret;
 
 	if (blk == NULL || rec->block != blk->index) {
@@ -186,16 +228,13 @@ static int fragment_bytes(bp_packer_t *pk, const bp_fragment_t *rec,
 		return 0;
 	}
 
-	if (rec->block != pk->cache_index) {
-		ret = load_fragment_block(pk, rec->block);
-		if (ret != 0)
-			return ret;
-	}
+	ret = load_fragment_block(pk, rec->block, &slot);
+	if (ret != 0)
+		return ret;
 	/* what we wrote ourselves decoded shorter: the output changed */
-	if (rec->offset > pk->cache_size ||
-	    rec->size > pk->cache_size - rec->offset)
+	if (rec->offset > slot->size || rec->size > slot->size - rec->offset)
 		return SQFS_ERROR_CORRUPTED;
-	*out = pk->cache + rec->offset;
+	*out = slot->data + rec->offset;
 	return 0;
 }
 
@@ -299,23 +338,22 @@ int bp_packer_adopt_tail(bp_packer_t *pk, uint32_t block, uint32_t offset,
 			 uint32_t size, bp_hash_fn_t fn)
 {
 	const bp_frag_entry_t *e = bp_frag_table_get(pk->ftable, block);
+	const bp_frag_cache_slot_t *slot;
 	uint64_t hash;
 	int ret;
 
 	if (pk->blk != NULL || e == NULL || e->size == 0 || size == 0 ||
 	    size >= pk->block_size)
 		return SQFS_ERROR_INTERNAL;
-	if (block != pk->cache_index) {
-		ret = load_fragment_block(pk, block);
-		/* the old image's block, not one we wrote */
-		if (ret == SQFS_ERROR_INTERNAL)
-			ret = SQFS_ERROR_CORRUPTED;
-		if (ret != 0)
-			return ret;
-	}
-	if (offset > pk->cache_size || size > pk->cache_size - offset)
+	ret = load_fragment_block(pk, block, &slot);
+	/* the old image's block, not one we wrote */
+	if (ret == SQFS_ERROR_INTERNAL)
+		ret = SQFS_ERROR_CORRUPTED;
+	if (ret != 0)
+		return ret;
+	if (offset > slot->size || size > slot->size - offset)
 		return SQFS_ERROR_CORRUPTED;
-	hash = bp_tail_hash(fn, pk->cache + offset, size);
+	hash = bp_tail_hash(fn, slot->data + offset, size);
 	if (recorded(pk, hash, size, block, offset))
 		return 0;
 	return record(pk, hash, size, block, offset);

@@ -67,8 +67,9 @@
  * data block, two per fragment block; at most the backlog's blocks and 64
  * MiB), the block the front end fills, the open fragment block, a scratch
  * buffer per worker, the writer's two verification buffers and the
- * packer's cache, plus per stored block one bp_index_entry_t, per fragment
- * one bp_fragment_t and per fragment block one table entry.
+ * packer's cache of decoded fragment blocks (BP_FRAG_CACHE_BYTES), plus per
+ * stored block one bp_index_entry_t, per fragment one bp_fragment_t and per
+ * fragment block one table entry.
  */
 #ifndef SQFS_BLOCK_PROCESSOR_PARTS_H
 #define SQFS_BLOCK_PROCESSOR_PARTS_H
@@ -367,6 +368,26 @@ typedef struct {
 	uint32_t prev;
 } bp_fragment_t;
 
+/*
+ * Written fragment blocks read back and decoded to compare a tail with an
+ * earlier one are kept, the least recently used going first: duplicates
+ * of popular files (licences, boilerplate, generated stubs) point at a few
+ * blocks again and again, and with xz each read-back costs the decoding
+ * of a whole block (1 to 3 ms). With one block kept, a million small
+ * files with 10% duplicates spent 90% of the pack decoding. At most
+ * BP_FRAG_CACHE_SLOTS blocks and BP_FRAG_CACHE_BYTES, at least 2 blocks.
+ */
+#define BP_FRAG_CACHE_BYTES (8u << 20)
+#define BP_FRAG_CACHE_SLOTS 64u
+
+typedef struct {
+	uint8_t *data;
+	uint64_t last_use;
+	/* Fragment block number, or BP_NONE for an empty slot. */
+	uint32_t index;
+	uint32_t size;
+} bp_frag_cache_slot_t;
+
 /* A fragment block submitted but perhaps not yet written. */
 typedef struct {
 	uint32_t index;
@@ -392,10 +413,11 @@ typedef struct {
 	/* Fragment blocks submitted whose table entry is still 0
 	 * (bp_pending_t): their data is read from memory. */
 	array_t pending;
-	/* The last fragment block read back and decoded. */
-	uint8_t *cache;
-	uint32_t cache_index;
-	uint32_t cache_size;
+	/* Fragment blocks read back and decoded, least recently used first
+	 * to go; clock counts the uses. */
+	bp_frag_cache_slot_t cache[BP_FRAG_CACHE_SLOTS];
+	size_t cache_slots;
+	uint64_t clock;
 	uint8_t *scratch;
 } bp_packer_t;
 
@@ -418,7 +440,7 @@ int bp_packer_flush(bp_packer_t *pk);
 /*
  * Offer a tail that is already in the output (size bytes at offset in
  * written fragment block number block) to later tails: its block is read
- * back and decoded (the last one stays cached), the tail hashed with fn
+ * back and decoded (and cached), the tail hashed with fn
  * and recorded, once however many files share it. SQFS_ERROR_CORRUPTED
  * if the block does not decode or the tail lies outside it.
  */
