@@ -237,6 +237,23 @@ int spill_file_read_at(spill_file_t *f, uint64_t offset, void *data,
 	return 0;
 }
 
+void spill_file_discard(spill_file_t *f, uint64_t offset, uint64_t size)
+{
+#if defined(FALLOC_FL_PUNCH_HOLE) && defined(FALLOC_FL_KEEP_SIZE)
+	/* only what is on disk; the buffer is the file's tail, kept */
+	if (f->failed != 0 || offset >= f->flushed)
+		return;
+	if (size > f->flushed - offset)
+		size = f->flushed - offset;
+	(void)fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			(off_t)offset, (off_t)size);
+#else
+	(void)f;
+	(void)offset;
+	(void)size;
+#endif
+}
+
 int spill_file_reset(spill_file_t *f)
 {
 	if (f->failed != 0)

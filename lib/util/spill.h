@@ -50,6 +50,11 @@ uint64_t spill_file_size(const spill_file_t *f);
 int spill_file_read_at(spill_file_t *f, uint64_t offset, void *data,
 		       size_t size);
 
+/* Give back the disk space of size bytes at offset (a run merged into
+ * another); reading them afterwards gives zeros. Best effort: a file
+ * system without hole punching keeps the space until the file is closed. */
+void spill_file_discard(spill_file_t *f, uint64_t offset, uint64_t size);
+
 /* Throw everything away: the file is empty again (its space given back). */
 int spill_file_reset(spill_file_t *f);
 

@@ -706,6 +706,35 @@ static void test_no_overlap_with_self(void **state)
 	free(data);
 }
 
+/* The dedup tests again with the index of tails spilling to sorted runs
+ * after a handful of records: the same duplicates must be found. */
+static void with_spilled_tails(void (*test)(void **), void **state)
+{
+	bp_test_tail_records = 3;
+	test(state);
+	bp_test_tail_records = 0;
+}
+
+static void test_fragment_dedup_spilled(void **state)
+{
+	with_spilled_tails(test_fragment_dedup, state);
+}
+
+static void test_fragment_cache_eviction_spilled(void **state)
+{
+	with_spilled_tails(test_fragment_cache_eviction, state);
+}
+
+static void test_tiny_tails_exact_spilled(void **state)
+{
+	with_spilled_tails(test_tiny_tails_exact, state);
+}
+
+static void test_fragment_hash_collision_spilled(void **state)
+{
+	with_spilled_tails(test_fragment_hash_collision, state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -723,6 +752,10 @@ int main(void)
 	    cmocka_unit_test(test_dont_deduplicate),
 	    cmocka_unit_test(test_shared_first_block),
 	    cmocka_unit_test(test_no_overlap_with_self),
+	    cmocka_unit_test(test_fragment_dedup_spilled),
+	    cmocka_unit_test(test_fragment_cache_eviction_spilled),
+	    cmocka_unit_test(test_tiny_tails_exact_spilled),
+	    cmocka_unit_test(test_fragment_hash_collision_spilled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,6 +105,10 @@ typedef struct {
 	bool raw_data;
 	/* Store every fragment block raw. */
 	bool raw_fragments;
+	/* Records of distinct tails kept in memory (about 40 bytes each)
+	 * before the older ones go to sorted runs in a spill file; 0: all
+	 * stay in memory. Dedup finds the same duplicates either way. */
+	size_t tail_index_records;
 } block_processor_desc_t;
 
 typedef struct {

@@ -22,11 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bp_fragment_t *frag_at(const bp_packer_t *pk, size_t i)
-{
-	return (bp_fragment_t *)pk->list.data + i;
-}
-
 static bp_pending_t *pending_list(const bp_packer_t *pk)
 {
 	return pk->pending.data;
@@ -34,7 +29,7 @@ static bp_pending_t *pending_list(const bp_packer_t *pk)
 
 void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 		    sqfs_compressor_t *cmp, bp_frag_table_t *ftable,
-		    const bp_block_sink_t *sink)
+		    const bp_block_sink_t *sink, size_t tail_records)
 {
 	memset(pk, 0, sizeof(*pk));
 	pk->block_size = block_size;
@@ -42,7 +37,7 @@ void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 	pk->cmp = cmp;
 	pk->ftable = ftable;
 	pk->sink = *sink;
-	hash_table_init(&pk->map);
+	bp_tail_index_init(&pk->tails, tail_records);
 
 	/* as many slots as the byte budget allows, at least 2 */
 	pk->cache_slots = BP_FRAG_CACHE_BYTES / block_size;
@@ -59,7 +54,7 @@ void bp_packer_cleanup(bp_packer_t *pk)
 	if (pk->blk != NULL)
 		pk->sink.release(pk->sink.ctx, pk->blk);
 	pk->blk = NULL;
-	array_cleanup(&pk->list);
+	bp_tail_index_cleanup(&pk->tails);
 	for (size_t i = 0; i < BP_FRAG_CACHE_SLOTS; ++i) {
 		free(pk->cache[i].data);
 		pk->cache[i].data = NULL;
@@ -67,7 +62,6 @@ void bp_packer_cleanup(bp_packer_t *pk)
 	}
 	free(pk->scratch);
 	array_cleanup(&pk->pending);
-	hash_table_cleanup(&pk->map);
 	pk->scratch = NULL;
 }
 
@@ -208,7 +202,7 @@ static const bp_block_t *pending_block(bp_packer_t *pk, uint32_t idx)
 }
 
 /* The bytes of an earlier fragment. */
-static int fragment_bytes(bp_packer_t *pk, const bp_fragment_t *rec,
+static int fragment_bytes(bp_packer_t *pk, const bp_tail_t *rec,
 			  const uint8_t **out)
 {
 	const bp_block_t *blk = pk->blk;
@@ -238,75 +232,61 @@ static int fragment_bytes(bp_packer_t *pk, const bp_fragment_t *rec,
 	return 0;
 }
 
-/* Look for an earlier fragment equal to the tail: *out receives its
- * record, or BP_NONE. */
-static int find_fragment(bp_packer_t *pk, const bp_block_t *tail, uint32_t *out)
+typedef struct {
+	bp_packer_t *pk;
+	const bp_block_t *tail;
+	unsigned int tried;
+	bp_tail_t found;
+} candidate_search_t;
+
+/* One earlier tail of the same size and hash: 1 if its bytes are the
+ * tail's, 0 to go on, 2 to give up (too many hash collisions). */
+static int try_candidate(void *user, const bp_tail_t *rec)
 {
-	unsigned int tried = 0;
+	candidate_search_t *cs = user;
 	const uint8_t *bytes;
-	uint64_t i;
 	int ret;
 
-	*out = BP_NONE;
-	if (!hash_table_get(&pk->map, bp_dedup_key(tail->hash, tail->size), &i))
-		return 0;
-
-	for (; i != BP_NONE; i = frag_at(pk, i)->prev) {
-		const bp_fragment_t *rec;
-
-		if (i >= pk->list.count)
-			return SQFS_ERROR_INTERNAL;
-		rec = frag_at(pk, i);
-		if (rec->size != tail->size || rec->hash != tail->hash)
-			continue;
-		/* a tiny tail's hash is its bytes (bp_tail_hash) */
-		if (tail->size <= BP_EXACT_TAIL) {
-			*out = (uint32_t)i;
-			return 0;
-		}
-		if (tried++ == BP_MAX_CANDIDATES)
-			break;
-
-		ret = fragment_bytes(pk, rec, &bytes);
-		if (ret != 0)
-			return ret;
-		if (memcmp(bytes, tail->data, tail->size) == 0) {
-			*out = (uint32_t)i;
-			return 0;
-		}
+	/* a tiny tail's hash is its bytes (bp_tail_hash) */
+	if (cs->tail->size <= BP_EXACT_TAIL) {
+		cs->found = *rec;
+		return 1;
 	}
-	return 0;
+	if (cs->tried++ == BP_MAX_CANDIDATES)
+		return 2;
+
+	ret = fragment_bytes(cs->pk, rec, &bytes);
+	if (ret != 0)
+		return ret;
+	if (memcmp(bytes, cs->tail->data, cs->tail->size) != 0)
+		return 0;
+	cs->found = *rec;
+	return 1;
+}
+
+/* Look for an earlier fragment equal to the tail, newest first: 1 with
+ * *out set, or 0. */
+static int find_fragment(bp_packer_t *pk, const bp_block_t *tail,
+			 bp_tail_t *out)
+{
+	candidate_search_t cs = {pk, tail, 0, {0, 0, 0, 0}};
+	int ret;
+
+	ret = bp_tail_index_find(&pk->tails, tail->hash, tail->size,
+				 try_candidate, &cs);
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		*out = cs.found;
+	return ret == 1;
 }
 
 static int record(bp_packer_t *pk, uint64_t hash, uint32_t size, uint32_t block,
 		  uint32_t offset)
 {
-	uint64_t key = bp_dedup_key(hash, size), prev;
-	bp_fragment_t *rec;
-	int ret;
+	bp_tail_t rec = {hash, size, block, offset};
 
-	/* records are linked by u32 numbers; past that, stop recording */
-	if (pk->list.count >= BP_NONE - 1)
-		return 0;
-
-	ret = array_reserve(&pk->list, sizeof(*rec), 1);
-	if (ret != 0)
-		return ret;
-
-	rec = frag_at(pk, pk->list.count);
-	rec->hash = hash;
-	rec->size = size;
-	rec->block = block;
-	rec->offset = offset;
-	rec->prev = BP_NONE;
-	if (hash_table_get(&pk->map, key, &prev))
-		rec->prev = (uint32_t)prev;
-
-	ret = hash_table_put(&pk->map, key, pk->list.count);
-	if (ret != 0)
-		return ret;
-	pk->list.count += 1;
-	return 0;
+	return bp_tail_index_add(&pk->tails, &rec);
 }
 
 static int record_fragment(bp_packer_t *pk, const bp_block_t *tail,
@@ -315,23 +295,12 @@ static int record_fragment(bp_packer_t *pk, const bp_block_t *tail,
 	return record(pk, tail->hash, tail->size, block, offset);
 }
 
-/* Whether a tail at (block, offset) of size and hash is recorded already
- * (old files that shared one tail). */
-static bool recorded(const bp_packer_t *pk, uint64_t hash, uint32_t size,
-		     uint32_t block, uint32_t offset)
+/* A record at exactly the place asked for: 1, else 0. */
+static int same_place(void *user, const bp_tail_t *rec)
 {
-	uint64_t i;
+	const bp_tail_t *want = user;
 
-	if (!hash_table_get(&pk->map, bp_dedup_key(hash, size), &i))
-		return false;
-	for (; i != BP_NONE && i < pk->list.count; i = frag_at(pk, i)->prev) {
-		const bp_fragment_t *rec = frag_at(pk, i);
-
-		if (rec->size == size && rec->hash == hash &&
-		    rec->block == block && rec->offset == offset)
-			return true;
-	}
-	return false;
+	return rec->block == want->block && rec->offset == want->offset;
 }
 
 int bp_packer_adopt_tail(bp_packer_t *pk, uint32_t block, uint32_t offset,
@@ -339,6 +308,7 @@ int bp_packer_adopt_tail(bp_packer_t *pk, uint32_t block, uint32_t offset,
 {
 	const bp_frag_entry_t *e = bp_frag_table_get(pk->ftable, block);
 	const bp_frag_cache_slot_t *slot;
+	bp_tail_t want;
 	uint64_t hash;
 	int ret;
 
@@ -354,8 +324,15 @@ int bp_packer_adopt_tail(bp_packer_t *pk, uint32_t block, uint32_t offset,
 	if (offset > slot->size || size > slot->size - offset)
 		return SQFS_ERROR_CORRUPTED;
 	hash = bp_tail_hash(fn, slot->data + offset, size);
-	if (recorded(pk, hash, size, block, offset))
-		return 0;
+
+	/* old files that shared one tail: recorded once */
+	want.hash = hash;
+	want.size = size;
+	want.block = block;
+	want.offset = offset;
+	ret = bp_tail_index_find(&pk->tails, hash, size, same_place, &want);
+	if (ret != 0)
+		return ret < 0 ? ret : 0;
 	return record(pk, hash, size, block, offset);
 }
 
@@ -405,7 +382,8 @@ int bp_packer_add(bp_packer_t *pk, const bp_block_t *tail)
 {
 	bool dedup = !(tail->flags & BP_FILE_DONT_DEDUPLICATE);
 	file_data_t *fd = tail->fd;
-	uint32_t match, offset;
+	bp_tail_t match;
+	uint32_t offset;
 	int ret;
 
 	if (fd == NULL || tail->size == 0 || tail->size >= pk->block_size)
@@ -413,11 +391,11 @@ int bp_packer_add(bp_packer_t *pk, const bp_block_t *tail)
 
 	if (dedup) {
 		ret = find_fragment(pk, tail, &match);
-		if (ret != 0)
+		if (ret < 0)
 			return ret;
-		if (match != BP_NONE) {
-			fd->fragment_index = frag_at(pk, match)->block;
-			fd->fragment_offset = frag_at(pk, match)->offset;
+		if (ret > 0) {
+			fd->fragment_index = match.block;
+			fd->fragment_offset = match.offset;
 			pk->stats.duplicate_fragments += 1;
 			return 0;
 		}

@@ -111,7 +111,8 @@ int block_processor_create(const block_processor_desc_t *desc,
 		};
 
 		bp_packer_init(&bp->packer, desc->block_size, desc->file,
-			       desc->cmp, &bp->ftable, &sink);
+			       desc->cmp, &bp->ftable, &sink,
+			       desc->tail_index_records);
 	}
 
 #ifdef WITH_PTHREAD

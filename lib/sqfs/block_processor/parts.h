@@ -388,6 +388,64 @@ typedef struct {
 	uint32_t size;
 } bp_frag_cache_slot_t;
 
+/* ---- tail_index.c: the index of distinct tails ----------------------------
+ */
+
+/*
+ * Every distinct tail packed is recorded (size, hash, where it is), so
+ * that a later equal tail is found. The newest records are in memory: an
+ * array and a hash map from key (bp_dedup_key) to the newest record of
+ * that key, each record linking to the previous one. Past max_records in
+ * memory they are sorted by key and written to a run in a spill file,
+ * with a filter (a blocked Bloom filter, about 10 bits per record) and
+ * the first key of each page kept in memory; runs of one size are merged
+ * four at a time (a tiered log-structured merge), so a lookup checks a
+ * few filters, not one per run. A lookup visits the records of a size
+ * and hash newest first, in memory and then in the runs from the newest:
+ * the same order as with everything in memory, so dedup decisions, and
+ * images, do not depend on the limit.
+ */
+typedef struct {
+	uint64_t hash;
+	uint32_t size;
+	uint32_t block;
+	uint32_t offset;
+} bp_tail_t;
+
+typedef struct bp_tail_run bp_tail_run_t;
+
+typedef struct {
+	/* Records in memory before a spill; 0: never spill. */
+	size_t max_records;
+	/* In memory: distinct fragments (bp_fragment_t), key -> newest. */
+	array_t list;
+	hash_table_t map;
+	/* Spilled runs, oldest first, in one spill file. */
+	bp_tail_run_t *runs;
+	size_t run_count;
+	struct spill_file *file;
+	/* Records spilled and merge passes, for tests and figures. */
+	uint64_t spilled;
+	uint64_t merges;
+	/* The words of a spill failure. */
+	char why[256];
+} bp_tail_index_t;
+
+/* Visit a candidate: 1 stops the lookup (found), 0 goes on, < 0 fails. */
+typedef int (*bp_tail_visit_fn)(void *user, const bp_tail_t *rec);
+
+void bp_tail_index_init(bp_tail_index_t *ti, size_t max_records);
+
+void bp_tail_index_cleanup(bp_tail_index_t *ti);
+
+/* Record a distinct tail (newer than every record so far). */
+int bp_tail_index_add(bp_tail_index_t *ti, const bp_tail_t *rec);
+
+/* Visit the records of rec's size and hash, newest first, until visit
+ * stops it: 1 if it did, 0 if every record was visited. */
+int bp_tail_index_find(bp_tail_index_t *ti, uint64_t hash, uint32_t size,
+		       bp_tail_visit_fn visit, void *user);
+
 /* A fragment block submitted but perhaps not yet written. */
 typedef struct {
 	uint32_t index;
@@ -407,9 +465,8 @@ typedef struct {
 	/* The open fragment block or NULL, and the bytes in it. */
 	bp_block_t *blk;
 	uint32_t fill;
-	/* Distinct fragments (bp_fragment_t), and key -> latest. */
-	array_t list;
-	hash_table_t map;
+	/* Distinct fragments. */
+	bp_tail_index_t tails;
 	/* Fragment blocks submitted whose table entry is still 0
 	 * (bp_pending_t): their data is read from memory. */
 	array_t pending;
@@ -421,9 +478,11 @@ typedef struct {
 	uint8_t *scratch;
 } bp_packer_t;
 
+/* tail_records: records of distinct tails kept in memory before they
+ * are spilled (bp_tail_index_t); 0: never. */
 void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 		    sqfs_compressor_t *cmp, bp_frag_table_t *ftable,
-		    const bp_block_sink_t *sink);
+		    const bp_block_sink_t *sink, size_t tail_records);
 
 /* Frees what the packer owns; an open fragment block goes back to the
  * sink. */
