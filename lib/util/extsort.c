@@ -28,9 +28,25 @@
 #define MIN_CURSOR (64u << 10)
 #define MAX_CURSOR (1u << 20)
 
+/* Lookups: runs keep a copy of their first record in every SAMPLE_SPAN
+ * bytes, and a blocked Bloom filter of BLOOM_BITS_PER_RECORD bits per
+ * record, BLOOM_PROBES bits set in one 512-bit block per key. */
+#define SAMPLE_SPAN (64u << 10)
+#define BLOOM_BITS_PER_RECORD 10u
+#define BLOOM_PROBES 6u
+
 typedef struct {
 	uint64_t offset;
 	uint64_t bytes;
+	/* with lookups (runs written while adding): */
+	uint64_t *bloom;
+	size_t nblocks;
+	/* sample i: the record (length word and bytes) at
+	 * samples + sample_at[i], which is at sample_off[i] in the file */
+	uint64_t *sample_off;
+	size_t *sample_at;
+	uint8_t *samples;
+	size_t nsamples;
 } run_t;
 
 typedef struct {
@@ -52,6 +68,8 @@ typedef struct {
 typedef struct {
 	size_t offset;
 	size_t scratch;
+	/* with lookups: the next entry of the same hash bucket, plus 1 */
+	size_t next;
 } entry_t;
 
 enum { ADDING, READ_MEMORY, READ_MERGE, DONE };
@@ -67,6 +85,11 @@ struct extsort {
 	size_t arena_cap;
 	size_t count;
 	size_t mem_pos;
+	/* with lookups: hash map of the buffer, heads are entry numbers + 1 */
+	size_t *buckets;
+	size_t nbuckets;
+	/* for lookups in runs */
+	uint8_t *find_buf;
 
 	/* Runs live in files[cur]; a merge pass writes to the other. */
 	spill_file_t *files[2];
@@ -147,8 +170,25 @@ static void free_cursors(extsort_t *s)
 	s->heap_n = 0;
 }
 
+static void free_run_lookup(run_t *run)
+{
+	free(run->bloom);
+	free(run->sample_off);
+	free(run->sample_at);
+	free(run->samples);
+	run->bloom = NULL;
+	run->sample_off = NULL;
+	run->sample_at = NULL;
+	run->samples = NULL;
+	run->nblocks = 0;
+	run->nsamples = 0;
+}
+
 static void free_buffer(extsort_t *s)
 {
+	free(s->buckets);
+	s->buckets = NULL;
+	s->nbuckets = 0;
 	free(s->arena);
 	s->arena = NULL;
 	s->arena_used = 0;
@@ -164,7 +204,10 @@ void extsort_destroy(extsort_t *s)
 	free_buffer(s);
 	spill_file_destroy(s->files[0]);
 	spill_file_destroy(s->files[1]);
+	for (size_t i = 0; i < s->run_count; ++i)
+		free_run_lookup(&s->runs[i]);
 	free(s->runs);
+	free(s->find_buf);
 	free(s);
 }
 
@@ -264,6 +307,7 @@ static int add_run(extsort_t *s, uint64_t offset, uint64_t bytes)
 		s->runs = runs;
 		s->run_cap = cap;
 	}
+	memset(&s->runs[s->run_count], 0, sizeof(s->runs[0]));
 	s->runs[s->run_count].offset = offset;
 	s->runs[s->run_count].bytes = bytes;
 	s->run_count += 1;
@@ -286,11 +330,164 @@ static int get_file(extsort_t *s, int which)
 	return 0;
 }
 
-/* Sort the buffer and write it out as a run. */
-static int spill_buffer(extsort_t *s)
+/* ---- lookups: filters and samples ---------------------------------------- */
+
+static bool lookups(const extsort_t *s)
+{
+	return s->desc.key_hash != NULL && s->desc.key_cmp != NULL;
+}
+
+/* The most the block may take: all of the limit, or with lookups room
+ * left for the hash map (at most 8 bytes per record, records taking at
+ * least 28 bytes of the block, and the map up to twice the records). */
+static size_t block_limit(const extsort_t *s)
+{
+	size_t limit = s->desc.mem_limit;
+
+	if (lookups(s))
+		limit = limit / 8 * 5;
+	return limit - limit % sizeof(entry_t);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ull;
+	x ^= x >> 27;
+	x *= 0x81dadef4bc2dd44dull;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t *bloom_block(const run_t *run, uint64_t *h)
+{
+	uint64_t *blk = run->bloom + (size_t)(*h % run->nblocks) * 8;
+
+	*h = mix(*h);
+	return blk;
+}
+
+static void bloom_add(run_t *run, uint64_t hash)
+{
+	uint64_t h = mix(hash), *blk = bloom_block(run, &h);
+
+	for (unsigned int i = 0; i < BLOOM_PROBES; ++i, h >>= 9)
+		blk[(h >> 6) & 7u] |= 1ull << (h & 63u);
+}
+
+static bool bloom_may_hold(const run_t *run, uint64_t hash)
+{
+	uint64_t h = mix(hash);
+	const uint64_t *blk = bloom_block(run, &h);
+
+	for (unsigned int i = 0; i < BLOOM_PROBES; ++i, h >>= 9) {
+		if (!(blk[(h >> 6) & 7u] & (1ull << (h & 63u))))
+			return false;
+	}
+	return true;
+}
+
+/* Filter and samples of the run the buffer is about to become (its
+ * records are sorted, not yet written; the run starts at start). */
+static int build_run_lookup(extsort_t *s, run_t *run, uint64_t start)
+{
+	uint64_t pos = start, next_sample = start;
+	size_t sample_bytes = 0, cap = 0;
+
+	run->nblocks = (s->count * BLOOM_BITS_PER_RECORD + 511) / 512;
+	if (run->nblocks == 0)
+		run->nblocks = 1;
+	run->bloom = calloc(run->nblocks * 8, sizeof(uint64_t));
+	if (run->bloom == NULL)
+		return file_failure(s, NULL, SQFS_ERROR_ALLOC);
+
+	for (size_t i = 0; i < s->count; ++i) {
+		const uint8_t *p = s->arena + entry(s, i)->offset;
+		size_t len = get_le32(p);
+
+		bloom_add(run, s->desc.key_hash(p + 4, len, s->desc.user));
+
+		if (pos >= next_sample) {
+			if (run->nsamples == cap) {
+				size_t ncap = cap ? cap * 2 : 16;
+				uint64_t *off = realloc(run->sample_off,
+							ncap * sizeof(*off));
+				size_t *at;
+
+				if (off == NULL)
+					return file_failure(s, NULL,
+							    SQFS_ERROR_ALLOC);
+				run->sample_off = off;
+				at =
+				    realloc(run->sample_at, ncap * sizeof(*at));
+				if (at == NULL)
+					return file_failure(s, NULL,
+							    SQFS_ERROR_ALLOC);
+				run->sample_at = at;
+				cap = ncap;
+			}
+			uint8_t *bytes =
+			    realloc(run->samples, sample_bytes + 4 + len);
+			if (bytes == NULL)
+				return file_failure(s, NULL, SQFS_ERROR_ALLOC);
+			run->samples = bytes;
+			memcpy(bytes + sample_bytes, p, 4 + len);
+			run->sample_off[run->nsamples] = pos;
+			run->sample_at[run->nsamples] = sample_bytes;
+			run->nsamples += 1;
+			sample_bytes += 4 + len;
+			next_sample =
+			    pos - (pos - start) % SAMPLE_SPAN + SAMPLE_SPAN;
+		}
+		pos += 4 + len;
+	}
+	return 0;
+}
+
+static size_t bucket_of(const extsort_t *s, uint64_t hash)
+{
+	return (size_t)(mix(hash) & (s->nbuckets - 1));
+}
+
+/* Put buffered entry i into the hash map, growing it to keep at most
+ * one entry per bucket on average. */
+static int hash_entry(extsort_t *s, size_t i)
+{
+	const uint8_t *p;
+	size_t b;
+
+	if (s->count > s->nbuckets) {
+		size_t n = s->nbuckets ? s->nbuckets * 2 : 256;
+		size_t *buckets = calloc(n, sizeof(buckets[0]));
+
+		if (buckets == NULL)
+			return file_failure(s, NULL, SQFS_ERROR_ALLOC);
+		free(s->buckets);
+		s->buckets = buckets;
+		s->nbuckets = n;
+		/* rehash every entry but i, which follows */
+		for (size_t j = 0; j < i; ++j) {
+			p = s->arena + entry(s, j)->offset;
+			b = bucket_of(s, s->desc.key_hash(p + 4, get_le32(p),
+							  s->desc.user));
+			entry(s, j)->next = s->buckets[b];
+			s->buckets[b] = j + 1;
+		}
+	}
+	p = s->arena + entry(s, i)->offset;
+	b = bucket_of(s, s->desc.key_hash(p + 4, get_le32(p), s->desc.user));
+	entry(s, i)->next = s->buckets[b];
+	s->buckets[b] = i + 1;
+	return 0;
+}
+
+/* Sort the buffer and write it out as a run (with its filter and samples
+ * if lookups may follow). */
+static int spill_buffer(extsort_t *s, bool for_lookups)
 {
 	spill_file_t *f;
 	uint64_t start;
+	run_t lookup;
 	int ret;
 
 	if (s->count == 0)
@@ -302,29 +499,46 @@ static int spill_buffer(extsort_t *s)
 	sort_buffer(s);
 
 	start = spill_file_size(f);
+	memset(&lookup, 0, sizeof(lookup));
+	if (lookups(s) && for_lookups) {
+		ret = build_run_lookup(s, &lookup, start);
+		if (ret != 0) {
+			free_run_lookup(&lookup);
+			return ret;
+		}
+	}
 	for (size_t i = 0; i < s->count; ++i) {
 		const uint8_t *p = s->arena + entry(s, i)->offset;
 
 		ret = spill_file_append(f, p, 4 + (size_t)get_le32(p));
-		if (ret != 0)
+		if (ret != 0) {
+			free_run_lookup(&lookup);
 			return file_failure(s, f, ret);
+		}
 	}
 	ret = add_run(s, start, spill_file_size(f) - start);
-	if (ret != 0)
+	if (ret != 0) {
+		free_run_lookup(&lookup);
 		return ret;
+	}
+	lookup.offset = s->runs[s->run_count - 1].offset;
+	lookup.bytes = s->runs[s->run_count - 1].bytes;
+	s->runs[s->run_count - 1] = lookup;
 	s->stats.runs += 1;
+	if (s->buckets != NULL)
+		memset(s->buckets, 0, s->nbuckets * sizeof(s->buckets[0]));
 	s->stats.spilled_bytes += spill_file_size(f) - start;
 	s->arena_used = 0;
 	s->count = 0;
 
 	/* a record larger than the limit made the block larger: give the
 	 * excess back now that it is empty */
-	if (s->arena_cap > s->desc.mem_limit) {
-		uint8_t *arena = realloc(s->arena, s->desc.mem_limit);
+	if (s->arena_cap > block_limit(s)) {
+		uint8_t *arena = realloc(s->arena, block_limit(s));
 
 		if (arena != NULL) {
 			s->arena = arena;
-			s->arena_cap = s->desc.mem_limit;
+			s->arena_cap = block_limit(s);
 		}
 	}
 	return 0;
@@ -365,14 +579,14 @@ int extsort_add(extsort_t *s, const void *rec, size_t len)
 	if (need > s->arena_cap - held) {
 		size_t cap = s->arena_cap ? s->arena_cap * 2 : 4096;
 
-		if (cap > s->desc.mem_limit)
-			cap = s->desc.mem_limit;
+		if (cap > block_limit(s))
+			cap = block_limit(s);
 		/* never smaller than now (a large record made it larger) */
 		if (cap < s->arena_cap)
 			cap = s->arena_cap;
 		if (need > cap - held && s->count > 0) {
 			/* full: out with it, then the record may fit */
-			ret = spill_buffer(s);
+			ret = spill_buffer(s, true);
 			if (ret != 0)
 				return ret;
 			held = 0;
@@ -394,6 +608,8 @@ int extsort_add(extsort_t *s, const void *rec, size_t len)
 	entry(s, s->count - 1)->offset = s->arena_used;
 	s->arena_used += len + 4;
 	s->stats.records += 1;
+	if (lookups(s))
+		return hash_entry(s, s->count - 1);
 	return 0;
 }
 
@@ -641,10 +857,13 @@ int extsort_finish(extsort_t *s)
 		return 0;
 	}
 
-	ret = spill_buffer(s);
+	ret = spill_buffer(s, false);
 	if (ret != 0)
 		return ret;
 	free_buffer(s);
+	/* no lookups from here on */
+	for (size_t i = 0; i < s->run_count; ++i)
+		free_run_lookup(&s->runs[i]);
 	ret = reduce_runs(s);
 	if (ret != 0)
 		return ret;
@@ -689,4 +908,139 @@ int extsort_next(extsort_t *s, const void **rec, size_t *len)
 	default:
 		return SQFS_ERROR_SEQUENCE;
 	}
+}
+
+/* ---- lookups ------------------------------------------------------------- */
+
+static int find_in_run(extsort_t *s, const run_t *run, const void *key,
+		       size_t klen, extsort_visit_fn visit, void *user)
+{
+	spill_file_t *f = s->files[0];
+	size_t lo = 0, hi = run->nsamples, fill = 0, at = 0;
+	uint64_t pos, end = run->offset + run->bytes;
+	int ret;
+
+	/* the last sample whose key is below key: records of key can only
+	 * start after it */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const uint8_t *p = run->samples + run->sample_at[mid];
+
+		if (s->desc.key_cmp(key, klen, p + 4, get_le32(p),
+				    s->desc.user) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	pos = lo == 0 ? run->offset : run->sample_off[lo - 1];
+
+	if (s->find_buf == NULL) {
+		s->find_buf = malloc(SAMPLE_SPAN);
+		if (s->find_buf == NULL)
+			return file_failure(s, NULL, SQFS_ERROR_ALLOC);
+	}
+
+	for (;;) {
+		size_t avail = fill - at, len;
+		const uint8_t *p;
+		int c;
+
+		if (avail < 4 ||
+		    avail < 4 + (size_t)get_le32(s->find_buf + at)) {
+			size_t need =
+			    avail < 4 ? 4 : 4 + get_le32(s->find_buf + at);
+			uint8_t *big;
+
+			if (pos == end)
+				return 0;
+			memmove(s->find_buf, s->find_buf + at, avail);
+			at = 0;
+			fill = avail;
+			if (need > SAMPLE_SPAN) {
+				/* a record larger than the buffer: read it
+				 * whole into one of its own */
+				big = malloc(need);
+				if (big == NULL)
+					return file_failure(s, NULL,
+							    SQFS_ERROR_ALLOC);
+				memcpy(big, s->find_buf, avail);
+				ret = spill_file_read_at(f, pos, big + avail,
+							 need - avail);
+				if (ret != 0) {
+					free(big);
+					return file_failure(s, f, ret);
+				}
+				pos += need - avail;
+				fill = 0;
+				c = s->desc.key_cmp(key, klen, big + 4,
+						    need - 4, s->desc.user);
+				ret =
+				    c == 0 ? visit(user, big + 4, need - 4) : 0;
+				free(big);
+				if (c < 0 || ret != 0)
+					return ret;
+				continue;
+			}
+			size_t n = SAMPLE_SPAN - fill;
+			if ((uint64_t)n > end - pos)
+				n = (size_t)(end - pos);
+			ret = spill_file_read_at(f, pos, s->find_buf + fill, n);
+			if (ret != 0)
+				return file_failure(s, f, ret);
+			pos += n;
+			fill += n;
+			continue;
+		}
+
+		p = s->find_buf + at;
+		len = get_le32(p);
+		at += 4 + len;
+		c = s->desc.key_cmp(key, klen, p + 4, len, s->desc.user);
+		if (c < 0)
+			return 0;
+		if (c == 0) {
+			ret = visit(user, p + 4, len);
+			if (ret != 0)
+				return ret;
+		}
+	}
+}
+
+int extsort_find(extsort_t *s, const void *key, size_t klen, uint64_t hash,
+		 extsort_visit_fn visit, void *user)
+{
+	int ret;
+
+	if (s->failed != 0)
+		return s->failed;
+	if (!lookups(s))
+		return SQFS_ERROR_UNSUPPORTED;
+	if (s->state != ADDING)
+		return SQFS_ERROR_SEQUENCE;
+
+	if (s->nbuckets > 0) {
+		size_t i = s->buckets[bucket_of(s, hash)];
+
+		while (i != 0) {
+			const uint8_t *p = s->arena + entry(s, i - 1)->offset;
+			size_t len = get_le32(p);
+
+			if (s->desc.key_cmp(key, klen, p + 4, len,
+					    s->desc.user) == 0) {
+				ret = visit(user, p + 4, len);
+				if (ret != 0)
+					return ret;
+			}
+			i = entry(s, i - 1)->next;
+		}
+	}
+
+	for (size_t r = s->run_count; r-- > 0;) {
+		if (!bloom_may_hold(&s->runs[r], hash))
+			continue;
+		ret = find_in_run(s, &s->runs[r], key, klen, visit, user);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
 }

@@ -17,8 +17,9 @@
  * on the limit or where runs were cut: callers rely on this for images
  * that are the same with and without a memory limit.
  *
- * Memory: the record buffer (per record its bytes, a 4-byte length and a
- * 16-byte index entry) stays within mem_limit, except that one record
+ * Memory: the record buffer (per record its bytes, a 4-byte length, a
+ * 24-byte index entry and with lookups 8 bytes of hash map) stays within
+ * mem_limit, except that one record
  * larger than the limit is always accepted; reading a merge takes at most
  * mem_limit for the cursors' buffers. The spill files' write buffers (a
  * sixteenth of the limit, at most 1 MiB each, two at most) come on top.
@@ -39,11 +40,31 @@
 typedef int (*extsort_cmp_fn)(const void *a, size_t alen, const void *b,
 			      size_t blen, void *user);
 
+/* The hash of a record's key: the part extsort_find looks records up by. */
+typedef uint64_t (*extsort_key_hash_fn)(const void *rec, size_t len,
+					void *user);
+
+/* <0, 0, >0 as a key comes before, with, after a record's key. */
+typedef int (*extsort_key_cmp_fn)(const void *key, size_t klen, const void *rec,
+				  size_t len, void *user);
+
+/* Visit a record found: 0 goes on, anything else stops the lookup. */
+typedef int (*extsort_visit_fn)(void *user, const void *rec, size_t len);
+
 typedef struct {
 	/* Bytes the sorter may hold (at least 64 KiB is used). */
 	size_t mem_limit;
 	extsort_cmp_fn cmp;
 	void *user;
+	/*
+	 * For extsort_find, or NULL: records whose keys compare equal must
+	 * be neighbours in the order of cmp (the key is a prefix of the
+	 * order). The buffer then keeps a hash map of its keys (8 bytes per
+	 * record), and each run a filter (about 10 bits per record) and a
+	 * copy of its first record in every 64 KiB, in memory.
+	 */
+	extsort_key_hash_fn key_hash;
+	extsort_key_cmp_fn key_cmp;
 } extsort_desc_t;
 
 typedef struct {
@@ -76,6 +97,18 @@ int extsort_finish(extsort_t *s);
  * next call), 0 at the end. extsort_finish must have been called.
  */
 int extsort_next(extsort_t *s, const void **rec, size_t *len);
+
+/*
+ * While adding: visit every record added so far whose key equals key
+ * (hash: key_hash of a record with that key), in no particular order,
+ * until visit returns non-zero, which is then returned; 0 when all were
+ * visited. A record given to visit is valid during the call only. A run
+ * whose filter rules the key out costs no read; another costs reads of
+ * the pages that can hold the key. SQFS_ERROR_UNSUPPORTED without
+ * key_hash and key_cmp.
+ */
+int extsort_find(extsort_t *s, const void *key, size_t klen, uint64_t hash,
+		 extsort_visit_fn visit, void *user);
 
 void extsort_get_stats(const extsort_t *s, extsort_stats_t *stats);
 

@@ -82,7 +82,7 @@ static void fill_record(uint8_t *buf, const ref_t *r)
 static extsort_stats_t run_sort(size_t count, size_t limit, size_t max_len,
 				size_t big_every, size_t big_len, uint64_t seed)
 {
-	extsort_desc_t desc = {limit, cmp_key, NULL};
+	extsort_desc_t desc = {limit, cmp_key, NULL, NULL, NULL};
 	ref_t *refs = calloc(count, sizeof(refs[0]));
 	uint8_t *buf = malloc(big_len > max_len ? big_len : max_len);
 	uint8_t *expect = malloc(big_len > max_len ? big_len : max_len);
@@ -172,7 +172,7 @@ static void test_records_larger_than_limit(void **state)
 
 static void test_empty(void **state)
 {
-	extsort_desc_t desc = {0, cmp_key, NULL};
+	extsort_desc_t desc = {0, cmp_key, NULL, NULL, NULL};
 	const void *rec;
 	extsort_t *s;
 	size_t len;
@@ -195,7 +195,7 @@ static void test_same_at_any_limit(void **state)
 
 	(void)state;
 	for (size_t l = 0; l < 3; ++l) {
-		extsort_desc_t desc = {limits[l], cmp_key, NULL};
+		extsort_desc_t desc = {limits[l], cmp_key, NULL, NULL, NULL};
 		uint64_t seed = 99, h = 1469598103934665603ull;
 		uint8_t buf[80];
 		const void *rec;
@@ -253,7 +253,7 @@ static void test_spill_file(void **state)
 
 static void test_no_tmpdir(void **state)
 {
-	extsort_desc_t desc = {0, cmp_key, NULL};
+	extsort_desc_t desc = {0, cmp_key, NULL, NULL, NULL};
 	char why[SPILL_WHY_SIZE], rec[64] = {0};
 	char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
 	extsort_t *s;
@@ -295,7 +295,7 @@ static void test_write_fails(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct rlimit rl = {256u << 10, 256u << 10};
-		extsort_desc_t desc = {0, cmp_key, NULL};
+		extsort_desc_t desc = {0, cmp_key, NULL, NULL, NULL};
 		char rec[100] = {0};
 		const void *out;
 		size_t len;
@@ -325,6 +325,185 @@ static void test_write_fails(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* ---- lookups while adding ------------------------------------------------ */
+
+static int cmp_key_serial(const void *a, size_t alen, const void *b,
+			  size_t blen, void *user)
+{
+	int r = cmp_key(a, alen, b, blen, user);
+	uint32_t sa, sb;
+
+	if (r != 0)
+		return r;
+	memcpy(&sa, (const uint8_t *)a + 4, 4);
+	memcpy(&sb, (const uint8_t *)b + 4, 4);
+	return sa < sb ? -1 : (sa > sb);
+}
+
+static uint64_t hash_of_key(uint32_t key)
+{
+	return (uint64_t)key * 0x9e3779b97f4a7c15ull;
+}
+
+static uint64_t key_hash(const void *rec, size_t len, void *user)
+{
+	uint32_t k;
+
+	(void)user;
+	assert_true(len >= 8);
+	memcpy(&k, rec, 4);
+	return hash_of_key(k);
+}
+
+static int key_cmp(const void *key, size_t klen, const void *rec, size_t len,
+		   void *user)
+{
+	uint32_t a, b;
+
+	(void)user;
+	assert_int_equal(klen, 4);
+	assert_true(len >= 8);
+	memcpy(&a, key, 4);
+	memcpy(&b, rec, 4);
+	return a < b ? -1 : (a > b);
+}
+
+typedef struct {
+	uint8_t *seen;
+	size_t count;
+	const ref_t *refs;
+} found_t;
+
+static int visit_found(void *user, const void *rec, size_t len)
+{
+	found_t *f = user;
+	uint8_t expect[300u << 10];
+	uint32_t serial;
+
+	memcpy(&serial, (const uint8_t *)rec + 4, 4);
+	assert_int_equal(f->seen[serial], 0);
+	f->seen[serial] = 1;
+	f->count += 1;
+	/* the bytes are the record's */
+	assert_int_equal(len, f->refs[serial].len);
+	fill_record(expect, &f->refs[serial]);
+	assert_memory_equal(rec, expect, len);
+	return 0;
+}
+
+static void test_find(void **state)
+{
+	enum { COUNT = 40000, KEYS = 3000 };
+	extsort_desc_t desc = {0, cmp_key_serial, NULL, key_hash, key_cmp};
+	static ref_t refs[COUNT];
+	static uint8_t seen[COUNT];
+	static uint8_t buf[300u << 10];
+	found_t found = {seen, 0, refs};
+	extsort_stats_t st;
+	uint64_t seed = 7;
+	const void *rec;
+	extsort_t *s;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(extsort_create(&desc, &s), 0);
+	for (uint32_t i = 0; i < COUNT; ++i) {
+		refs[i].key = (uint32_t)(next_rand(&seed) % KEYS);
+		refs[i].serial = i;
+		refs[i].len = 8 + (size_t)(next_rand(&seed) % 80);
+		/* a few records larger than a sample span and a cursor */
+		if (i % 5000 == 4999)
+			refs[i].len = 200u << 10;
+		fill_record(buf, &refs[i]);
+		assert_int_equal(extsort_add(s, buf, refs[i].len), 0);
+
+		if (i % 997 != 0 && i != COUNT - 1)
+			continue;
+		for (int q = 0; q < 20; ++q) {
+			uint32_t key = (uint32_t)(next_rand(&seed) % KEYS);
+			size_t expect = 0;
+
+			if (q == 0)
+				key = refs[i].key;
+			if (q == 1)
+				key = KEYS + 5; /* never added */
+			memset(seen, 0, sizeof(seen));
+			found.count = 0;
+			assert_int_equal(extsort_find(s, &key, 4,
+						      hash_of_key(key),
+						      visit_found, &found),
+					 0);
+			for (uint32_t j = 0; j <= i; ++j) {
+				if (refs[j].key == key) {
+					assert_int_equal(seen[j], 1);
+					expect += 1;
+				}
+			}
+			assert_int_equal(found.count, expect);
+		}
+	}
+	extsort_get_stats(s, &st);
+	assert_true(st.runs > 10);
+
+	assert_int_equal(extsort_finish(s), 0);
+	{
+		uint32_t key = 1;
+
+		assert_int_equal(extsort_find(s, &key, 4, hash_of_key(key),
+					      visit_found, &found),
+				 SQFS_ERROR_SEQUENCE);
+	}
+	/* sorted by key, then serial */
+	for (uint32_t n = 0, last_key = 0, last_serial = 0; n < COUNT; ++n) {
+		uint32_t k, sr;
+
+		assert_int_equal(extsort_next(s, &rec, &len), 1);
+		memcpy(&k, rec, 4);
+		memcpy(&sr, (const uint8_t *)rec + 4, 4);
+		assert_true(n == 0 || k > last_key ||
+			    (k == last_key && sr > last_serial));
+		last_key = k;
+		last_serial = sr;
+	}
+	assert_int_equal(extsort_next(s, &rec, &len), 0);
+	extsort_destroy(s);
+}
+
+static int stop_at_first(void *user, const void *rec, size_t len)
+{
+	(void)rec;
+	(void)len;
+	*(int *)user += 1;
+	return 7;
+}
+
+static void test_find_stops_and_refuses(void **state)
+{
+	extsort_desc_t plain = {0, cmp_key, NULL, NULL, NULL};
+	extsort_desc_t desc = {0, cmp_key_serial, NULL, key_hash, key_cmp};
+	uint8_t rec[16] = {0};
+	uint32_t key = 0;
+	extsort_t *s;
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(extsort_create(&plain, &s), 0);
+	assert_int_equal(extsort_add(s, rec, sizeof(rec)), 0);
+	assert_int_equal(
+	    extsort_find(s, &key, 4, hash_of_key(key), stop_at_first, &calls),
+	    SQFS_ERROR_UNSUPPORTED);
+	extsort_destroy(s);
+
+	assert_int_equal(extsort_create(&desc, &s), 0);
+	for (int i = 0; i < 3; ++i)
+		assert_int_equal(extsort_add(s, rec, sizeof(rec)), 0);
+	assert_int_equal(
+	    extsort_find(s, &key, 4, hash_of_key(key), stop_at_first, &calls),
+	    7);
+	assert_int_equal(calls, 1);
+	extsort_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +516,8 @@ int main(void)
 	    cmocka_unit_test(test_spill_file),
 	    cmocka_unit_test(test_no_tmpdir),
 	    cmocka_unit_test(test_write_fails),
+	    cmocka_unit_test(test_find),
+	    cmocka_unit_test(test_find_stops_and_refuses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
