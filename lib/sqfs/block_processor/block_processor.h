@@ -183,4 +183,13 @@ int block_processor_adopt_file(block_processor_t *bp, const file_data_t *fd);
 void block_processor_get_stats(const block_processor_t *bp,
 			       block_stats_t *stats);
 
+/*
+ * How many files, counted from the first begin, are complete: their file
+ * data records are final and the processor no longer touches them (their
+ * blocks written and deduplicated, their tails placed). Files complete in
+ * the order they began, so a caller that keeps records in that order can
+ * hand off (and free) every record before this count.
+ */
+uint64_t block_processor_files_complete(const block_processor_t *bp);
+
 #endif /* SQFS_BLOCK_PROCESSOR_BLOCK_PROCESSOR_H */

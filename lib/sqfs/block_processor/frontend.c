@@ -497,3 +497,14 @@ void block_processor_get_stats(const block_processor_t *bp,
 	add_stats(stats, &bp->writer.stats);
 	add_stats(stats, &bp->packer.stats);
 }
+
+uint64_t block_processor_files_complete(const block_processor_t *bp)
+{
+	/* Asked between calls: a file's end marker is written at the
+	 * earliest during its end, which places the tail before returning,
+	 * so a written marker means a complete record. */
+	uint64_t ended = bp->stats.files;
+
+	return bp->writer.files_written < ended ? bp->writer.files_written
+						: ended;
+}

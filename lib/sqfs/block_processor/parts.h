@@ -326,6 +326,10 @@ typedef struct {
 	/* Verification buffers, block_size bytes each, made on first use. */
 	uint8_t *buf_a;
 	uint8_t *buf_b;
+
+	/* Files whose end marker was written: their records are final but
+	 * for the tail, which the front end places when it ends the file. */
+	uint64_t files_written;
 } bp_writer_t;
 
 void bp_writer_init(bp_writer_t *wr, sqfs_file_t *file, uint32_t block_size,
