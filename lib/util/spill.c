@@ -103,9 +103,10 @@ static int open_anonymous(const char *dir, int *out_errno)
 int spill_file_create(size_t buffer_size, spill_file_t **out, char *why)
 {
 	spill_file_t *f;
-	int err = 0;
 
 	*out = NULL;
+	if (why != NULL)
+		why[0] = '\0';
 	if (buffer_size < MIN_BUFFER)
 		buffer_size = MIN_BUFFER;
 
@@ -120,18 +121,30 @@ int spill_file_create(size_t buffer_size, spill_file_t **out, char *why)
 				  "no memory for a temporary file's buffer");
 	}
 	f->capacity = buffer_size;
+	/* made when the buffer first overflows: what fits in it never
+	 * needs $TMPDIR */
+	f->fd = -1;
+	*out = f;
+	return 0;
+}
 
+/* The file itself, made on first need. */
+static int open_file(spill_file_t *f)
+{
+	int err = 0;
+
+	if (f->fd >= 0)
+		return 0;
 	f->fd = open_anonymous(spill_dir(), &err);
 	if (f->fd < 0) {
-		free(f->buffer);
-		free(f);
-		return fail_words(why, SQFS_ERROR_IO,
-				  "cannot make a temporary file in %s: %s",
-				  spill_dir(), strerror(err));
+		if (f->failed == 0) {
+			f->failed = SQFS_ERROR_IO;
+			fail_words(f->why, SQFS_ERROR_IO,
+				   "cannot make a temporary file in %s: %s",
+				   spill_dir(), strerror(err));
+		}
+		return f->failed;
 	}
-	if (why != NULL)
-		why[0] = '\0';
-	*out = f;
 	return 0;
 }
 
@@ -139,13 +152,18 @@ void spill_file_destroy(spill_file_t *f)
 {
 	if (f == NULL)
 		return;
-	close(f->fd);
+	if (f->fd >= 0)
+		close(f->fd);
 	free(f->buffer);
 	free(f);
 }
 
 static int write_all(spill_file_t *f, const uint8_t *data, size_t size)
 {
+	int err = open_file(f);
+
+	if (err != 0)
+		return err;
 	while (size > 0) {
 		ssize_t ret = pwrite(f->fd, data, size, (off_t)f->flushed);
 
@@ -241,7 +259,7 @@ void spill_file_discard(spill_file_t *f, uint64_t offset, uint64_t size)
 {
 #if defined(FALLOC_FL_PUNCH_HOLE) && defined(FALLOC_FL_KEEP_SIZE)
 	/* only what is on disk; the buffer is the file's tail, kept */
-	if (f->failed != 0 || offset >= f->flushed)
+	if (f->failed != 0 || f->fd < 0 || offset >= f->flushed)
 		return;
 	if (size > f->flushed - offset)
 		size = f->flushed - offset;
@@ -259,7 +277,7 @@ int spill_file_reset(spill_file_t *f)
 	if (f->failed != 0)
 		return f->failed;
 	f->fill = 0;
-	if (ftruncate(f->fd, 0) != 0)
+	if (f->fd >= 0 && ftruncate(f->fd, 0) != 0)
 		return fail(f, errno, "truncate failed");
 	f->flushed = 0;
 	return 0;

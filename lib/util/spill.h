@@ -4,7 +4,9 @@
  *
  * A spill file is an anonymous file in $TMPDIR (or /tmp when TMPDIR is
  * unset or empty): made with O_TMPFILE where the file system allows it,
- * else created under a random name and unlinked at once. Either way it
+ * else created under a random name and unlinked at once, and only when
+ * its buffer first overflows: what fits in the buffer never touches the
+ * disk, nor needs $TMPDIR. Either way it
  * has no name while it is used, so nothing is left behind however the
  * process ends, and two packers never meet in it.
  *
@@ -30,8 +32,9 @@ typedef struct spill_file spill_file_t;
 
 /*
  * Make a spill file with a write buffer of buffer_size bytes (at least
- * 4 KiB is used). On failure, why (SPILL_WHY_SIZE bytes, or NULL) gets
- * the words and the result is SQFS_ERROR_IO or SQFS_ERROR_ALLOC.
+ * 4 KiB is used). Fails only for want of memory (SQFS_ERROR_ALLOC, with
+ * words in why, SPILL_WHY_SIZE bytes or NULL): a $TMPDIR where no file
+ * can be made fails the first append that needs the file, with words.
  */
 int spill_file_create(size_t buffer_size, spill_file_t **out, char *why);
 

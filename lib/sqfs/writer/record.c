@@ -180,6 +180,7 @@ int wr_record_decode(const void *rec, size_t len, wr_record_t *r)
 		r->text_len = rest;
 		return 0;
 	case WR_REC_IPC:
+	case WR_REC_GONE:
 		return rest == 0 ? 0 : SQFS_ERROR_CORRUPTED;
 	default:
 		return SQFS_ERROR_CORRUPTED;

@@ -17,6 +17,7 @@
  *     WR_REC_SLINK: the target's bytes
  *     WR_REC_DEV:   the encoded device number (4)
  *     WR_REC_IPC:   nothing (FIFO, socket)
+ *     WR_REC_GONE:  nothing (a tombstone)
  *     WR_REC_LINK:  bound sequence number (8, 0: not bound) |
  *                   the canonical target path's bytes
  *
@@ -41,6 +42,8 @@ typedef enum {
 	WR_REC_DEV = 3,
 	WR_REC_IPC = 4,
 	WR_REC_LINK = 5,
+	/* a tombstone: nothing is at this name from this record on */
+	WR_REC_GONE = 6,
 } wr_rec_kind_t;
 
 typedef struct {
