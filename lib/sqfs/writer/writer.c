@@ -921,6 +921,17 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 
 /* ---- file data ----------------------------------------------------------- */
 
+/* A failure of the block processor: with the words of its temporary
+ * files if they failed (a full $TMPDIR), which say more than a code. */
+static int bp_failed(sqfs_writer_t *wr, int ret)
+{
+	const char *words = block_processor_spill_error(wr->bp);
+
+	if (ret != 0 && words[0] != '\0')
+		return errtext_set(&wr->err, ret, "%s", words);
+	return ret;
+}
+
 /* Data can only go to an open file. */
 static int check_open(sqfs_writer_t *wr)
 {
@@ -944,7 +955,7 @@ static int append(sqfs_writer_t *wr, const void *data, size_t size,
 	if (size == 0)
 		return 0;
 	*broken = true;
-	return block_processor_append(wr->bp, data, size);
+	return bp_failed(wr, block_processor_append(wr->bp, data, size));
 }
 
 static int append_hole(sqfs_writer_t *wr, uint64_t size, bool *broken)
@@ -970,7 +981,7 @@ static int end_file(sqfs_writer_t *wr, bool *broken)
 	ret = block_processor_end(wr->bp);
 	if (ret == 0)
 		wr->open_file = NODE_NIL;
-	return ret;
+	return bp_failed(wr, ret);
 }
 
 /* ---- hard links and finishing ------------------------------------------- */
@@ -1118,7 +1129,7 @@ static int finish(sqfs_writer_t *wr)
 
 	wr->finished = true;
 
-	ret = block_processor_finish(wr->bp);
+	ret = bp_failed(wr, block_processor_finish(wr->bp));
 	if (ret == 0)
 		ret = wr_write_tables(wr, &export_table);
 	if (ret == 0)
