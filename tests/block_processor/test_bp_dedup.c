@@ -407,17 +407,14 @@ static void test_fragment_dedup(void **state)
  * decodes them again, and variants one byte apart that must never merge
  * with a cached copy.
  */
-static void test_fragment_cache_eviction(void **state)
+static void run_cache_eviction(uint32_t bs, size_t size)
 {
-	const uint32_t bs = 4096;
 	enum { DISTINCT = 3 * BP_FRAG_CACHE_SLOTS, ROUNDS = 3 };
-	const size_t size = 3000; /* one tail per fragment block */
 	static file_data_t orig[DISTINCT], dup[ROUNDS][DISTINCT];
 	static file_data_t var[DISTINCT];
 	uint8_t *tails[DISTINCT];
 	bp_ctx_t c;
 
-	(void)state;
 	for (size_t i = 0; i < DISTINCT; ++i)
 		tails[i] =
 		    test_make_data(size, TEST_DATA_TEXT, (uint32_t)(1000 + i));
@@ -463,6 +460,16 @@ static void test_fragment_cache_eviction(void **state)
 		free(tails[i]);
 	}
 	bp_ctx_close(&c);
+}
+
+static void test_fragment_cache_eviction(void **state)
+{
+	(void)state;
+	/* one tail per fragment block: compared in the tail store */
+	run_cache_eviction(4096, 3000);
+	/* tails too large for the store: compared in fragment blocks read
+	 * back and decoded, more of them than the cache holds */
+	run_cache_eviction(8192, BP_STORED_TAIL_MAX + 2000);
 }
 
 /*

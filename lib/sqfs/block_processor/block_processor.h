@@ -192,4 +192,8 @@ void block_processor_get_stats(const block_processor_t *bp,
  */
 uint64_t block_processor_files_complete(const block_processor_t *bp);
 
+/* The words of a failure of the processor's temporary files ("temporary
+ * file in /tmp: No space left on device"), or "" if there was none. */
+const char *block_processor_spill_error(const block_processor_t *bp);
+
 #endif /* SQFS_BLOCK_PROCESSOR_BLOCK_PROCESSOR_H */

@@ -18,7 +18,9 @@
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
 #include "sqfs/io.h"
+#include "util/spill.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,9 @@ void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 	pk->ftable = ftable;
 	pk->sink = *sink;
 	bp_tail_index_init(&pk->tails, tail_records);
+	/* 24 bytes of raw tail for each record in memory; without a limit,
+	 * 16 MiB */
+	pk->store_memory = tail_records != 0 ? tail_records * 24 : (16u << 20);
 
 	/* as many slots as the byte budget allows, at least 2 */
 	pk->cache_slots = BP_FRAG_CACHE_BYTES / block_size;
@@ -63,6 +68,10 @@ void bp_packer_cleanup(bp_packer_t *pk)
 	free(pk->scratch);
 	array_cleanup(&pk->pending);
 	pk->scratch = NULL;
+	spill_file_destroy(pk->store);
+	pk->store = NULL;
+	free(pk->store_buf);
+	pk->store_buf = NULL;
 }
 
 /* Whether fragment block idx is on disk (its table entry is filled in). */
@@ -201,6 +210,15 @@ static const bp_block_t *pending_block(bp_packer_t *pk, uint32_t idx)
 	return NULL;
 }
 
+/* Keep the words of a failure of the tail store. */
+static int store_failed(bp_packer_t *pk, int ret)
+{
+	if (pk->why[0] == '\0' && pk->store != NULL)
+		snprintf(pk->why, sizeof(pk->why), "%s",
+			 spill_file_error(pk->store));
+	return ret;
+}
+
 /* The bytes of an earlier fragment. */
 static int fragment_bytes(bp_packer_t *pk, const bp_tail_t *rec,
 			  const uint8_t **out)
@@ -208,6 +226,17 @@ static int fragment_bytes(bp_packer_t *pk, const bp_tail_t *rec,
 	const bp_block_t *blk = pk->blk;
 	const bp_frag_cache_slot_t *slot;
 	int ret;
+
+	if (rec->store != 0) {
+		if (rec->size > BP_STORED_TAIL_MAX || pk->store == NULL)
+			return SQFS_ERROR_INTERNAL;
+		ret = spill_file_read_at(pk->store, rec->store - 1,
+					 pk->store_buf, rec->size);
+		if (ret != 0)
+			return store_failed(pk, ret);
+		*out = pk->store_buf;
+		return 0;
+	}
 
 	if (blk == NULL || rec->block != blk->index) {
 		if (bp_frag_table_get(pk->ftable, rec->block) == NULL)
@@ -269,7 +298,7 @@ static int try_candidate(void *user, const bp_tail_t *rec)
 static int find_fragment(bp_packer_t *pk, const bp_block_t *tail,
 			 bp_tail_t *out)
 {
-	candidate_search_t cs = {pk, tail, 0, {0, 0, 0, 0}};
+	candidate_search_t cs = {pk, tail, 0, {0, 0, 0, 0, 0}};
 	int ret;
 
 	ret = bp_tail_index_find(&pk->tails, tail->hash, tail->size,
@@ -282,17 +311,34 @@ static int find_fragment(bp_packer_t *pk, const bp_block_t *tail,
 }
 
 static int record(bp_packer_t *pk, uint64_t hash, uint32_t size, uint32_t block,
-		  uint32_t offset)
+		  uint32_t offset, const uint8_t *bytes)
 {
-	bp_tail_t rec = {hash, size, block, offset};
+	bp_tail_t rec = {hash, size, block, offset, 0};
+	int ret;
 
+	if (size > BP_EXACT_TAIL && size <= BP_STORED_TAIL_MAX) {
+		if (pk->store == NULL) {
+			pk->store_buf = malloc(BP_STORED_TAIL_MAX);
+			if (pk->store_buf == NULL)
+				return SQFS_ERROR_ALLOC;
+			/* in memory as long as the tails in memory fit */
+			ret = spill_file_create(pk->store_memory, &pk->store,
+						pk->why);
+			if (ret != 0)
+				return ret;
+		}
+		rec.store = spill_file_size(pk->store) + 1;
+		ret = spill_file_append(pk->store, bytes, size);
+		if (ret != 0)
+			return store_failed(pk, ret);
+	}
 	return bp_tail_index_add(&pk->tails, &rec);
 }
 
 static int record_fragment(bp_packer_t *pk, const bp_block_t *tail,
 			   uint32_t block, uint32_t offset)
 {
-	return record(pk, tail->hash, tail->size, block, offset);
+	return record(pk, tail->hash, tail->size, block, offset, tail->data);
 }
 
 /* A record at exactly the place asked for: 1, else 0. */
@@ -333,7 +379,7 @@ int bp_packer_adopt_tail(bp_packer_t *pk, uint32_t block, uint32_t offset,
 	ret = bp_tail_index_find(&pk->tails, hash, size, same_place, &want);
 	if (ret != 0)
 		return ret < 0 ? ret : 0;
-	return record(pk, hash, size, block, offset);
+	return record(pk, hash, size, block, offset, slot->data + offset);
 }
 
 /* Open a new fragment block with the next fragment table index. */

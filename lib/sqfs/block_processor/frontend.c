@@ -508,3 +508,10 @@ uint64_t block_processor_files_complete(const block_processor_t *bp)
 	return bp->writer.files_written < ended ? bp->writer.files_written
 						: ended;
 }
+
+const char *block_processor_spill_error(const block_processor_t *bp)
+{
+	if (bp->packer.why[0] != '\0')
+		return bp->packer.why;
+	return bp->packer.tails.why;
+}

@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RECORD_SIZE 20u
-#define RECORDS_PER_PAGE 204u
+#define RECORD_SIZE 28u
+#define RECORDS_PER_PAGE 146u
 #define PAGE_SIZE (RECORD_SIZE * RECORDS_PER_PAGE)
 #define BLOOM_BITS_PER_RECORD 10u
 #define BLOOM_BITS 6u
@@ -68,6 +68,7 @@ static void encode(uint8_t *p, const bp_tail_t *r)
 	put_le32(p + 8, r->size);
 	put_le32(p + 12, r->block);
 	put_le32(p + 16, r->offset);
+	put_le64(p + 20, r->store);
 }
 
 static void decode(const uint8_t *p, bp_tail_t *r)
@@ -76,6 +77,7 @@ static void decode(const uint8_t *p, bp_tail_t *r)
 	r->size = get_le32(p + 8);
 	r->block = get_le32(p + 12);
 	r->offset = get_le32(p + 16);
+	r->store = get_le64(p + 20);
 }
 
 /* ---- the filter ---------------------------------------------------------- */
@@ -338,18 +340,15 @@ static int spill(bp_tail_index_t *ti)
 	if (order == NULL)
 		return SQFS_ERROR_ALLOC;
 	for (size_t i = 0; i < count; ++i) {
-		order[i].key =
-		    tail_key(mem_at(ti, i)->hash, mem_at(ti, i)->size);
+		order[i].key = tail_key(mem_at(ti, i)->tail.hash,
+					mem_at(ti, i)->tail.size);
 		order[i].number = (uint32_t)i;
 	}
 	qsort(order, count, sizeof(order[0]), compare_items);
 
 	ret = run_begin(ti, &run, count, 0);
 	for (size_t i = 0; ret == 0 && i < count; ++i) {
-		const bp_fragment_t *f = mem_at(ti, order[i].number);
-		bp_tail_t r = {f->hash, f->size, f->block, f->offset};
-
-		ret = run_put(ti, &run, &r);
+		ret = run_put(ti, &run, &mem_at(ti, order[i].number)->tail);
 	}
 	free(order);
 	if (ret == 0)
@@ -399,10 +398,7 @@ int bp_tail_index_add(bp_tail_index_t *ti, const bp_tail_t *rec)
 	if (ret != 0)
 		return ret;
 	f = mem_at(ti, ti->list.count);
-	f->hash = rec->hash;
-	f->size = rec->size;
-	f->block = rec->block;
-	f->offset = rec->offset;
+	f->tail = *rec;
 	f->prev = BP_NONE;
 	if (hash_table_get(&ti->map, key, &prev))
 		f->prev = (uint32_t)prev;
@@ -481,18 +477,13 @@ int bp_tail_index_find(bp_tail_index_t *ti, uint64_t hash, uint32_t size,
 	if (hash_table_get(&ti->map, key, &i)) {
 		for (; i != BP_NONE; i = mem_at(ti, i)->prev) {
 			const bp_fragment_t *f;
-			bp_tail_t r;
 
 			if (i >= ti->list.count)
 				return SQFS_ERROR_INTERNAL;
 			f = mem_at(ti, i);
-			if (f->size != size || f->hash != hash)
+			if (f->tail.size != size || f->tail.hash != hash)
 				continue;
-			r.hash = f->hash;
-			r.size = f->size;
-			r.block = f->block;
-			r.offset = f->offset;
-			ret = visit(user, &r);
+			ret = visit(user, &f->tail);
 			if (ret != 0)
 				return ret;
 		}

@@ -238,7 +238,8 @@ static int resolve(ser_t *s)
 	ret = spill_file_create((size_t)(wr_mem_limit(&s->wr->opt) / 4),
 				&s->groups, why);
 	if (ret == 0)
-		ret = spill_file_create(1u << 16, &s->store, why);
+		ret = spill_file_create(
+		    (size_t)(wr_mem_limit(&s->wr->opt) / 16), &s->store, why);
 	if (ret != 0)
 		return spill_words(s, NULL, ret, why);
 

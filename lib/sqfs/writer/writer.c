@@ -959,6 +959,8 @@ static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
 	return 0;
 }
 
+static int records_failed(sqfs_writer_t *wr, int ret);
+
 /* 0 when the entry was added; a refusal (nothing changed) or, with
  * *broken set, a failure of the writer. */
 static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
@@ -1020,12 +1022,34 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 		ret = link ? commit_hard_link(wr, parent, &pl, e->hard_link)
 			   : commit_object(wr, parent, &pl, e, file_flags,
 					   existing);
+	ret = records_failed(wr, ret);
 	if (ret == 0)
 		*broken = false;
 	return ret;
 }
 
 /* ---- file data ----------------------------------------------------------- */
+
+/* A failure of the block processor: with the words of its temporary
+ * files if they failed (a full $TMPDIR), which say more than a code. */
+static int bp_failed(sqfs_writer_t *wr, int ret)
+{
+	const char *words = block_processor_spill_error(wr->bp);
+
+	if (ret != 0 && words[0] != '\0')
+		return errtext_set(&wr->err, ret, "%s", words);
+	return ret;
+}
+
+/* A failure of the records' temporary files, with their words. */
+static int records_failed(sqfs_writer_t *wr, int ret)
+{
+	const char *words = wr_entries_error(&wr->entries);
+
+	if (ret != 0 && words[0] != '\0')
+		return errtext_set(&wr->err, ret, "%s", words);
+	return ret;
+}
 
 /* Data can only go to an open file. */
 static int check_open(sqfs_writer_t *wr)
@@ -1050,7 +1074,7 @@ static int append(sqfs_writer_t *wr, const void *data, size_t size,
 	if (size == 0)
 		return 0;
 	*broken = true;
-	return block_processor_append(wr->bp, data, size);
+	return bp_failed(wr, block_processor_append(wr->bp, data, size));
 }
 
 static int append_hole(sqfs_writer_t *wr, uint64_t size, bool *broken)
@@ -1074,10 +1098,13 @@ static int end_file(sqfs_writer_t *wr, bool *broken)
 
 	*broken = true;
 	ret = block_processor_end(wr->bp);
+	ret = bp_failed(wr, ret);
 	if (ret == 0) {
 		wr->file_open = false;
-		ret = wr_entries_flush(&wr->entries,
-				       block_processor_files_complete(wr->bp));
+		ret = records_failed(
+		    wr,
+		    wr_entries_flush(&wr->entries,
+				     block_processor_files_complete(wr->bp)));
 	}
 	return ret;
 }
@@ -1203,14 +1230,14 @@ static int finish(sqfs_writer_t *wr)
 
 	wr->finished = true;
 
-	ret = block_processor_finish(wr->bp);
+	ret = bp_failed(wr, block_processor_finish(wr->bp));
 	if (ret == 0)
 		ret = wr_entries_flush(&wr->entries,
 				       block_processor_files_complete(wr->bp));
 	if (ret == 0 && wr->entries.npending != 0)
 		ret = SQFS_ERROR_INTERNAL;
 	if (ret == 0)
-		ret = wr_write_tables(wr, &export_table);
+		ret = records_failed(wr, wr_write_tables(wr, &export_table));
 	if (ret == 0)
 		ret = block_processor_write_fragment_table(wr->bp, super);
 	if (ret == 0 && export_table != NULL)
