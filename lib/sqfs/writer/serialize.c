@@ -428,7 +428,8 @@ static int count_objects(ser_t *s)
 
 	for (size_t k = 0; k < s->nocc; ++k)
 		s->occ[k].rank = s->rank[s->occ[k].dir];
-	qsort(s->occ, s->nocc, sizeof(s->occ[0]), compare_occurrences);
+	if (s->nocc > 1)
+		qsort(s->occ, s->nocc, sizeof(s->occ[0]), compare_occurrences);
 
 	s->linked = calloc(s->nocc + 1, sizeof(s->linked[0]));
 	if (s->linked == NULL)
