@@ -19,9 +19,9 @@
 #             < stream (4.7.5's tar mode), at N <= --ref-max
 #   deb       /usr/bin/tar2sqfs -c C -j J -q -f IMG < stream, at
 #             N <= --ref-max
-# Each packing is timed: wall (the whole pipeline: gentar shares the
-# cores, see its own row), the packer's user + sys and peak RSS (GNU
-# time), cores = (user + sys) / wall, time per entry, image bytes and
+# Each packing is timed: the packer's wall time (it runs as long as the
+# pipeline; gentar shares the cores, see its own row), user + sys and
+# peak RSS (GNU time), cores = (user + sys) / wall, time per entry, image bytes and
 # bytes per entry, RSS per entry. A watchdog polls the packer's RSS twice
 # a second and kills it over --mem-limit ("killed at X GB"), or after
 # --timeout seconds ("stopped"); its row then says so.
@@ -179,10 +179,9 @@ watch() {
 # COMMAND (pack: reading gentar's stream), its row in the report.
 # BYTES_OF: the file whose size is the row's bytes (or "-").
 measure() {
-	local kind=$1 n=$2 comp=$3 tool=$4 r=$5 bytes_of=$6 t0 t1 wall usr sys rss bytes
+	local kind=$1 n=$2 comp=$3 tool=$4 r=$5 bytes_of=$6 wall usr sys rss bytes
 	shift 7
 	rm -f "$work/time"
-	t0=$EPOCHREALTIME
 	if [ "$kind" = pack ]; then
 		# shellcheck disable=SC2086
 		"$GENTAR" -n "$n" $gentar_opts 2>/dev/null |
@@ -195,9 +194,10 @@ measure() {
 	watch $!
 	wait $!
 	local rc=$?
-	t1=$EPOCHREALTIME
-	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-	read -r _ usr sys rss < <(tail -n 1 "$work/time" 2>/dev/null)
+	# GNU time's elapsed time: the packer starts with the pipeline and
+	# ends it (the watchdog's polling would round the wall time up)
+	read -r wall usr sys rss < <(tail -n 1 "$work/time" 2>/dev/null)
+	wall=${wall:-0}
 	if [ "$STATUS" = ok ] && [ "$rc" != 0 ]; then
 		STATUS="failed ($rc): $(tail -n 2 "$work/tool.out" | tr '\t\n' '  ')"
 	fi
@@ -206,7 +206,7 @@ measure() {
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$n" \
 		"$comp" "$tool" "$r" "$wall" "${usr:-0}" "${sys:-0}" "${rss:-0}" \
 		"$bytes" "$STATUS" >>"$report"
-	log "$kind N=$n $comp $tool #$r: $wall s, $(awk -v u="${usr:-0}" -v s="${sys:-0}" -v w="$wall" 'BEGIN { printf "%.2f", (u + s) / w }') cores, ${rss:-?} KB, $bytes bytes, $STATUS"
+	log "$kind N=$n $comp $tool #$r: $wall s, $(awk -v u="${usr:-0}" -v s="${sys:-0}" -v w="$wall" 'BEGIN { printf "%.2f", (w > 0 ? (u + s) / w : 0) }') cores, ${rss:-?} KB, $bytes bytes, $STATUS"
 }
 
 drop() { [ "$cold" = 0 ] || { sync && echo 3 >/proc/sys/vm/drop_caches; }; }
@@ -316,8 +316,8 @@ done
 			printf "%-5s %-9s %-4s %-15s | %8.2f %5.2f %8.2f | %9.1f %6.0f | %11s %6s | %s\n",
 			    f[1], fmtn(n), f[3], f[4], wl, c,
 			    wl * 1e6 / n, rss[k] / 1024, rss[k] * 1024 / n,
-			    f[1] == "pack" ? bytes[k] : "-",
-			    f[1] == "pack" ? sprintf("%.1f", bytes[k] / n) : "-",
+			    f[1] == "pack" && !(k in st) ? bytes[k] : "-",
+			    f[1] == "pack" && !(k in st) ? sprintf("%.1f", bytes[k] / n) : "-",
 			    (k in st) ? st[k] : "ok"
 		}
 		for (s in skip) {

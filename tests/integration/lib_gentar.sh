@@ -17,6 +17,7 @@
 # "path, ls mode, uid, gid, size (0 for directories), mtime, nlink"
 # compared path by path, with link counts (a view of an archive counts a
 # file's names, and 2 + subdirectories for a directory, as Linux does).
+# Fields are split at blanks: gentar's names hold none.
 
 GENTAR=${GENTAR:-$abs_top_builddir/scripts/gentar}
 SQFS2TAR=${SQFS2TAR:-$abs_top_builddir/sqfs2tar}
@@ -63,7 +64,7 @@ gt_new() {
 
 # tar_view FILE: GNU tar's view of the archive on standard input, into
 # FILE; the regular files in the order of their first member into
-# FILE.order (reading in that order follows the image's fragments)
+# FILE.order (the order in which digest reads them)
 tar_view() {
 	"$GNUTAR" -tv --numeric-owner --full-time --quoting-style=literal \
 		-f - >"$1.raw" 2>"$1.err" || return 1
