@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "util/extsort.h"
+#include "util/bloom.h"
 #include "util/le.h"
 #include "util/spill.h"
 #include "sqfs/error.h"
@@ -33,7 +34,6 @@
  * record, BLOOM_PROBES bits set in one 512-bit block per key. */
 #define SAMPLE_SPAN (64u << 10)
 #define BLOOM_BITS_PER_RECORD 10u
-#define BLOOM_PROBES 6u
 
 typedef struct {
 	uint64_t offset;
@@ -349,44 +349,6 @@ static size_t block_limit(const extsort_t *s)
 	return limit - limit % sizeof(entry_t);
 }
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0x7fb5d329728ea185ull;
-	x ^= x >> 27;
-	x *= 0x81dadef4bc2dd44dull;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t *bloom_block(const run_t *run, uint64_t *h)
-{
-	uint64_t *blk = run->bloom + (size_t)(*h % run->nblocks) * 8;
-
-	*h = mix(*h);
-	return blk;
-}
-
-static void bloom_add(run_t *run, uint64_t hash)
-{
-	uint64_t h = mix(hash), *blk = bloom_block(run, &h);
-
-	for (unsigned int i = 0; i < BLOOM_PROBES; ++i, h >>= 9)
-		blk[(h >> 6) & 7u] |= 1ull << (h & 63u);
-}
-
-static bool bloom_may_hold(const run_t *run, uint64_t hash)
-{
-	uint64_t h = mix(hash);
-	const uint64_t *blk = bloom_block(run, &h);
-
-	for (unsigned int i = 0; i < BLOOM_PROBES; ++i, h >>= 9) {
-		if (!(blk[(h >> 6) & 7u] & (1ull << (h & 63u))))
-			return false;
-	}
-	return true;
-}
-
 /* Filter and samples of the run the buffer is about to become (its
  * records are sorted, not yet written; the run starts at start). */
 static int build_run_lookup(extsort_t *s, run_t *run, uint64_t start)
@@ -394,10 +356,8 @@ static int build_run_lookup(extsort_t *s, run_t *run, uint64_t start)
 	uint64_t pos = start, next_sample = start;
 	size_t sample_bytes = 0, cap = 0;
 
-	run->nblocks = (s->count * BLOOM_BITS_PER_RECORD + 511) / 512;
-	if (run->nblocks == 0)
-		run->nblocks = 1;
-	run->bloom = calloc(run->nblocks * 8, sizeof(uint64_t));
+	run->nblocks = bloom_blocks(s->count, BLOOM_BITS_PER_RECORD);
+	run->bloom = calloc(run->nblocks * BLOOM_BLOCK_WORDS, sizeof(uint64_t));
 	if (run->bloom == NULL)
 		return file_failure(s, NULL, SQFS_ERROR_ALLOC);
 
@@ -405,7 +365,8 @@ static int build_run_lookup(extsort_t *s, run_t *run, uint64_t start)
 		const uint8_t *p = s->arena + entry(s, i)->offset;
 		size_t len = get_le32(p);
 
-		bloom_add(run, s->desc.key_hash(p + 4, len, s->desc.user));
+		bloom_add(run->bloom, run->nblocks,
+			  s->desc.key_hash(p + 4, len, s->desc.user));
 
 		if (pos >= next_sample) {
 			if (run->nsamples == cap) {
@@ -446,7 +407,7 @@ static int build_run_lookup(extsort_t *s, run_t *run, uint64_t start)
 
 static size_t bucket_of(const extsort_t *s, uint64_t hash)
 {
-	return (size_t)(mix(hash) & (s->nbuckets - 1));
+	return (size_t)(bloom_mix(hash) & (s->nbuckets - 1));
 }
 
 /* Put buffered entry i into the hash map, growing it to keep at most
@@ -1036,7 +997,7 @@ int extsort_find(extsort_t *s, const void *key, size_t klen, uint64_t hash,
 	}
 
 	for (size_t r = s->run_count; r-- > 0;) {
-		if (!bloom_may_hold(&s->runs[r], hash))
+		if (!bloom_may_hold(s->runs[r].bloom, s->runs[r].nblocks, hash))
 			continue;
 		ret = find_in_run(s, &s->runs[r], key, klen, visit, user);
 		if (ret != 0)

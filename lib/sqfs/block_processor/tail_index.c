@@ -23,6 +23,7 @@
 
 #include "sqfs/block_processor/parts.h"
 #include "sqfs/error.h"
+#include "util/bloom.h"
 #include "util/le.h"
 #include "util/spill.h"
 
@@ -34,8 +35,6 @@
 #define RECORDS_PER_PAGE 146u
 #define PAGE_SIZE (RECORD_SIZE * RECORDS_PER_PAGE)
 #define BLOOM_BITS_PER_RECORD 10u
-#define BLOOM_BITS 6u
-#define BLOOM_WORDS 8u
 #define MERGE_FANIN 4u
 /* Read buffer of a run being merged. */
 #define MERGE_BUFFER (64u * PAGE_SIZE)
@@ -82,40 +81,6 @@ static void decode(const uint8_t *p, bp_tail_t *r)
 
 /* ---- the filter ---------------------------------------------------------- */
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0x7fb5d329728ea185ull;
-	x ^= x >> 27;
-	x *= 0x81dadef4bc2dd44dull;
-	x ^= x >> 33;
-	return x;
-}
-
-static void bloom_add(bp_tail_run_t *run, uint64_t key)
-{
-	uint64_t h = mix(key), *blk;
-
-	blk = run->bloom + (size_t)(h % run->nblocks) * BLOOM_WORDS;
-	h = mix(h);
-	for (unsigned int i = 0; i < BLOOM_BITS; ++i, h >>= 9)
-		blk[(h >> 6) & 7u] |= 1ull << (h & 63u);
-}
-
-static bool bloom_may_hold(const bp_tail_run_t *run, uint64_t key)
-{
-	uint64_t h = mix(key);
-	const uint64_t *blk;
-
-	blk = run->bloom + (size_t)(h % run->nblocks) * BLOOM_WORDS;
-	h = mix(h);
-	for (unsigned int i = 0; i < BLOOM_BITS; ++i, h >>= 9) {
-		if (!(blk[(h >> 6) & 7u] & (1ull << (h & 63u))))
-			return false;
-	}
-	return true;
-}
-
 /* ---- writing a run ------------------------------------------------------- */
 
 static int fail(bp_tail_index_t *ti, int code)
@@ -129,19 +94,15 @@ static int fail(bp_tail_index_t *ti, int code)
 static int run_begin(bp_tail_index_t *ti, bp_tail_run_t *run, uint64_t count,
 		     unsigned int tier)
 {
-	uint64_t bits = count * BLOOM_BITS_PER_RECORD;
-
 	memset(run, 0, sizeof(*run));
 	run->start = spill_file_size(ti->file);
 	run->tier = tier;
 	run->pages =
 	    (size_t)((count + RECORDS_PER_PAGE - 1) / RECORDS_PER_PAGE);
-	run->nblocks = (size_t)((bits + 511) / 512);
-	if (run->nblocks == 0)
-		run->nblocks = 1;
+	run->nblocks = bloom_blocks(count, BLOOM_BITS_PER_RECORD);
 	run->page_key =
 	    malloc((run->pages ? run->pages : 1) * sizeof(uint64_t));
-	run->bloom = calloc(run->nblocks * BLOOM_WORDS, sizeof(uint64_t));
+	run->bloom = calloc(run->nblocks * BLOOM_BLOCK_WORDS, sizeof(uint64_t));
 	if (run->page_key == NULL || run->bloom == NULL)
 		return SQFS_ERROR_ALLOC;
 	return 0;
@@ -155,7 +116,7 @@ static int run_put(bp_tail_index_t *ti, bp_tail_run_t *run, const bp_tail_t *r)
 
 	if (run->count % RECORDS_PER_PAGE == 0)
 		run->page_key[run->count / RECORDS_PER_PAGE] = key;
-	bloom_add(run, key);
+	bloom_add(run->bloom, run->nblocks, key);
 	encode(buf, r);
 	ret = spill_file_append(ti->file, buf, RECORD_SIZE);
 	if (ret != 0)
@@ -420,7 +381,7 @@ static int find_in_run(bp_tail_index_t *ti, const bp_tail_run_t *run,
 	size_t lo = 0, hi = run->pages;
 	int ret;
 
-	if (run->count == 0 || !bloom_may_hold(run, key))
+	if (run->count == 0 || !bloom_may_hold(run->bloom, run->nblocks, key))
 		return 0;
 
 	/* the last page whose first key is below key: the key's records

@@ -295,6 +295,14 @@ int wr_links_drop_broken(struct sqfs_writer *wr,
 void wr_links_first_broken(struct sqfs_writer *wr, char **path,
 			   const char **target);
 
+/*
+ * The newest record a canonical path names now, through the directory
+ * index: 1 with *out set, 0 if it names a directory (or the root),
+ * nothing, or a tombstone.
+ */
+int wr_newest_at_path(struct sqfs_writer *wr, const char *path,
+		      wr_record_t *out);
+
 /* After wr_links_resolve: the object an unbound link in the image
  * reaches, or WR_LINK_BROKEN. */
 uint64_t wr_links_result(const wr_links_t *l, uint64_t seq);

@@ -81,22 +81,13 @@ static int is_live(sqfs_writer_t *wr, const wr_unbound_t *u, bool *live)
 	return 0;
 }
 
-/*
- * What path names now: *object the sequence number of the record there,
- * or WR_LINK_BROKEN; an unbound link there is followed (its target copied
- * into next, and *more set).
- */
-static int lookup_path(sqfs_writer_t *wr, const char *path, uint64_t *object,
-		       char **next)
+int wr_newest_at_path(struct sqfs_writer *wr, const char *path,
+		      wr_record_t *out)
 {
 	const char *p = path, *comp, *n;
 	uint32_t dir = NODE_ROOT;
 	size_t len, nlen;
-	wr_record_t r;
-	int ret;
 
-	*object = WR_LINK_BROKEN;
-	*next = NULL;
 	if (wr_path_next(&p, &comp, &len) <= 0)
 		return 0; /* the root: a directory */
 	for (;;) {
@@ -113,8 +104,23 @@ static int lookup_path(sqfs_writer_t *wr, const char *path, uint64_t *object,
 		comp = n;
 		len = nlen;
 	}
+	return wr_entries_newest(&wr->entries, dir, comp, len, out);
+}
 
-	ret = wr_entries_newest(&wr->entries, dir, comp, len, &r);
+/*
+ * What path names now: *object the sequence number of the record there,
+ * or WR_LINK_BROKEN; an unbound link there is followed (its target copied
+ * into *next).
+ */
+static int lookup_path(sqfs_writer_t *wr, const char *path, uint64_t *object,
+		       char **next)
+{
+	wr_record_t r;
+	int ret;
+
+	*object = WR_LINK_BROKEN;
+	*next = NULL;
+	ret = wr_newest_at_path(wr, path, &r);
 	if (ret <= 0)
 		return ret;
 	if (r.kind != WR_REC_LINK) {

@@ -786,31 +786,11 @@ static int check_hard_link(sqfs_writer_t *wr, const sqfs_entry_t *e,
  */
 static int bind_target(sqfs_writer_t *wr, const char *target, uint64_t *bound)
 {
-	const char *p = target, *comp, *next;
-	uint32_t dir = NODE_ROOT;
-	size_t len, nlen;
 	wr_record_t r;
 	int ret;
 
 	*bound = 0;
-	if (wr_path_next(&p, &comp, &len) <= 0)
-		return 0; /* the root */
-	for (;;) {
-		uint32_t id = wr_tree_lookup(&wr->tree, dir, comp, len);
-
-		if (wr_path_next(&p, &next, &nlen) <= 0) {
-			if (id != NODE_NIL)
-				return 0; /* a directory */
-			break;
-		}
-		if (id == NODE_NIL)
-			return 0;
-		dir = id;
-		comp = next;
-		len = nlen;
-	}
-
-	ret = wr_entries_newest(&wr->entries, dir, comp, len, &r);
+	ret = wr_newest_at_path(wr, target, &r);
 	if (ret <= 0)
 		return ret;
 	*bound = r.kind == WR_REC_LINK ? r.bound : r.seq;
