@@ -11,6 +11,13 @@
  * widest value, SIZE right-aligned: bytes up to 1024, then k, M, G, ...
  * rounded to nearest; MAJOR:MINOR for devices; the listing size for
  * directories; the target length for symlinks.
+ *
+ * The columns are as wide as their widest value, which is known only at
+ * the end of the listing, and a directory may hold millions of entries:
+ * rather than keep them all, the listing is read twice, once for the
+ * widths and once to print (a listing is sorted on disk, so both passes
+ * see the same entries in the same order). Memory does not grow with the
+ * directory; the time doubles, which reading inodes dominates.
  */
 #include "config.h"
 
@@ -24,20 +31,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The column widths. */
 typedef struct {
-	char *name;
-	char *target;
-	char mode[11];
-	char size[24];
-	uint32_t uid;
-	uint32_t gid;
-} list_entry_t;
-
-typedef struct {
-	list_entry_t *ent;
-	size_t count;
-	size_t max;
-} list_t;
+	int uid;
+	int gid;
+	int size;
+} widths_t;
 
 static void human_size(uint64_t size, char *buf, size_t len)
 {
@@ -93,42 +92,6 @@ static int id_width(uint32_t value)
 	return n;
 }
 
-static int add_entry(list_t *list, const char *name, const sqfs_entry_t *e)
-{
-	list_entry_t *le;
-
-	if (list->count == list->max) {
-		size_t max = list->max ? list->max * 2 : 64;
-		list_entry_t *n = realloc(list->ent, max * sizeof(n[0]));
-
-		if (n == NULL)
-			goto fail_alloc;
-		list->ent = n;
-		list->max = max;
-	}
-	le = &list->ent[list->count];
-	memset(le, 0, sizeof(*le));
-	le->uid = e->uid;
-	le->gid = e->gid;
-	mode_string(e->mode, le->mode);
-	size_string(e, le->size, sizeof(le->size));
-	le->name = strdup(name);
-	if (le->name == NULL)
-		goto fail_alloc;
-	if ((e->mode & S_IFMT) == S_IFLNK) {
-		le->target = strdup(e->symlink_target);
-		if (le->target == NULL) {
-			free(le->name);
-			goto fail_alloc;
-		}
-	}
-	list->count++;
-	return 0;
-fail_alloc:
-	tool_error(NULL, "out of memory");
-	return -1;
-}
-
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -136,43 +99,44 @@ static const char *base_name(const char *path)
 	return slash != NULL ? slash + 1 : path;
 }
 
-static void print_list(const list_t *list)
+static void widen(widths_t *w, const sqfs_entry_t *e)
 {
-	int uid_w = 1, gid_w = 1, size_w = 1, w;
+	char size[24];
+	int n;
 
-	for (size_t i = 0; i < list->count; ++i) {
-		const list_entry_t *e = &list->ent[i];
-
-		if ((w = id_width(e->uid)) > uid_w)
-			uid_w = w;
-		if ((w = id_width(e->gid)) > gid_w)
-			gid_w = w;
-		if ((w = (int)strlen(e->size)) > size_w)
-			size_w = w;
-	}
-
-	for (size_t i = 0; i < list->count; ++i) {
-		const list_entry_t *e = &list->ent[i];
-
-		printf("%s %*" PRIu32 "/%-*" PRIu32 " %*s %s", e->mode, uid_w,
-		       e->uid, gid_w, e->gid, size_w, e->size, e->name);
-		if (e->target != NULL)
-			printf(" -> %s", e->target);
-		putchar('\n');
-	}
+	size_string(e, size, sizeof(size));
+	if ((n = id_width(e->uid)) > w->uid)
+		w->uid = n;
+	if ((n = id_width(e->gid)) > w->gid)
+		w->gid = n;
+	if ((n = (int)strlen(size)) > w->size)
+		w->size = n;
 }
 
-int rd_list(rd_ctx_t *ctx)
+static void print_entry(const widths_t *w, const char *name,
+			const sqfs_entry_t *e)
+{
+	char mode[11], size[24];
+
+	mode_string(e->mode, mode);
+	size_string(e, size, sizeof(size));
+	printf("%s %*" PRIu32 "/%-*" PRIu32 " %*s %s", mode, w->uid, e->uid,
+	       w->gid, e->gid, w->size, size, name);
+	if ((e->mode & S_IFMT) == S_IFLNK)
+		printf(" -> %s", e->symlink_target);
+	putchar('\n');
+}
+
+/* One pass over the entry at path and, for a directory, its entries:
+ * measuring the columns into w, or printing with them. */
+static int list_pass(rd_ctx_t *ctx, widths_t *w, bool print)
 {
 	const char *path = ctx->opt->cmdpath;
-	list_t list = {NULL, 0, 0};
 	sqfs_image_source_t *src;
 	const sqfs_entry_t *e;
 	char name[260];
-	bool failed = false;
 	int ret;
 
-	/* the entry and, for a directory, the entries in it */
 	if (rd_open_source(ctx, path,
 			   SQFS_SOURCE_ONE_LEVEL | SQFS_SOURCE_NO_DATA |
 			       SQFS_SOURCE_NO_XATTRS,
@@ -187,23 +151,23 @@ int rd_list(rd_ctx_t *ctx)
 			rd_path_basename(path, name, sizeof(name));
 			shown = name;
 		}
-		if (add_entry(&list, shown, e) != 0) {
-			failed = true;
-			break;
-		}
+		if (print)
+			print_entry(w, shown, e);
+		else
+			widen(w, e);
 	}
-	if (!failed && ret < 0) {
+	if (ret < 0)
 		rd_image_error(ctx, NULL);
-		failed = true;
-	}
-	if (!failed)
-		print_list(&list);
-
-	for (size_t i = 0; i < list.count; ++i) {
-		free(list.ent[i].name);
-		free(list.ent[i].target);
-	}
-	free(list.ent);
 	sqfs_image_source_destroy(src);
-	return failed ? -1 : 0;
+	return ret < 0 ? -1 : 0;
+}
+
+int rd_list(rd_ctx_t *ctx)
+{
+	widths_t w = {1, 1, 1};
+
+	/* a damaged listing fails the first pass: nothing is printed */
+	if (list_pass(ctx, &w, false) != 0)
+		return -1;
+	return list_pass(ctx, &w, true);
 }

@@ -35,10 +35,7 @@ static int open_image(sqfs2tar_t *s, sqfs_file_t **file)
 
 static void cleanup(sqfs2tar_t *s)
 {
-	for (size_t i = 0; i < s->link_count; ++i)
-		free(s->link_names[i]);
-	free(s->link_names);
-	hash_table_cleanup(&s->links);
+	s2t_forget_links(s);
 	if (s->ent != NULL)
 		archive_entry_free(s->ent);
 	free(s->zeros);

@@ -78,13 +78,21 @@ typedef struct {
 	uint32_t block_size;
 	/* one block of zeros, fed to libarchive for holes it skips */
 	uint8_t *zeros;
-	/* hard links across several --subdir walks: inode number -> index
-	 * of the archive name it was first written as */
+	/* hard links across several --subdir walks: inode number -> the
+	 * s2t_link_t of a group with names to come (tree.c) */
 	bool track_links;
 	hash_table_t links;
-	char **link_names;
-	size_t link_count;
 } sqfs2tar_t;
+
+/* The archive name an inode was first written as, and how many of its
+ * names are still to come. */
+typedef struct {
+	char *name;
+	uint32_t left;
+} s2t_link_t;
+
+/* Free the kept link groups (tree.c). */
+void s2t_forget_links(sqfs2tar_t *s);
 
 /*
  * Write the current entry of s->src, e, as name (the archive path without

@@ -15,6 +15,7 @@
 #include "sqfs/error.h"
 #include "tar/path.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,36 +61,62 @@ static int out_of_memory(void)
 }
 
 /* ---- hard links across several --subdir parts -----------------------------
+ *
+ * The walker links the names of an inode within one part; across parts,
+ * the name an inode was first written as is kept here, with the count of
+ * its names still to come (its link count less those met, in any part),
+ * and dropped after the last: what is kept is the link groups the
+ * archive is in the middle of, not every multiply-linked inode.
  */
 
-static const char *known_link(sqfs2tar_t *s, const sqfs_entry_t *e)
+static s2t_link_t *known_link(sqfs2tar_t *s, const sqfs_entry_t *e)
 {
-	uint64_t index;
+	uint64_t value;
 
-	if (!hash_table_get(&s->links, e->inode_number, &index) ||
-	    index >= s->link_count)
+	if (!hash_table_get(&s->links, e->inode_number, &value))
 		return NULL;
-	return s->link_names[index];
+	return (s2t_link_t *)(uintptr_t)value;
 }
 
 static int remember_link(sqfs2tar_t *s, const sqfs_entry_t *e, const char *name)
 {
-	char **names, *copy;
+	s2t_link_t *l = malloc(sizeof(*l));
 
-	names = realloc(s->link_names,
-			(s->link_count + 1) * sizeof(s->link_names[0]));
-	if (names == NULL)
-		return out_of_memory();
-	s->link_names = names;
-	copy = strdup(name);
-	if (copy == NULL)
-		return out_of_memory();
-	if (hash_table_put(&s->links, e->inode_number, s->link_count) != 0) {
-		free(copy);
+	if (l == NULL || (l->name = strdup(name)) == NULL) {
+		free(l);
 		return out_of_memory();
 	}
-	s->link_names[s->link_count++] = copy;
+	l->left = e->nlink - 1;
+	if (hash_table_put(&s->links, e->inode_number, (uintptr_t)l) != 0) {
+		free(l->name);
+		free(l);
+		return out_of_memory();
+	}
 	return 0;
+}
+
+/* One more name of a kept group met; the group goes after its last. */
+static void count_link(sqfs2tar_t *s, const sqfs_entry_t *e, s2t_link_t *l)
+{
+	if (--l->left > 0)
+		return;
+	hash_table_remove(&s->links, e->inode_number);
+	free(l->name);
+	free(l);
+}
+
+void s2t_forget_links(sqfs2tar_t *s)
+{
+	for (size_t i = 0; i < s->links.capacity; ++i) {
+		if (s->links.used[i]) {
+			s2t_link_t *l =
+			    (s2t_link_t *)(uintptr_t)s->links.slots[i].value;
+
+			free(l->name);
+			free(l);
+		}
+	}
+	hash_table_cleanup(&s->links);
 }
 
 /*
@@ -101,21 +128,25 @@ static int remember_link(sqfs2tar_t *s, const sqfs_entry_t *e, const char *name)
 static int choose_link(sqfs2tar_t *s, const sqfs_entry_t *e, const char *prefix,
 		       const char *name, char **link)
 {
-	const char *known;
+	s2t_link_t *known = NULL;
 
 	*link = NULL;
 	if (s->opt->no_hard_links || (e->mode & S_IFMT) == S_IFDIR)
 		return 0;
+	if (s->track_links && e->nlink > 1)
+		known = known_link(s, e);
 	if (e->hard_link != NULL) {
 		*link = s2t_join(prefix, e->hard_link);
+		if (known != NULL)
+			count_link(s, e, known);
 		return *link == NULL ? out_of_memory() : 0;
 	}
 	if (!s->track_links || e->nlink <= 1)
 		return 0;
-	known = known_link(s, e);
 	if (known == NULL)
 		return remember_link(s, e, name);
-	*link = strdup(known);
+	*link = strdup(known->name);
+	count_link(s, e, known);
 	return *link == NULL ? out_of_memory() : 0;
 }
 

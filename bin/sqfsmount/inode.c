@@ -13,29 +13,22 @@
 #include <sys/sysmacros.h>
 
 /*
- * FUSE names the root node 1, whatever the file system calls it; the
- * image names inodes 1 .. inode count, the root usually the last. The two
- * numbers swap places, every other inode keeps its number, so a node id
- * costs no table and stays valid as long as the mount.
+ * FUSE names the root node 1, whatever the file system calls it; every
+ * other node is the library's node id (fs.h), which says where the inode
+ * is stored and is never 1 (node ids are above 2^32). So a FUSE node id
+ * costs no table, however many inodes the kernel keeps, and stays valid
+ * as long as the mount.
  */
-uint64_t mount_node_of(const mount_ctx_t *ctx, uint32_t ino)
+uint64_t mount_node_of(const mount_ctx_t *ctx, uint64_t id)
 {
-	if (ino == ctx->root)
-		return FUSE_ROOT_ID;
-	if (ino == FUSE_ROOT_ID)
-		return ctx->root;
-	return ino;
+	return id == ctx->root ? FUSE_ROOT_ID : id;
 }
 
-uint32_t mount_ino_of(const mount_ctx_t *ctx, uint64_t node)
+uint64_t mount_id_of(const mount_ctx_t *ctx, fuse_ino_t node)
 {
-	if (node == FUSE_ROOT_ID)
-		return ctx->root;
-	if (node == ctx->root)
-		return FUSE_ROOT_ID;
-	/* an id the kernel never got from us: out of the image's range,
-	 * which the library refuses */
-	return node > UINT32_MAX ? 0 : (uint32_t)node;
+	/* an id the kernel never got from us names whatever the library
+	 * finds there, or nothing (the library checks) */
+	return node == FUSE_ROOT_ID ? ctx->root : (uint64_t)node;
 }
 
 /* What stat(2) on a kernel mount of the image says, but the owner that
@@ -62,7 +55,7 @@ void mount_fill_stat(const mount_ctx_t *ctx, const sqfs_fs_stat_t *in,
 }
 
 int mount_errno(mount_ctx_t *ctx, int err, bool read_op, const char *what,
-		uint32_t ino, const char *why)
+		fuse_ino_t node, const char *why)
 {
 	switch (err) {
 	case SQFS_ERROR_NO_ENTRY:
@@ -82,8 +75,8 @@ int mount_errno(mount_ctx_t *ctx, int err, bool read_op, const char *what,
 	/* the image is damaged (or unreadable) there: say where, once per
 	 * failing request, and give the caller EIO */
 	if (ctx->verbose) {
-		tool_error(ctx->opt->image, "%s of inode %lu: %s", what,
-			   (unsigned long)ino,
+		tool_error(ctx->opt->image, "%s of node %llu: %s", what,
+			   (unsigned long long)node,
 			   why != NULL && why[0] != '\0'
 			       ? why
 			       : sqfs_error_string(err));

@@ -100,34 +100,28 @@ static void fill_entry(mount_ctx_t *ctx, const sqfs_fs_stat_t *st,
 		       struct fuse_entry_param *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->ino = mount_node_of(ctx, st->ino);
+	e->ino = mount_node_of(ctx, st->node);
 	e->generation = 0;
 	mount_fill_stat(ctx, st, &e->attr);
 	e->attr_timeout = FOREVER;
 	e->entry_timeout = FOREVER;
 }
 
-/* "." and "..", which the library leaves to the caller (and which the
- * kernel asks for only to export the file system, e.g. over NFS): the
- * mount's root is its own parent, as every file system root is. */
-static int lookup_dots(mount_ctx_t *ctx, uint32_t dir, const char *name,
-		       sqfs_fs_stat_t *st, char *why)
+/* ".." (which the kernel asks for only to export the file system, e.g.
+ * over NFS) at the mount's root is the root: a subdir's real parent is
+ * not in the mount. The library answers the rest ("." and ".." below). */
+static int lookup_name(mount_ctx_t *ctx, uint64_t dir, const char *name,
+		       size_t len, sqfs_fs_stat_t *st, char *why)
 {
-	int ret = sqfs_fs_stat(ctx->fs, dir, st, why);
-
-	if (ret != 0)
-		return ret;
-	if (!S_ISDIR(st->mode))
-		return SQFS_ERROR_NOT_DIR;
-	if (name[1] == '\0' || dir == ctx->root)
-		return 0;
-	return sqfs_fs_stat(ctx->fs, st->parent, st, why);
+	if (dir == ctx->root && len == 2 && strcmp(name, "..") == 0)
+		return sqfs_fs_lookup(ctx->fs, dir, ".", 1, st, why);
+	return sqfs_fs_lookup(ctx->fs, dir, name, len, st, why);
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	mount_ctx_t *ctx = ctx_of(req);
-	uint32_t dir = mount_ino_of(ctx, parent);
+	uint64_t dir = mount_id_of(ctx, parent);
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	struct fuse_entry_param e;
 	size_t len = strlen(name);
@@ -138,10 +132,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		reply_err(ctx, req, ENAMETOOLONG);
 		return;
 	}
-	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		ret = lookup_dots(ctx, dir, name, &st, why);
-	else
-		ret = sqfs_fs_lookup(ctx->fs, dir, name, len, &st, why);
+	ret = lookup_name(ctx, dir, name, len, &st, why);
 
 	if (ret == SQFS_ERROR_NO_ENTRY) {
 		/* absence is for ever too: a negative entry */
@@ -153,7 +144,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (ret != 0) {
 		reply_err(ctx, req,
-			  mount_errno(ctx, ret, false, "lookup", dir, why));
+			  mount_errno(ctx, ret, false, "lookup", parent, why));
 		return;
 	}
 	fill_entry(ctx, &st, &e);
@@ -165,7 +156,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t node,
 		       struct fuse_file_info *fi)
 {
 	mount_ctx_t *ctx = ctx_of(req);
-	uint32_t ino = mount_ino_of(ctx, node);
+	uint64_t ino = mount_id_of(ctx, node);
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	sqfs_fs_stat_t st;
 	struct stat out;
@@ -175,7 +166,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t node,
 	ret = sqfs_fs_stat(ctx->fs, ino, &st, why);
 	if (ret != 0) {
 		reply_err(ctx, req,
-			  mount_errno(ctx, ret, false, "getattr", ino, why));
+			  mount_errno(ctx, ret, false, "getattr", node, why));
 		return;
 	}
 	mount_fill_stat(ctx, &st, &out);
@@ -186,7 +177,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t node,
 static void op_readlink(fuse_req_t req, fuse_ino_t node)
 {
 	mount_ctx_t *ctx = ctx_of(req);
-	uint32_t ino = mount_ino_of(ctx, node);
+	uint64_t ino = mount_id_of(ctx, node);
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	char target[SQFS_MAX_SYMLINK_SIZE + 1];
 	int ret;
@@ -194,7 +185,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t node)
 	ret = sqfs_fs_readlink(ctx->fs, ino, target, sizeof(target), NULL, why);
 	if (ret != 0) {
 		reply_err(ctx, req,
-			  mount_errno(ctx, ret, false, "readlink", ino, why));
+			  mount_errno(ctx, ret, false, "readlink", node, why));
 		return;
 	}
 	fuse_reply_readlink(req, target);
@@ -206,7 +197,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t node)
 static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
 {
 	mount_ctx_t *ctx = ctx_of(req);
-	uint32_t ino = mount_ino_of(ctx, node);
+	uint64_t ino = mount_id_of(ctx, node);
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	sqfs_fs_file_t *file;
 	mount_handle_t *h;
@@ -224,7 +215,7 @@ static void op_open(fuse_req_t req, fuse_ino_t node, struct fuse_file_info *fi)
 	ret = sqfs_fs_file_open(ctx->fs, ino, &file, why);
 	if (ret != 0) {
 		reply_err(ctx, req,
-			  mount_errno(ctx, ret, true, "open", ino, why));
+			  mount_errno(ctx, ret, true, "open", node, why));
 		return;
 	}
 	h = mount_handle_add(ctx, file);
@@ -273,16 +264,15 @@ static void op_read(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 	if (file != NULL)
 		got = sqfs_fs_file_read(file, (uint64_t)off, buf, size, why);
 	else
-		got = sqfs_fs_read(ctx->fs, mount_ino_of(ctx, node),
+		got = sqfs_fs_read(ctx->fs, mount_id_of(ctx, node),
 				   (uint64_t)off, buf, size, why);
 	if (got < 0) {
 		reply_err(ctx, req,
-			  mount_errno(ctx, (int)got, true, "read",
-				      mount_ino_of(ctx, node), why));
+			  mount_errno(ctx, (int)got, true, "read", node, why));
 	} else {
 		fuse_reply_buf(req, buf, (size_t)got);
 		/* after the answer: its pages are unlocked */
-		mount_store_read(ctx, node, mount_ino_of(ctx, node),
+		mount_store_read(ctx, node, mount_id_of(ctx, node),
 				 (uint64_t)off, size, (size_t)got);
 		mount_idle(ctx);
 	}
@@ -305,7 +295,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t node,
 		       struct fuse_file_info *fi)
 {
 	mount_ctx_t *ctx = ctx_of(req);
-	uint32_t ino = mount_ino_of(ctx, node);
+	uint64_t ino = mount_id_of(ctx, node);
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	sqfs_fs_stat_t st;
 	int ret;
@@ -325,7 +315,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t node,
 		ret = SQFS_ERROR_NOT_DIR;
 	if (ret != 0) {
 		reply_err(ctx, req,
-			  mount_errno(ctx, ret, false, "opendir", ino, why));
+			  mount_errno(ctx, ret, false, "opendir", node, why));
 		return;
 	}
 	/* the kernel keeps listings it read, across opens */
@@ -340,11 +330,10 @@ static void op_opendir(fuse_req_t req, fuse_ino_t node,
 typedef struct {
 	fuse_req_t req;
 	mount_ctx_t *ctx;
-	uint32_t dir;
+	uint64_t dir;
 	bool plus;
 	char *buf;
 	size_t size, used;
-	sqfs_fs_stat_t root_st;
 } dir_fill_t;
 
 static int fill_one(void *user, const sqfs_fs_dirent_t *ent)
@@ -362,17 +351,25 @@ static int fill_one(void *user, const sqfs_fs_dirent_t *ent)
 
 	/* the mount's root is its own parent (a subdir's real parent is
 	 * not in the mount) */
-	if (f->dir == f->ctx->root && strcmp(name, "..") == 0) {
-		ino = f->ctx->root;
-		st = &f->root_st;
-	}
+	if (f->dir == f->ctx->root && strcmp(name, "..") == 0)
+		ino = f->ctx->root_ino;
 
-	if (f->plus) {
+	if (f->plus && st != NULL && strcmp(name, "..") != 0) {
 		struct fuse_entry_param e;
 
-		if (st == NULL)
-			return SQFS_ERROR_INTERNAL;
 		fill_entry(f->ctx, st, &e);
+		n = fuse_add_direntry_plus(f->req, f->buf + f->used, room, name,
+					   &e, (off_t)ent->next_cookie);
+	} else if (f->plus) {
+		/* "..", whose attributes the library does not read (its
+		 * node is known by number only): node id 0 tells the
+		 * kernel to take the name, number and type alone, as it
+		 * does anyway for "." and ".." */
+		struct fuse_entry_param e;
+
+		memset(&e, 0, sizeof(e));
+		e.attr.st_ino = ino;
+		e.attr.st_mode = ent->type & S_IFMT;
 		n = fuse_add_direntry_plus(f->req, f->buf + f->used, room, name,
 					   &e, (off_t)ent->next_cookie);
 	} else {
@@ -402,13 +399,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 	memset(&f, 0, sizeof(f));
 	f.req = req;
 	f.ctx = ctx;
-	f.dir = mount_ino_of(ctx, node);
+	f.dir = mount_id_of(ctx, node);
 	f.plus = plus;
 	f.size = size;
 	if (plus)
 		flags |= SQFS_FS_READDIR_STAT;
-	if (f.dir == ctx->root && plus)
-		ret = sqfs_fs_stat(ctx->fs, f.dir, &f.root_st, why);
 	f.buf = malloc(size > 0 ? size : 1);
 	if (f.buf == NULL)
 		ret = SQFS_ERROR_ALLOC;
@@ -419,7 +414,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t node, size_t size, off_t off,
 	 * starts after it and gets the error */
 	if (ret != 0 && f.used == 0) {
 		reply_err(ctx, req,
-			  mount_errno(ctx, ret, false, "readdir", f.dir, why));
+			  mount_errno(ctx, ret, false, "readdir", node, why));
 	} else {
 		fuse_reply_buf(req, f.buf, f.used);
 		mount_idle(ctx);
@@ -491,7 +486,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name,
 			size_t size)
 {
 	mount_ctx_t *ctx = ctx_of(req);
-	uint32_t ino = mount_ino_of(ctx, node);
+	uint64_t ino = mount_id_of(ctx, node);
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	sqfs_xattr_t *list = NULL;
 	size_t count = 0, i;
@@ -500,7 +495,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name,
 	ret = sqfs_fs_xattrs(ctx->fs, ino, &list, &count, why);
 	if (ret != 0) {
 		reply_err(ctx, req,
-			  mount_errno(ctx, ret, false, "getxattr", ino, why));
+			  mount_errno(ctx, ret, false, "getxattr", node, why));
 		return;
 	}
 	for (i = 0; i < count; ++i) {
@@ -518,7 +513,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t node, const char *name,
 static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
 {
 	mount_ctx_t *ctx = ctx_of(req);
-	uint32_t ino = mount_ino_of(ctx, node);
+	uint64_t ino = mount_id_of(ctx, node);
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	sqfs_xattr_t *list = NULL;
 	size_t count = 0, i, total = 0, at = 0;
@@ -528,7 +523,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t node, size_t size)
 	ret = sqfs_fs_xattrs(ctx->fs, ino, &list, &count, why);
 	if (ret != 0) {
 		reply_err(ctx, req,
-			  mount_errno(ctx, ret, false, "listxattr", ino, why));
+			  mount_errno(ctx, ret, false, "listxattr", node, why));
 		return;
 	}
 	for (i = 0; i < count; ++i)

@@ -41,10 +41,9 @@ static int open_image(const mount_options_t *opt, mount_image_t *mi)
 		return -1;
 	}
 	mi->ctx.root = sqfs_fs_root(mi->ctx.fs);
-	if (opt->subdir == NULL)
-		return 0;
-
-	ret = sqfs_fs_resolve(mi->ctx.fs, opt->subdir, &mi->ctx.root, why);
+	if (opt->subdir != NULL)
+		ret = sqfs_fs_resolve(mi->ctx.fs, opt->subdir, &mi->ctx.root,
+				      why);
 	if (ret == 0)
 		ret = sqfs_fs_stat(mi->ctx.fs, mi->ctx.root, &st, why);
 	if (ret == 0 && !S_ISDIR(st.mode)) {
@@ -52,10 +51,13 @@ static int open_image(const mount_options_t *opt, mount_image_t *mi)
 		why[0] = '\0';
 	}
 	if (ret != 0) {
-		tool_error(opt->image, "subdir %s: %s", opt->subdir,
+		tool_error(opt->image, "%s%s: %s",
+			   opt->subdir != NULL ? "subdir " : "",
+			   opt->subdir != NULL ? opt->subdir : "the root",
 			   why[0] != '\0' ? why : sqfs_error_string(ret));
 		return -1;
 	}
+	mi->ctx.root_ino = st.ino;
 	return 0;
 }
 

@@ -68,8 +68,10 @@ typedef struct mount_handle mount_handle_t;
 typedef struct {
 	const mount_options_t *opt;
 	sqfs_fs_t *fs;
-	/* The inode served as the mount's root (FUSE node id 1). */
-	uint32_t root;
+	/* The inode served as the mount's root (FUSE node id 1): its node
+	 * id in the library (fs.h) and its inode number. */
+	uint64_t root;
+	uint32_t root_ino;
 	/* Log the library's words on stderr (foreground or debug). */
 	bool verbose;
 	/* The kernel opens files (directories) without asking (init()). */
@@ -102,16 +104,17 @@ int mount_parse_options(mount_personality_t who, int argc, char **argv,
 /* ops.c: the low-level operations. */
 extern const struct fuse_lowlevel_ops mount_ops;
 
-/* inode.c: FUSE node ids <-> inode numbers, attributes, error codes. */
-uint64_t mount_node_of(const mount_ctx_t *ctx, uint32_t ino);
-uint32_t mount_ino_of(const mount_ctx_t *ctx, uint64_t node);
+/* inode.c: FUSE node ids <-> the library's node ids, attributes, error
+ * codes. */
+uint64_t mount_node_of(const mount_ctx_t *ctx, uint64_t id);
+uint64_t mount_id_of(const mount_ctx_t *ctx, fuse_ino_t node);
 void mount_fill_stat(const mount_ctx_t *ctx, const sqfs_fs_stat_t *in,
 		     struct stat *out);
 /* The errno for a library error; read_op: a read of a non-file. Logs
- * the library's words (what: the operation, ino: the inode) when the
- * error is the image's, not the caller's. */
+ * the library's words (what: the operation, node: the FUSE node id) when
+ * the error is the image's, not the caller's. */
 int mount_errno(mount_ctx_t *ctx, int err, bool read_op, const char *what,
-		uint32_t ino, const char *why);
+		fuse_ino_t node, const char *why);
 
 /* handles.c: open files, each a handle in fi->fh; those the kernel never
  * released are closed by mount_handles_close_all once the session ended
@@ -147,7 +150,7 @@ void mount_idle(mount_ctx_t *ctx);
  * off (asked: the request's size); stop after the loop (answers requests
  * until the thread is done). */
 int mount_store_start(mount_ctx_t *ctx, struct fuse_session *se);
-void mount_store_read(mount_ctx_t *ctx, fuse_ino_t node, uint32_t ino,
+void mount_store_read(mount_ctx_t *ctx, fuse_ino_t node, uint64_t id,
 		      uint64_t off, size_t asked, size_t size);
 void mount_store_stop(struct fuse_session *se);
 

@@ -53,7 +53,8 @@ static struct {
 
 typedef struct {
 	fuse_ino_t node;
-	uint32_t ino;
+	/* the library's id of the node */
+	uint64_t id;
 	/* The blocks around the read, and the read itself (in the page
 	 * cache already: not again); [start, hole_from) and [hole_to,
 	 * end) are each less than a block. */
@@ -87,7 +88,7 @@ static void store_range(const store_job_t *job, uint64_t from, uint64_t to)
 
 	if (from >= to)
 		return;
-	got = sqfs_fs_read(st.ctx->fs, job->ino, from, st.buf,
+	got = sqfs_fs_read(st.ctx->fs, job->id, from, st.buf,
 			   (size_t)(to - from), why);
 	if (got <= 0)
 		return;
@@ -154,7 +155,7 @@ int mount_store_start(mount_ctx_t *ctx, struct fuse_session *se)
 	return 0;
 }
 
-void mount_store_read(mount_ctx_t *ctx, fuse_ino_t node, uint32_t ino,
+void mount_store_read(mount_ctx_t *ctx, fuse_ino_t node, uint64_t id,
 		      uint64_t off, size_t asked, size_t size)
 {
 	uint64_t bs = sqfs_fs_super(ctx->fs)->block_size;
@@ -179,7 +180,7 @@ void mount_store_read(mount_ctx_t *ctx, fuse_ino_t node, uint32_t ino,
 	if (asked >= ctx->read_ahead_bytes || off == 0 || goes_on)
 		return;
 	job.node = node;
-	job.ino = ino;
+	job.id = id;
 	job.hole_from = off;
 	job.hole_to = off + size;
 	job.start = off / bs * bs;
@@ -192,7 +193,7 @@ void mount_store_read(mount_ctx_t *ctx, fuse_ino_t node, uint32_t ino,
 	for (i = 0; i < st.used; ++i) {
 		const store_job_t *q = &st.queue[(st.head + i) % QUEUE_SIZE];
 
-		if (q->ino == ino && q->start == job.start)
+		if (q->id == id && q->start == job.start)
 			break;
 	}
 	if (i == st.used && st.used < QUEUE_SIZE && !st.stop) {

@@ -9,14 +9,29 @@
  * file. sqfsmount (FUSE) is made of it; a program that serves an image
  * (over the network, to a VM) can use it the same way.
  *
- * Inodes are named by their inode number, 1 .. the superblock's inode
- * count, as in the image and as the kernel reports them in st_ino. The
- * location of an inode is learnt from the directory entry that named it
- * (every lookup and readdir records it), or from the export table when
- * the image has one; a number nobody has named yet is found by walking
- * the tree from the root, once, recording every entry on the way. So a
- * caller may keep inode numbers as long as it likes (FUSE does) and ask
- * for any of them again.
+ * Inodes are named by a 64-bit id, which is either of:
+ *
+ *  - a node id, which every call that reports an inode hands out
+ *    (sqfs_fs_stat_t.node, sqfs_fs_dirent_t.node, sqfs_fs_resolve,
+ *    sqfs_fs_root). It says where the inode is stored, so using it needs
+ *    no table and no search, and it stays valid as long as the image does
+ *    (across opens too). A caller that keeps ids (FUSE does, for every
+ *    inode the kernel caches) should keep these. Node ids are greater than
+ *    UINT32_MAX.
+ *  - the inode number (1 .. the superblock's inode count), as in the image
+ *    and as the kernel reports it in st_ino, which is what to show. A
+ *    number must be found first: through the export table if the image
+ *    has one (a block of it decoded per lookup), else in a table of fixed
+ *    size of the numbers that directory entries named lately (lookups,
+ *    listings), else by walking the tree from the root until an entry
+ *    names it. The walk takes time in proportion to the image (and is the
+ *    price of asking by number an image without an export table) but
+ *    memory only in proportion to its depth, with one bit per inode
+ *    number while it runs; an image of at most 65536 inodes is walked
+ *    once, after which every number is known.
+ *
+ * So the file system holds nothing per inode: its memory is its caches
+ * and tables of fixed size, whatever the size of the image.
  *
  * Caches: decompressed metadata blocks (inodes, listings, xattrs) and
  * decompressed data and fragment blocks are kept in two caches whose
@@ -121,17 +136,24 @@ typedef struct {
 	/* 512-byte units the file's data and its xattrs take in the image
 	 * (st_blocks). */
 	uint64_t blocks;
-	/* A directory's parent (the root's is the root); else 0. */
+	/* A directory's parent's inode number (the root's is the root);
+	 * else 0. Its node id is found by a lookup of ".." (a number
+	 * lookup: see above). */
 	uint32_t parent;
 	/* The inode has extended attributes. */
 	uint32_t has_xattrs;
+	/* The inode's node id. */
+	uint64_t node;
 } sqfs_fs_stat_t;
 
 /* One directory entry, valid during the callback that receives it. */
 typedef struct {
 	const char *name;
 	size_t name_len;
+	/* The inode number the entry claims (the inode's, as checked with
+	 * SQFS_FS_READDIR_STAT), and the node id of the inode it names. */
 	uint32_t ino;
+	uint64_t node;
 	/* File type bits (S_IF*) the entry claims; the inode decides. */
 	uint32_t type;
 	/* The cookie that continues the listing after this entry. */
@@ -142,7 +164,10 @@ typedef struct {
 
 /* Flags of sqfs_fs_readdir. */
 typedef enum {
-	/* Begin with "." and ".." (the directory and its parent). */
+	/* Begin with "." and ".." (the directory and its parent). ".."
+	 * gives only its inode number: node 0 and no attributes, since
+	 * the parent is known by number only (a lookup of ".." finds
+	 * it), except at the root, which is its own parent. */
 	SQFS_FS_READDIR_DOTS = 0x01,
 	/* Read each entry's inode and hand its attributes out too. */
 	SQFS_FS_READDIR_STAT = 0x02,
@@ -181,29 +206,29 @@ SQFS_API void sqfs_fs_destroy(sqfs_fs_t *fs);
 /* The validated superblock. */
 SQFS_API const sqfs_super_t *sqfs_fs_super(const sqfs_fs_t *fs);
 
-/* The root directory's inode number. */
-SQFS_API uint32_t sqfs_fs_root(const sqfs_fs_t *fs);
+/* The root directory's node id. */
+SQFS_API uint64_t sqfs_fs_root(const sqfs_fs_t *fs);
 
-/* The attributes of inode ino. */
-SQFS_API int sqfs_fs_stat(sqfs_fs_t *fs, uint32_t ino, sqfs_fs_stat_t *st,
+/* The attributes of the inode id (a node id or an inode number). */
+SQFS_API int sqfs_fs_stat(sqfs_fs_t *fs, uint64_t id, sqfs_fs_stat_t *st,
 			  char *why);
 
 /*
  * Look up name (name_len bytes, not NUL-terminated necessarily) in the
  * directory dir, using its directory index, and give the attributes of
- * what it names. SQFS_ERROR_NO_ENTRY if it is not there (also for "."
- * and "..", which the caller resolves), SQFS_ERROR_NOT_DIR if dir is not
- * a directory.
+ * what it names. "." is dir itself and ".." its parent (the root's is
+ * the root), found by number (see above). SQFS_ERROR_NO_ENTRY if it is
+ * not there, SQFS_ERROR_NOT_DIR if dir is not a directory.
  */
-SQFS_API int sqfs_fs_lookup(sqfs_fs_t *fs, uint32_t dir, const char *name,
+SQFS_API int sqfs_fs_lookup(sqfs_fs_t *fs, uint64_t dir, const char *name,
 			    size_t name_len, sqfs_fs_stat_t *st, char *why);
 
 /*
  * Resolve a path from the root ("a/b/c"; empty, "/" and "." components
  * are ignored, ".." is refused with SQFS_ERROR_ARG_INVALID, symlinks are
- * not followed) to an inode number.
+ * not followed) to a node id.
  */
-SQFS_API int sqfs_fs_resolve(sqfs_fs_t *fs, const char *path, uint32_t *ino,
+SQFS_API int sqfs_fs_resolve(sqfs_fs_t *fs, const char *path, uint64_t *node,
 			     char *why);
 
 /*
@@ -215,29 +240,29 @@ SQFS_API int sqfs_fs_resolve(sqfs_fs_t *fs, const char *path, uint32_t *ino,
  * cb stopped it, a negative error otherwise (entries handed out before
  * the damage stay valid).
  */
-SQFS_API int sqfs_fs_readdir(sqfs_fs_t *fs, uint32_t dir, uint64_t cookie,
+SQFS_API int sqfs_fs_readdir(sqfs_fs_t *fs, uint64_t dir, uint64_t cookie,
 			     uint32_t flags, sqfs_fs_readdir_cb cb, void *user,
 			     char *why);
 
 /*
- * The target of the symlink ino, NUL-terminated, in buf of size bytes
+ * The target of the symlink id, NUL-terminated, in buf of size bytes
  * (SQFS_MAX_SYMLINK_SIZE + 1 always suffice; a shorter buf gets
  * SQFS_ERROR_OVERFLOW). *len, if not NULL, receives its length.
- * SQFS_ERROR_NOT_FILE if ino is not a symlink.
+ * SQFS_ERROR_NOT_FILE if id is not a symlink.
  */
-SQFS_API int sqfs_fs_readlink(sqfs_fs_t *fs, uint32_t ino, char *buf,
+SQFS_API int sqfs_fs_readlink(sqfs_fs_t *fs, uint64_t id, char *buf,
 			      size_t size, size_t *len, char *why);
 
 /*
- * The extended attributes of ino, as sqfs_image_read_xattrs gives them
+ * The extended attributes of id, as sqfs_image_read_xattrs gives them
  * (image.h): *list of *count entries to free with sqfs_xattr_list_free,
  * NULL and 0 for none.
  */
-SQFS_API int sqfs_fs_xattrs(sqfs_fs_t *fs, uint32_t ino, sqfs_xattr_t **list,
+SQFS_API int sqfs_fs_xattrs(sqfs_fs_t *fs, uint64_t id, sqfs_xattr_t **list,
 			    size_t *count, char *why);
 
 /*
- * Open the regular file ino for reading: a handle that holds its decoded
+ * Open the regular file id for reading: a handle that holds its decoded
  * block list, to read from any number of threads at once and to close
  * with sqfs_fs_file_close. SQFS_ERROR_NOT_FILE for other inodes.
  *
@@ -246,8 +271,8 @@ SQFS_API int sqfs_fs_xattrs(sqfs_fs_t *fs, uint32_t ino, sqfs_xattr_t **list,
  * file it still keeps: opening a file again costs a hash lookup. Opens of
  * one file thus share its read-ahead position.
  */
-SQFS_API int sqfs_fs_file_open(sqfs_fs_t *fs, uint32_t ino,
-			       sqfs_fs_file_t **out, char *why);
+SQFS_API int sqfs_fs_file_open(sqfs_fs_t *fs, uint64_t id, sqfs_fs_file_t **out,
+			       char *why);
 
 /*
  * Read up to size bytes at offset into buf. Returns the number of bytes
@@ -265,10 +290,10 @@ SQFS_API uint64_t sqfs_fs_file_size(const sqfs_fs_file_t *file);
 /* Close a handle; NULL is allowed. Not while a read on it runs. */
 SQFS_API void sqfs_fs_file_close(sqfs_fs_file_t *file);
 
-/* Read size bytes at offset of the regular file ino without a handle
+/* Read size bytes at offset of the regular file id without a handle
  * (opens and closes one: for a file read recently, a lookup of its kept
  * handle, so reading by number costs little more than through a handle). */
-SQFS_API ptrdiff_t sqfs_fs_read(sqfs_fs_t *fs, uint32_t ino, uint64_t offset,
+SQFS_API ptrdiff_t sqfs_fs_read(sqfs_fs_t *fs, uint64_t id, uint64_t offset,
 				void *buf, size_t size, char *why);
 
 /* A snapshot of the caches' sizes and counters. */

@@ -6,7 +6,10 @@
  * follows a single reference: the superblock, the compressor and its
  * options, the chain of tables (each index array exactly as long as its
  * entry count needs, strictly increasing, gap-free up to the next table),
- * and loads the id, fragment, export and xattr-id tables. Images are
+ * and loads the id and fragment tables. The export table (8 bytes per
+ * inode) and the xattr-id table (16 bytes per xattr set) are not kept:
+ * the first's index and last block are checked, every entry of the
+ * second, and a lookup decodes the block it needs. Images are
  * untrusted input: every later lookup (inodes, ids, fragments, xattrs)
  * is bounds-checked against what was validated here, so a hostile image
  * yields an error code, never a crash, a hang, an unbounded allocation or
@@ -133,7 +136,9 @@ SQFS_API int sqfs_image_get_fragment(const sqfs_image_t *img, uint32_t index,
 /*
  * The inode reference of inode_number through the export table:
  * SQFS_ERROR_UNSUPPORTED if the image has none, SQFS_ERROR_OUT_OF_BOUNDS
- * for a number outside 1 .. inode count.
+ * for a number outside 1 .. inode count, or the error of decoding the
+ * table's block that holds it (the image keeps the block decoded last,
+ * so lookups of nearby numbers decode nothing).
  */
 SQFS_API int sqfs_image_inode_ref(const sqfs_image_t *img,
 				  uint32_t inode_number, uint64_t *ref);

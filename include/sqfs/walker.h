@@ -7,9 +7,21 @@
  * to a naive recursion: a directory reached twice (a loop, or a directory
  * hard link) ends the walk with SQFS_ERROR_LOOP, and nesting deeper than
  * the limit with SQFS_ERROR_LIMIT. A non-directory inode reached a second
- * time is reported as a hard link to the path where it was first seen.
- * Memory grows with the depth and the number of multiply-linked inodes,
- * not with the size of the image.
+ * time is reported as a hard link to the path where it was first seen,
+ * which the walker keeps for inodes whose link count says they have more
+ * names, and for the inodes met last (a few thousand), so that a count
+ * that says too little (some writers give a hard-linked FIFO a count of 1)
+ * still gives links where the names are close. A name of an inode whose
+ * first path is in neither is reported as an entry of its own (no
+ * link_target), as a copy of a kernel mount, which trusts the count,
+ * would make it.
+ *
+ * Memory: the state of one listing per level of depth, the first paths
+ * of the multiply-linked inodes whose names have not all been met yet,
+ * the table of inodes met last (2 MiB at most), and two bits per inode
+ * number (24 MiB for 10^8 inodes), which let it recognise an inode met
+ * again. Not the entries of a listing, however long, nor anything else
+ * per inode.
  */
 #ifndef SQFS_WALKER_H
 #define SQFS_WALKER_H

@@ -63,8 +63,6 @@ struct sqfs_dir_reader {
 	 * the words of an error. */
 	uint32_t dir_number;
 
-	uint64_t ent_block;
-	size_t ent_offset;
 	char name[SQFS_NAME_MAX + 1];
 
 	/* Checkpoints of the listing named by cp_block, cp_offset and
@@ -322,7 +320,6 @@ static int read_entry(sqfs_dir_reader_t *dr, sqfs_dir_entry_t *ent)
 	if (st->remaining < SQFS_DIR_ENTRY_SIZE + 1)
 		return listing_damaged(dr, "a run that ends past the listing");
 
-	sqfs_meta_reader_get_position(dr->mr, &dr->ent_block, &dr->ent_offset);
 	ret = sqfs_meta_reader_read(dr->mr, raw, sizeof(raw));
 	if (ret != 0)
 		return ret;
@@ -676,39 +673,6 @@ int dir_reader_restore(sqfs_dir_reader_t *dr, const dir_state_t *st)
 		}
 	}
 	dr->st = *st;
-	return 0;
-}
-
-void dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
-			  size_t *offset)
-{
-	*block = dr->ent_block;
-	*offset = dr->ent_offset;
-}
-
-int dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block, size_t offset,
-		       char *name, size_t *len)
-{
-	uint8_t raw[SQFS_DIR_ENTRY_SIZE];
-	size_t size;
-	int ret;
-
-	close_listing(dr);
-	ret = sqfs_meta_reader_seek(dr->mr, block, offset);
-	if (ret == 0)
-		ret = sqfs_meta_reader_read(dr->mr, raw, sizeof(raw));
-	if (ret != 0)
-		return ret;
-	size = (size_t)get_le16(raw + 6) + 1;
-	if (size > SQFS_NAME_MAX)
-		return SQFS_ERROR_CORRUPTED;
-	ret = sqfs_meta_reader_read(dr->mr, name, size);
-	if (ret != 0)
-		return ret;
-	name[size] = '\0';
-	if (!sqfs_name_is_valid(name, size))
-		return SQFS_ERROR_CORRUPTED;
-	*len = size;
 	return 0;
 }
 

@@ -50,19 +50,6 @@ void dir_reader_save(const sqfs_dir_reader_t *dr, dir_state_t *st);
 /* Continue the listing saved in st. */
 int dir_reader_restore(sqfs_dir_reader_t *dr, const dir_state_t *st);
 
-/* The metadata position of the entry sqfs_dir_reader_next last returned. */
-void dir_reader_entry_pos(const sqfs_dir_reader_t *dr, uint64_t *block,
-			  size_t *offset);
-
-/*
- * Read again the name of the entry at a position from
- * dir_reader_entry_pos into name (SQFS_NAME_MAX + 1 bytes, NUL
- * terminated), checking it as a listing's names are checked. Closes the
- * open listing: restore a saved state to go on.
- */
-int dir_reader_name_at(sqfs_dir_reader_t *dr, uint64_t block, size_t offset,
-		       char *name, size_t *len);
-
 /*
  * Where to resume the open listing after the entry last read: a run
  * header's position and the listing bytes from it on, and how many

@@ -2,7 +2,8 @@
 /*
  * export_table.c - the export table, which lets an NFS server find an
  * inode by its number: entry n - 1 is the inode reference (block << 16 |
- * offset) of inode n, one u64 each.
+ * offset) of inode n, one u64 each. Read a block at a time, on demand
+ * (table_internal.h says why).
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include "sqfs/table_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		       const uint64_t *refs, uint32_t count,
@@ -42,15 +44,47 @@ int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 	return ret;
 }
 
-int export_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+int export_table_open(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		      const sqfs_super_t *super, uint64_t lower, uint64_t upper,
-		      uint64_t **out, uint64_t *first_block)
+		      table_lazy_t *t, uint64_t *first_block)
 {
-	void *refs;
-	int ret = table_load_words(
-	    file, cmp, super->inode_count, SQFS_EXPORT_ENTRY_SIZE,
-	    super->export_table_start, lower, upper, &refs, first_block);
+	uint64_t ref;
+	int ret;
 
-	*out = refs;
+	memset(t, 0, sizeof(*t));
+	/* 32-bit hosts: a size_t must hold the table's size */
+	if ((uint64_t)super->inode_count * SQFS_EXPORT_ENTRY_SIZE >
+	    (uint64_t)SIZE_MAX)
+		return SQFS_ERROR_OVERFLOW;
+	t->size = (size_t)super->inode_count * SQFS_EXPORT_ENTRY_SIZE;
+	t->end = super->export_table_start;
+	ret = table_open_index(file, t->size, t->end, lower, upper, &t->index,
+			       &t->count);
+	/* the last block must unpack to what the inode count leaves for
+	 * it: a count that does not match the table fails here */
+	if (ret == 0)
+		ret = export_table_ref(file, cmp, t, super->inode_count, &ref);
+	if (ret != 0) {
+		free(t->index);
+		free(t->data);
+		memset(t, 0, sizeof(*t));
+		return ret;
+	}
+	*first_block = t->index[0];
+	return 0;
+}
+
+int export_table_ref(sqfs_file_t *file, sqfs_compressor_t *cmp, table_lazy_t *t,
+		     uint32_t number, uint64_t *ref)
+{
+	const uint8_t *entry;
+	int ret;
+
+	if (number == 0)
+		return SQFS_ERROR_OUT_OF_BOUNDS;
+	ret = table_lazy_entry(file, cmp, t, SQFS_EXPORT_ENTRY_SIZE,
+			       (uint64_t)number - 1, &entry);
+	if (ret == 0)
+		*ref = get_le64(entry);
 	return ret;
 }

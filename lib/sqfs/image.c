@@ -49,14 +49,15 @@ struct sqfs_image {
 
 	uint32_t *ids;
 	sqfs_fragment_t *fragments;
-	/* NULL when the image has no export table. */
-	uint64_t *export_refs;
+	/* The export table, read on demand (index NULL when the image has
+	 * none); its decoded block is the reader's own. */
+	table_lazy_t exports;
 
 	/* Xattrs: the key/value stream is [kv_start, kv_end). */
 	uint64_t kv_start;
 	uint64_t kv_end;
 	uint32_t xattr_count;
-	xattr_id_entry_t *xattr_ids;
+	table_lazy_t xattr_ids;
 	sqfs_meta_reader_t *kv;
 
 	/* Words of the last failure of the image or a reader made from it
@@ -146,8 +147,8 @@ static int load_tables(sqfs_image_t *img)
 			    "the id table starts",
 			    (unsigned long long)id_first);
 		lower = has_frag ? frag_end : s->directory_table_start;
-		ret = export_table_load(img->file, img->cmp, s, lower, id_first,
-					&img->export_refs, &exp_first);
+		ret = export_table_open(img->file, img->cmp, s, lower, id_first,
+					&img->exports, &exp_first);
 		if (ret != 0)
 			return errtext_end(&img->err, ret, "export table");
 		next_first = exp_first;
@@ -173,7 +174,7 @@ static int load_tables(sqfs_image_t *img)
 
 	if (!has_xattr)
 		return 0;
-	ret = xattr_id_table_load(img->file, img->cmp, s, img->kv_start,
+	ret = xattr_id_table_open(img->file, img->cmp, s, img->kv_start,
 				  img->xattr_count, &img->xattr_ids,
 				  &img->kv_end);
 	if (ret != 0)
@@ -344,9 +345,11 @@ void sqfs_image_destroy(sqfs_image_t *img)
 	sqfs_meta_reader_destroy(img->kv);
 	sqfs_meta_reader_destroy(img->inodes);
 	sqfs_compressor_destroy(img->cmp);
+	free(img->exports.data);
+	free(img->xattr_ids.data);
 	if (!img->shared) {
-		free(img->xattr_ids);
-		free(img->export_refs);
+		free(img->xattr_ids.index);
+		free(img->exports.index);
 		free(img->fragments);
 		free(img->ids);
 	}
@@ -445,16 +448,26 @@ int sqfs_image_get_fragment(const sqfs_image_t *img, uint32_t index,
 int sqfs_image_inode_ref(const sqfs_image_t *img, uint32_t inode_number,
 			 uint64_t *ref)
 {
+	sqfs_image_t *mut = (sqfs_image_t *)img;
+	int ret;
+
 	if (img == NULL || ref == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	if (img->export_refs == NULL)
+	if (img->exports.index == NULL)
 		return errtext_set(err_of(img), SQFS_ERROR_UNSUPPORTED,
 				   "the image has no export table");
 	if (inode_number == 0 || inode_number > img->super.inode_count)
 		return errtext_set(err_of(img), SQFS_ERROR_OUT_OF_BOUNDS,
 				   "inode number %u is outside 1..%u",
 				   inode_number, img->super.inode_count);
-	*ref = img->export_refs[inode_number - 1];
+	/* the decoded block, like the error text, is the reader's state,
+	 * which a lookup may change (one thread per image) */
+	ret = export_table_ref(img->file, img->cmp, &mut->exports, inode_number,
+			       ref);
+	if (ret != 0)
+		return errtext_set(err_of(img), ret,
+				   "export table: the block of inode %u: %s",
+				   inode_number, sqfs_error_string(ret));
 	return 0;
 }
 
@@ -520,10 +533,13 @@ void image_data_region(const sqfs_image_t *img, uint64_t *start, uint64_t *end)
 int image_xattr_id(const sqfs_image_t *img, uint32_t index,
 		   xattr_id_entry_t *out)
 {
+	sqfs_image_t *mut = (sqfs_image_t *)img;
+
 	if (index >= img->xattr_count)
 		return SQFS_ERROR_OUT_OF_BOUNDS;
-	*out = img->xattr_ids[index];
-	return 0;
+	/* the decoded block is the reader's state, as the error text is */
+	return xattr_id_table_get(img->file, img->cmp, &mut->xattr_ids,
+				  img->kv_end - img->kv_start, index, out);
 }
 
 sqfs_meta_reader_t *image_kv_reader(sqfs_image_t *img, uint64_t *start,
@@ -545,6 +561,10 @@ int image_clone(const sqfs_image_t *img, sqfs_image_t **out)
 		return SQFS_ERROR_ALLOC;
 	*c = *img;
 	c->shared = true;
+	c->exports.which = 0;
+	c->exports.data = NULL;
+	c->xattr_ids.which = 0;
+	c->xattr_ids.data = NULL;
 	c->cmp = NULL;
 	c->inodes = NULL;
 	c->kv = NULL;
@@ -579,7 +599,7 @@ void image_set_meta_fetch(sqfs_image_t *img, meta_fetch_fn fn, void *user)
 		meta_reader_set_fetch(img->kv, fn, user);
 }
 
-const uint64_t *image_export_refs(const sqfs_image_t *img)
+bool image_has_export(const sqfs_image_t *img)
 {
-	return img->export_refs;
+	return img->exports.index != NULL;
 }

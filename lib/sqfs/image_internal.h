@@ -42,10 +42,11 @@ uint64_t image_dir_table_end(const sqfs_image_t *img);
  */
 void image_data_region(const sqfs_image_t *img, uint64_t *start, uint64_t *end);
 
-/* Xattr-id entry index, as sqfs_image_open checked it: ref's offset is
- * below 8192 and its block inside the key/value stream
- * (SQFS_ERROR_OUT_OF_BOUNDS past the table, and always when the image has
- * no xattrs). */
+/* Xattr-id entry index, decoded on demand (table_internal.h says why)
+ * and checked: ref's offset below 8192 and its block inside the
+ * key/value stream (else SQFS_ERROR_CORRUPTED; SQFS_ERROR_OUT_OF_BOUNDS
+ * past the table, and always when the image has no xattrs; or the error
+ * of decoding its block). */
 int image_xattr_id(const sqfs_image_t *img, uint32_t index,
 		   xattr_id_entry_t *out);
 
@@ -69,7 +70,7 @@ int image_clone(const sqfs_image_t *img, sqfs_image_t **out);
  * readers), fetch blocks through fn. */
 void image_set_meta_fetch(sqfs_image_t *img, meta_fetch_fn fn, void *user);
 
-/* The export table (inode number n at [n - 1]), or NULL if there is none. */
-const uint64_t *image_export_refs(const sqfs_image_t *img);
+/* Whether the image has an export table (sqfs_image_inode_ref works). */
+bool image_has_export(const sqfs_image_t *img);
 
 #endif /* SQFS_IMAGE_INTERNAL_H */

@@ -265,17 +265,68 @@ out:
 	return ret;
 }
 
-/* sqfs_table_read, and where the first block starts. */
-static int table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
-		      uint64_t index_start, uint64_t lower_limit,
-		      uint64_t upper_limit, void **out, uint64_t *first_block)
+int table_decode_block(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       const uint64_t *index, size_t count, uint64_t end,
+		       size_t size, size_t i, uint8_t *out, size_t *len)
+{
+	uint8_t *scratch;
+	size_t chunk;
+	int ret;
+
+	if (i >= count || count != block_count(size))
+		return SQFS_ERROR_CORRUPTED;
+	chunk = size - i * SQFS_META_BLOCK_SIZE;
+	if (chunk > SQFS_META_BLOCK_SIZE)
+		chunk = SQFS_META_BLOCK_SIZE;
+	scratch = malloc(SQFS_META_BLOCK_SIZE);
+	if (scratch == NULL)
+		return SQFS_ERROR_ALLOC;
+	ret =
+	    read_block(file, cmp, index[i], i + 1 < count ? index[i + 1] : end,
+		       out, chunk, scratch);
+	free(scratch);
+	if (ret == 0)
+		*len = chunk;
+	return ret;
+}
+
+int table_lazy_entry(sqfs_file_t *file, sqfs_compressor_t *cmp, table_lazy_t *t,
+		     size_t entry_size, uint64_t i, const uint8_t **entry)
+{
+	uint64_t pos = i * entry_size;
+	size_t block = (size_t)(pos / SQFS_META_BLOCK_SIZE), len;
+	int ret;
+
+	if (pos >= t->size)
+		return SQFS_ERROR_OUT_OF_BOUNDS;
+	if (t->data == NULL) {
+		t->data = malloc(SQFS_META_BLOCK_SIZE);
+		if (t->data == NULL)
+			return SQFS_ERROR_ALLOC;
+	}
+	if (t->which != block + 1) {
+		t->which = 0;
+		ret = table_decode_block(file, cmp, t->index, t->count, t->end,
+					 t->size, block, t->data, &len);
+		if (ret != 0)
+			return ret;
+		t->which = block + 1;
+	}
+	*entry = t->data + pos % SQFS_META_BLOCK_SIZE;
+	return 0;
+}
+
+int table_open_index(sqfs_file_t *file, size_t size, uint64_t index_start,
+		     uint64_t lower_limit, uint64_t upper_limit, uint64_t **out,
+		     size_t *out_count)
 {
 	uint64_t *index = NULL;
 	uint64_t index_size;
 	size_t count;
 	int ret;
 
-	if (file == NULL || out == NULL || size == 0)
+	*out = NULL;
+	if (file == NULL || size == 0)
 		return SQFS_ERROR_ARG_INVALID;
 
 	count = block_count(size);
@@ -300,9 +351,31 @@ static int table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
 		return ret;
 
 	ret = table_check_index(index, count, index_start, lower_limit);
-	if (ret == 0)
-		ret = table_decode(file, cmp, index, count, index_start, size,
-				   out);
+	if (ret != 0) {
+		free(index);
+		return ret;
+	}
+	*out = index;
+	*out_count = count;
+	return 0;
+}
+
+/* sqfs_table_read, and where the first block starts. */
+static int table_read(sqfs_file_t *file, sqfs_compressor_t *cmp, size_t size,
+		      uint64_t index_start, uint64_t lower_limit,
+		      uint64_t upper_limit, void **out, uint64_t *first_block)
+{
+	uint64_t *index = NULL;
+	size_t count;
+	int ret;
+
+	if (out == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	ret = table_open_index(file, size, index_start, lower_limit,
+			       upper_limit, &index, &count);
+	if (ret != 0)
+		return ret;
+	ret = table_decode(file, cmp, index, count, index_start, size, out);
 	if (ret == 0 && first_block != NULL)
 		*first_block = index[0];
 	free(index);

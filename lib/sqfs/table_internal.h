@@ -73,6 +73,47 @@ int table_decode(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		 void **out);
 
 /*
+ * The checks of sqfs_table_read up to the blocks themselves, for a table
+ * of size bytes whose index is at index_start: *index (count block
+ * positions, to free) is checked and lies in [lower, upper). For tables
+ * decoded a block at a time (table_decode_block) rather than whole.
+ */
+int table_open_index(sqfs_file_t *file, size_t size, uint64_t index_start,
+		     uint64_t lower, uint64_t upper, uint64_t **index,
+		     size_t *count);
+
+/*
+ * Decode block i of a table of size bytes with a checked index of count
+ * blocks, the last one ending at end, into out (SQFS_META_BLOCK_SIZE
+ * bytes); it must fill exactly its share, *len bytes.
+ */
+int table_decode_block(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       const uint64_t *index, size_t count, uint64_t end,
+		       size_t size, size_t i, uint8_t *out, size_t *len);
+
+/*
+ * A table read a block at a time (export, xattr ids: entries per inode or
+ * per xattr set, which could take gigabytes, and which a reader needs a
+ * few at a time, in order mostly): its checked index, where its last
+ * block ends, its size, and the block decoded last. The block is a
+ * reader's own (an image's clone has its own); the rest may be shared.
+ */
+typedef struct {
+	uint64_t *index;
+	size_t count;
+	uint64_t end;
+	size_t size;
+	/* Which block data holds, plus one (0: none yet). */
+	size_t which;
+	uint8_t *data;
+} table_lazy_t;
+
+/* Entry i of entry_size bytes (a divisor of SQFS_META_BLOCK_SIZE): its
+ * block is decoded unless t holds it, *entry points into t->data. */
+int table_lazy_entry(sqfs_file_t *file, sqfs_compressor_t *cmp, table_lazy_t *t,
+		     size_t entry_size, uint64_t i, const uint8_t **entry);
+
+/*
  * sqfs_table_read for count entries of entry_size bytes, also giving the
  * position of the table's first block: where the region before the table
  * must end.
@@ -118,11 +159,24 @@ int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		       const uint64_t *refs, uint32_t count,
 		       sqfs_super_t *super);
 
-/* Load the export table of super's inode_count entries from [lower, upper).
- * The references are checked where they are used. */
-int export_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+/*
+ * The export table is not loaded whole (8 bytes per inode: 800 MB for 10^8
+ * inodes, which no reader but a lookup by number needs): its index is
+ * checked at open, its last block decoded there to check the table's
+ * length, and any other block decoded when a lookup needs it.
+ */
+
+/* Open the export table of super's inode_count entries in [lower, upper)
+ * into *t (index checked, last block decoded); *first_block receives
+ * where its first block starts. */
+int export_table_open(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		      const sqfs_super_t *super, uint64_t lower, uint64_t upper,
-		      uint64_t **out, uint64_t *first_block);
+		      table_lazy_t *t, uint64_t *first_block);
+
+/* The reference of inode number (1 .. inode_count) through the table.
+ * The reference is checked where it is used. */
+int export_table_ref(sqfs_file_t *file, sqfs_compressor_t *cmp, table_lazy_t *t,
+		     uint32_t number, uint64_t *ref);
 
 /* ---- id_table.c -----------------------------------------------------------
  */
@@ -162,13 +216,23 @@ int xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
 			  uint64_t *kv_start, uint32_t *count);
 
 /*
- * Load the count entries after the header: the blocks lie in [kv_end,
- * header), where kv_end (the first block, returned) is past kv_start so
- * that the stream is not empty; every reference points into the stream.
+ * Open the table of the count entries after the header into *t, not
+ * loading it (16 bytes per xattr set, one set per inode in an image
+ * whose every file carries its own signature): the blocks lie in
+ * [kv_end, header), where kv_end (the first block, returned) is past
+ * kv_start so that the stream is not empty. Every block is decoded in
+ * turn into one buffer, and every entry checked (xattr_id_table_get's
+ * checks), so a bad table fails here; lookups decode their block again.
  */
-int xattr_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+int xattr_id_table_open(sqfs_file_t *file, sqfs_compressor_t *cmp,
 			const sqfs_super_t *super, uint64_t kv_start,
-			uint32_t count, xattr_id_entry_t **out,
-			uint64_t *kv_end);
+			uint32_t count, table_lazy_t *t, uint64_t *kv_end);
+
+/* Entry index of a table opened in t: its reference's offset below 8192
+ * and its block inside the key/value stream of kv_size bytes (else
+ * SQFS_ERROR_CORRUPTED). */
+int xattr_id_table_get(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       table_lazy_t *t, uint64_t kv_size, uint32_t index,
+		       xattr_id_entry_t *out);
 
 #endif /* SQFS_TABLE_INTERNAL_H */

@@ -7,15 +7,25 @@
  * state of its listing (a few hundred bytes), not its entries, so memory
  * does not grow with the size of a listing.
  *
- * To report a second sighting of an inode as a link to where it was first
- * seen, without keeping every path, each inode seen gets a fixed-size node:
- * where its entry lies in the directory table and the node of the directory
- * that holds it. A first path is spelled out only when a second sighting
- * asks for it, by reading the names on its chain of parents again, and is
- * then kept for the next sighting. Nodes are kept for every inode, not only
- * for those whose link count says they are shared, because the link count
- * is advisory: a basic file inode stores none. So memory is one node and one
- * hash slot per inode (about 60 bytes), plus the paths of shared inodes.
+ * An inode met again must be recognised: a directory (a loop, or a
+ * directory hard link) ends the walk, anything else is a hard link to
+ * where it was first seen. Two bits per inode number, in a bit array
+ * whose pages are allocated on first use, say "seen" and "seen as a
+ * directory": a quarter of a byte per inode, 24 MiB for 10^8 inodes, and
+ * the only memory that grows with the image rather than with its depth.
+ *
+ * A hard link's report needs the first path of its inode, which cannot be
+ * kept for every inode. The link count says which inodes have more names
+ * to come: their first paths are kept until the last name was met (link
+ * groups, exact). But writers get the count wrong for what is not a
+ * regular file (squashfs-tools-ng 1.2 gives a hard-linked FIFO a count of
+ * 1), so the first paths of inodes met with a count of 1 (and of groups
+ * just closed) go into a table of the RECENT_SLOTS inodes met last, by
+ * number, where the second name of such an inode, usually close to the
+ * first, finds it. An inode met again that is in neither is reported as
+ * an entry of its own, without a link: what a copy of a kernel mount
+ * (which trusts the count) makes of it too. Two inodes with one number
+ * are refused wherever the walker can tell.
  */
 #include "config.h"
 
@@ -27,6 +37,7 @@
 #include "image_internal.h"
 #include "util/array.h"
 #include "util/hash_table.h"
+#include "util/sparse_bits.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,23 +45,38 @@
 /* The image's error text, where the walker words its failures. */
 #define ERR(w) image_errtext((w)->img)
 
+/* An inode with more names than met so far: its first path, where it is,
+ * and how many names are still to come. */
 typedef struct {
-	/* Position of the entry that named the inode first (unused for the
-	 * start of the walk, node 0). */
-	uint64_t ent_block;
+	char *path;
 	uint64_t inode_ref;
-	/* The node of the directory holding that entry. */
-	uint32_t parent;
-	uint16_t ent_offset;
-	bool is_dir;
-} node_t;
+	uint32_t left;
+	/* The next free record (while this one is free). */
+	uint32_t next_free;
+} link_t;
+
+/* The two bits of inode number n in the seen array. */
+#define SEEN_BIT(n) (2 * (uint64_t)(n))
+#define DIR_BIT(n) (2 * (uint64_t)(n) + 1)
+#define NO_LINK UINT32_MAX
+
+/* The recent table: slots by number, and the longest path kept there (so
+ * that it holds 2 MiB of paths at most). */
+#define RECENT_SLOTS 4096u
+#define RECENT_MAX_PATH 512u
+
+typedef struct {
+	/* NULL: an empty slot */
+	char *path;
+	uint64_t inode_ref;
+	uint32_t number;
+} recent_t;
 
 typedef struct {
 	dir_state_t st;
 	sqfs_inode_t *inode;
 	/* Length of the directory's path in the path buffer. */
 	size_t path_len;
-	uint32_t node;
 } level_t;
 
 struct sqfs_walker {
@@ -73,14 +99,19 @@ struct sqfs_walker {
 	sqfs_inode_t *cur;
 	sqfs_inode_t *post;
 
-	array_t path;  /* char, NUL terminated */
-	array_t nodes; /* node_t */
-	/* inode number -> node */
-	hash_table_t seen;
-	/* node -> offset in pool of the node's path, once spelled out */
-	hash_table_t link_paths;
-	array_t pool; /* char */
-	char name[SQFS_NAME_MAX + 1];
+	array_t path; /* char, NUL terminated */
+	/* SEEN_BIT and DIR_BIT of every inode number met */
+	sparse_bits_t seen;
+	/* inode number -> index in links, for inodes with names to come */
+	hash_table_t open_links;
+	array_t links; /* link_t */
+	uint32_t free_link;
+	/* first paths of inodes met lately with no names announced to
+	 * come (RECENT_SLOTS, allocated when first needed) */
+	recent_t *recent;
+	/* a path too long for the recent table, reported as a link target
+	 * last: freed by the next call */
+	char *spent_path;
 };
 
 static bool is_dir(const sqfs_inode_t *inode)
@@ -94,9 +125,9 @@ static level_t *top_level(sqfs_walker_t *w)
 	return (level_t *)w->levels.data + (w->levels.count - 1);
 }
 
-static node_t *get_node(sqfs_walker_t *w, uint64_t id)
+static link_t *get_link(sqfs_walker_t *w, uint64_t index)
 {
-	return (node_t *)w->nodes.data + id;
+	return (link_t *)w->links.data + index;
 }
 
 /* Cut the path to len bytes. */
@@ -126,26 +157,114 @@ static int path_push(sqfs_walker_t *w, size_t len, const char *name,
 	return 0;
 }
 
-static int add_node(sqfs_walker_t *w, uint32_t number, const node_t *node,
-		    uint32_t *id)
+/* Note that inode number (a directory or not) has been met. */
+static int mark_seen(sqfs_walker_t *w, uint32_t number, bool dir)
 {
+	int ret = sparse_bits_set(&w->seen, SEEN_BIT(number));
+
+	if (ret == 0 && dir)
+		ret = sparse_bits_set(&w->seen, DIR_BIT(number));
+	return ret;
+}
+
+/* Keep the current path as the first name of an inode with left more
+ * names to come. */
+static int open_link(sqfs_walker_t *w, uint32_t number, uint64_t ref,
+		     uint32_t left)
+{
+	char *path = strdup(w->path.data);
+	uint64_t index;
+	link_t *l;
 	int ret;
 
-	if (w->nodes.count >= UINT32_MAX)
-		return SQFS_ERROR_OVERFLOW;
-	ret = array_reserve(&w->nodes, sizeof(*node), 1);
-	if (ret != 0)
+	if (path == NULL)
+		return SQFS_ERROR_ALLOC;
+	if (w->free_link != NO_LINK) {
+		index = w->free_link;
+		w->free_link = get_link(w, index)->next_free;
+	} else {
+		ret = w->links.count >= NO_LINK
+			  ? SQFS_ERROR_OVERFLOW
+			  : array_reserve(&w->links, sizeof(link_t), 1);
+		if (ret != 0) {
+			free(path);
+			return ret;
+		}
+		index = w->links.count++;
+	}
+	ret = hash_table_put(&w->open_links, number, index);
+	l = get_link(w, index);
+	if (ret != 0) {
+		free(path);
+		l->next_free = w->free_link;
+		w->free_link = (uint32_t)index;
 		return ret;
-	ret = hash_table_put(&w->seen, number, w->nodes.count);
-	if (ret != 0)
-		return ret;
-	*id = (uint32_t)w->nodes.count;
-	*get_node(w, w->nodes.count++) = *node;
+	}
+	l->path = path;
+	l->inode_ref = ref;
+	l->left = left;
 	return 0;
 }
 
+/* Put path (taken over) into the recent table as the first path of
+ * number at ref; a path too long for it is freed by the next call. */
+static int remember(sqfs_walker_t *w, uint32_t number, uint64_t ref, char *path)
+{
+	recent_t *r;
+
+	if (strlen(path) > RECENT_MAX_PATH) {
+		free(w->spent_path);
+		w->spent_path = path;
+		return 0;
+	}
+	if (w->recent == NULL) {
+		w->recent = calloc(RECENT_SLOTS, sizeof(w->recent[0]));
+		if (w->recent == NULL) {
+			free(path);
+			return SQFS_ERROR_ALLOC;
+		}
+	}
+	r = &w->recent[number % RECENT_SLOTS];
+	free(r->path);
+	r->path = path;
+	r->inode_ref = ref;
+	r->number = number;
+	return 0;
+}
+
+/* The recent table's slot of number, if it holds number. */
+static recent_t *recent_of(sqfs_walker_t *w, uint32_t number)
+{
+	recent_t *r;
+
+	if (w->recent == NULL)
+		return NULL;
+	r = &w->recent[number % RECENT_SLOTS];
+	return r->path != NULL && r->number == number ? r : NULL;
+}
+
+/* One more name of the link group at index met: its first path, for the
+ * entry (valid until the next call). After its last name, the group is
+ * closed and its path goes to the recent table, for a name more than the
+ * count announced. */
+static int use_link(sqfs_walker_t *w, uint32_t number, uint64_t index,
+		    const char **target)
+{
+	link_t *l = get_link(w, index);
+	char *path = l->path;
+
+	*target = path;
+	if (--l->left > 0)
+		return 0;
+	hash_table_remove(&w->open_links, number);
+	l->path = NULL;
+	l->next_free = w->free_link;
+	w->free_link = (uint32_t)index;
+	return remember(w, number, l->inode_ref, path);
+}
+
 /* Enter the directory inode, which the new level owns from now on. */
-static int push_level(sqfs_walker_t *w, sqfs_inode_t *inode, uint32_t node)
+static int push_level(sqfs_walker_t *w, sqfs_inode_t *inode)
 {
 	level_t *lvl;
 	int ret;
@@ -159,68 +278,13 @@ static int push_level(sqfs_walker_t *w, sqfs_inode_t *inode, uint32_t node)
 	memset(lvl, 0, sizeof(*lvl));
 	lvl->inode = inode;
 	lvl->path_len = w->path.count;
-	lvl->node = node;
 	w->restore = false;
 	return sqfs_dir_reader_open(w->dr, inode);
-}
-
-/*
- * The path of node id: the names of its chain of parents read again from
- * their entries, joined. Kept in the pool for the next time.
- */
-static int node_path(sqfs_walker_t *w, uint32_t id, const char **out)
-{
-	array_t chain = {0};
-	uint64_t off;
-	uint32_t n;
-	size_t i, len, start = w->pool.count;
-	int ret;
-
-	if (hash_table_get(&w->link_paths, id, &off)) {
-		*out = (const char *)w->pool.data + off;
-		return 0;
-	}
-
-	/* parents are directories on a path of at most max_depth levels */
-	for (n = id; n != 0; n = get_node(w, n)->parent) {
-		ret = array_reserve(&chain, sizeof(uint32_t), 1);
-		if (ret != 0)
-			goto out;
-		((uint32_t *)chain.data)[chain.count++] = n;
-	}
-
-	w->restore = true;
-	for (i = chain.count; i-- > 0;) {
-		const node_t *nd = get_node(w, ((uint32_t *)chain.data)[i]);
-
-		ret = dir_reader_name_at(w->dr, nd->ent_block, nd->ent_offset,
-					 w->name, &len);
-		if (ret == 0 && w->pool.count > start)
-			ret = array_append_bytes(&w->pool, "/", 1);
-		if (ret == 0)
-			ret = array_append_bytes(&w->pool, w->name, len);
-		if (ret != 0)
-			goto fail;
-	}
-	ret = array_append_bytes(&w->pool, "", 1);
-	if (ret == 0)
-		ret = hash_table_put(&w->link_paths, id, start);
-	if (ret != 0)
-		goto fail;
-	*out = (const char *)w->pool.data + start;
-	goto out;
-fail:
-	w->pool.count = start;
-out:
-	array_cleanup(&chain);
-	return ret;
 }
 
 static int report_start(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 {
 	sqfs_inode_t *inode = w->start;
-	node_t node = {0};
-	uint32_t id;
 	int ret;
 
 	w->start = NULL;
@@ -231,14 +295,45 @@ static int report_start(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 		w->done = true;
 		return 0;
 	}
-	node.inode_ref = UINT64_MAX;
-	node.is_dir = true;
-	ret = add_node(w, inode->inode_number, &node, &id);
+	ret = mark_seen(w, inode->inode_number, true);
 	if (ret != 0) {
 		free(inode);
 		return ret;
 	}
-	return push_level(w, inode, id);
+	return push_level(w, inode);
+}
+
+/* An inode met again: a directory is a loop or a directory hard link;
+ * two inodes claiming one number are refused where that shows; else the
+ * first path, if it is known, goes to *link_target. */
+static int met_again(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
+		     const sqfs_inode_t *inode, const char **link_target)
+{
+	const char *path = w->path.data;
+	uint32_t number = inode->inode_number;
+	bool first_dir = sparse_bits_get(&w->seen, DIR_BIT(number));
+	uint64_t index, ref = dent->inode_ref;
+	recent_t *r = recent_of(w, number);
+	bool open = hash_table_get(&w->open_links, number, &index);
+
+	if (is_dir(inode) && first_dir)
+		return errtext_set(ERR(w), SQFS_ERROR_LOOP,
+				   "'%s': directory inode %u is reached a "
+				   "second time (a loop or a directory hard "
+				   "link)",
+				   path, number);
+	if (is_dir(inode) || first_dir ||
+	    (open && get_link(w, index)->inode_ref != ref) ||
+	    (r != NULL && r->inode_ref != ref))
+		return errtext_set(ERR(w), SQFS_ERROR_CORRUPTED,
+				   "'%s': inode number %u belongs to two "
+				   "different inodes",
+				   path, number);
+	if (open)
+		return use_link(w, number, index, link_target);
+	if (r != NULL)
+		*link_target = r->path;
+	return 0;
 }
 
 static int visit(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
@@ -247,11 +342,6 @@ static int visit(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
 	level_t *top = top_level(w);
 	uint32_t depth = (uint32_t)w->levels.count;
 	sqfs_inode_t *inode;
-	node_t node = {0};
-	const node_t *first;
-	uint64_t prev;
-	size_t offset;
-	uint32_t id;
 	int ret;
 
 	ret = path_push(w, top->path_len, dent->name, dent->name_len);
@@ -278,52 +368,34 @@ static int visit(sqfs_walker_t *w, const sqfs_dir_entry_t *dent,
 	ent->inode = inode;
 	ent->depth = depth;
 
-	if (hash_table_get(&w->seen, inode->inode_number, &prev)) {
-		first = get_node(w, prev);
-		/* a directory met twice is a loop or a directory hard link;
-		 * two objects of one number are simply broken */
-		if (is_dir(inode) && first->is_dir) {
-			ret = errtext_set(ERR(w), SQFS_ERROR_LOOP,
-					  "'%s': directory inode %u is "
-					  "reached a second time (a loop "
-					  "or a directory hard link)",
-					  (const char *)w->path.data,
-					  inode->inode_number);
-			goto fail;
-		}
-		if (is_dir(inode) || first->is_dir ||
-		    first->inode_ref != dent->inode_ref) {
-			ret = errtext_set(ERR(w), SQFS_ERROR_CORRUPTED,
-					  "'%s': inode number %u belongs "
-					  "to two different inodes",
-					  (const char *)w->path.data,
-					  inode->inode_number);
-			goto fail;
-		}
-		/* the reader moves while the first path is spelled out */
-		dir_reader_save(w->dr, &top->st);
-		ret = node_path(w, (uint32_t)prev, &ent->link_target);
+	if (sparse_bits_get(&w->seen, SEEN_BIT(inode->inode_number))) {
+		ret = met_again(w, dent, inode, &ent->link_target);
 		if (ret != 0)
 			goto fail;
 		w->cur = inode;
 		return 0;
 	}
 
-	dir_reader_entry_pos(w->dr, &node.ent_block, &offset);
-	node.ent_offset = (uint16_t)offset;
-	node.inode_ref = dent->inode_ref;
-	node.parent = top->node;
-	node.is_dir = is_dir(inode);
-	ret = add_node(w, inode->inode_number, &node, &id);
+	ret = mark_seen(w, inode->inode_number, is_dir(inode));
+	if (ret == 0 && !is_dir(inode) && inode->nlink > 1) {
+		ret = open_link(w, inode->inode_number, dent->inode_ref,
+				inode->nlink - 1);
+	} else if (ret == 0 && !is_dir(inode)) {
+		char *copy = strdup(w->path.data);
+
+		ret = copy == NULL ? SQFS_ERROR_ALLOC
+				   : remember(w, inode->inode_number,
+					      dent->inode_ref, copy);
+	}
 	if (ret != 0)
 		goto fail;
 
-	if (!node.is_dir || (w->flags & SQFS_WALK_ONE_LEVEL)) {
+	if (!is_dir(inode) || (w->flags & SQFS_WALK_ONE_LEVEL)) {
 		w->cur = inode;
 		return 0;
 	}
 	dir_reader_save(w->dr, &top->st);
-	return push_level(w, inode, id);
+	return push_level(w, inode);
 fail:
 	free(inode);
 	return ret;
@@ -399,6 +471,8 @@ int sqfs_walker_next(sqfs_walker_t *w, sqfs_walk_entry_t *ent)
 	w->cur = NULL;
 	free(w->post);
 	w->post = NULL;
+	free(w->spent_path);
+	w->spent_path = NULL;
 	if (w->levels.count > 0)
 		path_cut(w, top_level(w)->path_len);
 
@@ -432,10 +506,13 @@ int sqfs_walker_create(sqfs_image_t *img, const char *path,
 	w->img = img;
 	w->max_depth = max_depth == 0 ? SQFS_WALK_DEFAULT_MAX_DEPTH : max_depth;
 	w->flags = flags;
-	hash_table_init(&w->seen);
-	hash_table_init(&w->link_paths);
+	w->free_link = NO_LINK;
+	hash_table_init(&w->open_links);
 
-	ret = array_reserve(&w->path, 1, 1);
+	ret = sparse_bits_init(
+	    &w->seen, 2 * ((uint64_t)sqfs_image_super(img)->inode_count + 1));
+	if (ret == 0)
+		ret = array_reserve(&w->path, 1, 1);
 	if (ret != 0)
 		goto fail;
 	path_cut(w, 0);
@@ -465,10 +542,15 @@ void sqfs_walker_destroy(sqfs_walker_t *w)
 	free(w->cur);
 	free(w->post);
 	array_cleanup(&w->path);
-	array_cleanup(&w->nodes);
-	array_cleanup(&w->pool);
-	hash_table_cleanup(&w->seen);
-	hash_table_cleanup(&w->link_paths);
+	for (i = 0; i < w->links.count; ++i)
+		free(get_link(w, i)->path);
+	array_cleanup(&w->links);
+	for (i = 0; w->recent != NULL && i < RECENT_SLOTS; ++i)
+		free(w->recent[i].path);
+	free(w->recent);
+	free(w->spent_path);
+	sparse_bits_cleanup(&w->seen);
+	hash_table_cleanup(&w->open_links);
 	sqfs_dir_reader_destroy(w->dr);
 	free(w);
 }

@@ -98,67 +98,90 @@ int xattr_id_table_header(sqfs_file_t *file, const sqfs_super_t *super,
 	return 0;
 }
 
-int xattr_id_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
+/* An entry's reference must point into the key/value stream of kv_size
+ * bytes: its offset below 8192, its block inside. */
+static int check_entry(const uint8_t *p, uint64_t kv_size)
+{
+	uint64_t ref = get_le64(p);
+
+	if ((ref & 0xFFFF) >= SQFS_META_BLOCK_SIZE || (ref >> 16) >= kv_size)
+		return SQFS_ERROR_CORRUPTED;
+	return 0;
+}
+
+int xattr_id_table_open(sqfs_file_t *file, sqfs_compressor_t *cmp,
 			const sqfs_super_t *super, uint64_t kv_start,
-			uint32_t count, xattr_id_entry_t **out,
-			uint64_t *kv_end)
+			uint32_t count, table_lazy_t *t, uint64_t *kv_end)
 {
 	uint64_t header_pos = super->xattr_id_table_start;
 	uint64_t index_pos = header_pos + SQFS_XATTR_ID_HEADER_SIZE;
-	uint64_t size = super->bytes_used - index_pos, region;
-	size_t blocks = (size_t)(size / sizeof(uint64_t)), i;
-	xattr_id_entry_t *ids = NULL;
-	uint64_t *index = NULL;
-	void *raw = NULL;
+	uint64_t size = super->bytes_used - index_pos;
+	size_t blocks = (size_t)(size / sizeof(uint64_t)), len, i, k;
 	int ret;
 
-	*out = NULL;
+	memset(t, 0, sizeof(*t));
 	/* xattr_id_table_header matched the index to count, and the
 	 * index fits the file, which bounds this allocation */
 	if (size > SIZE_MAX || blocks == 0 || kv_start >= header_pos)
 		return SQFS_ERROR_CORRUPTED;
 	if ((uint64_t)count * SQFS_XATTR_ID_ENTRY_SIZE > SIZE_MAX)
 		return SQFS_ERROR_OVERFLOW;
-	ret = table_read_index(file, index_pos, blocks, &index);
+	t->size = (size_t)count * SQFS_XATTR_ID_ENTRY_SIZE;
+	t->end = header_pos;
+	ret = table_read_index(file, index_pos, blocks, &t->index);
 	if (ret != 0)
 		return ret;
+	t->count = blocks;
 
 	/* the key/value stream must not be empty: kv_start < index[0] */
-	ret = table_check_index(index, blocks, header_pos, kv_start + 1);
+	ret = table_check_index(t->index, blocks, header_pos, kv_start + 1);
 	if (ret != 0) {
 		ret = SQFS_ERROR_CORRUPTED;
-		goto out;
+		goto fail;
 	}
-	ret = table_decode(file, cmp, index, blocks, header_pos,
-			   (size_t)count * SQFS_XATTR_ID_ENTRY_SIZE, &raw);
-	if (ret != 0)
-		goto out;
-
-	ids = calloc(count, sizeof(ids[0]));
-	if (ids == NULL) {
+	/* every entry is checked now, as the table is read a block at a
+	 * time into one buffer: a bad one fails the open, and the memory
+	 * is a block's whatever the table's size */
+	t->data = malloc(SQFS_META_BLOCK_SIZE);
+	if (t->data == NULL) {
 		ret = SQFS_ERROR_ALLOC;
-		goto out;
+		goto fail;
 	}
-	region = index[0] - kv_start;
-	for (i = 0; i < count; ++i) {
-		const uint8_t *p =
-		    (const uint8_t *)raw + i * SQFS_XATTR_ID_ENTRY_SIZE;
-
-		ids[i].ref = get_le64(p);
-		ids[i].count = get_le32(p + 8);
-		ids[i].size = get_le32(p + 12);
-		if ((ids[i].ref & 0xFFFF) >= SQFS_META_BLOCK_SIZE ||
-		    (ids[i].ref >> 16) >= region) {
-			ret = SQFS_ERROR_CORRUPTED;
-			goto out;
-		}
+	for (i = 0; i < blocks; ++i) {
+		ret = table_decode_block(file, cmp, t->index, blocks,
+					 header_pos, t->size, i, t->data, &len);
+		for (k = 0; ret == 0 && k < len; k += SQFS_XATTR_ID_ENTRY_SIZE)
+			ret = check_entry(t->data + k, t->index[0] - kv_start);
+		if (ret != 0)
+			goto fail;
 	}
-	*kv_end = index[0];
-	*out = ids;
-	ids = NULL;
-out:
-	free(ids);
-	free(raw);
-	free(index);
+	t->which = blocks;
+	*kv_end = t->index[0];
+	return 0;
+fail:
+	free(t->index);
+	free(t->data);
+	memset(t, 0, sizeof(*t));
 	return ret;
+}
+
+int xattr_id_table_get(sqfs_file_t *file, sqfs_compressor_t *cmp,
+		       table_lazy_t *t, uint64_t kv_size, uint32_t index,
+		       xattr_id_entry_t *out)
+{
+	const uint8_t *p;
+	int ret;
+
+	ret =
+	    table_lazy_entry(file, cmp, t, SQFS_XATTR_ID_ENTRY_SIZE, index, &p);
+	if (ret != 0)
+		return ret;
+	/* checked at open, and again: the block was decoded again */
+	ret = check_entry(p, kv_size);
+	if (ret != 0)
+		return ret;
+	out->ref = get_le64(p);
+	out->count = get_le32(p + 8);
+	out->size = get_le32(p + 12);
+	return 0;
 }

@@ -260,11 +260,16 @@ int sqfs_image_read_xattrs(sqfs_image_t *img, const sqfs_inode_t *inode,
 	if (inode->xattr_index == SQFS_NO_XATTR)
 		return 0;
 	ret = image_xattr_id(img, inode->xattr_index, &ent);
-	if (ret != 0)
+	if (ret == SQFS_ERROR_OUT_OF_BOUNDS)
 		return errtext_set(image_errtext(img), ret,
 				   "inode %u: xattr index %u is past the "
 				   "xattr id table",
 				   inode->inode_number, inode->xattr_index);
+	if (ret != 0)
+		return errtext_set(image_errtext(img), ret,
+				   "inode %u: xattr id table entry %u: %s",
+				   inode->inode_number, inode->xattr_index,
+				   sqfs_error_string(ret));
 	if (ent.count == 0)
 		return 0;
 	if (ent.count > MAX_PAIRS)

@@ -127,3 +127,29 @@ int hash_table_put(hash_table_t *ht, uint64_t key, uint64_t value)
 	ht->slots[i].value = value;
 	return 0;
 }
+
+bool hash_table_remove(hash_table_t *ht, uint64_t key)
+{
+	size_t mask, i, j, home;
+
+	if (ht->count == 0)
+		return false;
+	mask = ht->capacity - 1;
+	i = ht_find(ht->slots, ht->used, ht->capacity, key);
+	if (!ht->used[i])
+		return false;
+
+	/* Close the gap at i: an entry further along the run moves into
+	 * it unless its home slot lies cyclically in (i, j], where a probe
+	 * still finds it without passing i. */
+	for (j = (i + 1) & mask; ht->used[j]; j = (j + 1) & mask) {
+		home = (size_t)ht_mix(ht->slots[j].key) & mask;
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		ht->slots[i] = ht->slots[j];
+		i = j;
+	}
+	ht->used[i] = 0;
+	ht->count -= 1;
+	return true;
+}

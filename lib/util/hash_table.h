@@ -9,8 +9,9 @@
  * Keys are scrambled before they pick a slot, so keys that are already
  * hashes and keys that are small counters both spread well.
  *
- * There is no removal; the users of this map only ever add or replace.
- * Not thread safe.
+ * Removal shifts the entries after the removed one back into place, so
+ * no tombstones are left to slow down later probes. The array never
+ * shrinks. Not thread safe.
  */
 #ifndef UTIL_HASH_TABLE_H
 #define UTIL_HASH_TABLE_H
@@ -49,6 +50,9 @@ bool hash_table_get(const hash_table_t *ht, uint64_t key, uint64_t *value);
  * unchanged.
  */
 int hash_table_put(hash_table_t *ht, uint64_t key, uint64_t value);
+
+/* Remove key; returns whether it was present. */
+bool hash_table_remove(hash_table_t *ht, uint64_t key);
 
 /* The number of keys in the map. */
 size_t hash_table_count(const hash_table_t *ht);

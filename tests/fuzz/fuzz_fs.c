@@ -44,6 +44,7 @@ typedef struct {
 	sqfs_fs_t *fs;
 	uint32_t count;
 	uint32_t inos[MAX_NAMES];
+	uint64_t nodes[MAX_NAMES];
 	char names[MAX_NAMES][257];
 	size_t lens[MAX_NAMES];
 	uint64_t cookies[MAX_NAMES];
@@ -60,6 +61,7 @@ static int collect(void *user, const sqfs_fs_dirent_t *ent)
 	if (l->n == MAX_NAMES)
 		return 1;
 	l->inos[l->n] = ent->ino;
+	l->nodes[l->n] = ent->node;
 	memcpy(l->names[l->n], ent->name, ent->name_len);
 	l->lens[l->n] = ent->name_len;
 	l->cookies[l->n] = ent->next_cookie;
@@ -67,7 +69,7 @@ static int collect(void *user, const sqfs_fs_dirent_t *ent)
 	return 0;
 }
 
-static void read_file(sqfs_fs_t *fs, uint32_t ino, uint8_t *buf)
+static void read_file(sqfs_fs_t *fs, uint64_t id, uint8_t *buf)
 {
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	sqfs_fs_file_t *f;
@@ -75,7 +77,7 @@ static void read_file(sqfs_fs_t *fs, uint32_t ino, uint8_t *buf)
 	ptrdiff_t ret;
 	int r;
 
-	r = sqfs_fs_file_open(fs, ino, &f, why);
+	r = sqfs_fs_file_open(fs, id, &f, why);
 	check_fail("file_open", r, why);
 	if (r != 0)
 		return;
@@ -100,7 +102,8 @@ static void exercise(sqfs_fs_t *fs)
 					 SQFS_FS_READDIR_STAT |
 					     SQFS_FS_READDIR_DOTS};
 	uint8_t *buf = malloc(50000);
-	uint32_t i, count, ino;
+	uint32_t i, count;
+	uint64_t node;
 	sqfs_xattr_t *list;
 	sqfs_fs_stat_t st;
 	listing_t l;
@@ -139,6 +142,13 @@ static void exercise(sqfs_fs_t *fs)
 			ret = sqfs_fs_lookup(fs, i, l.names[k], l.lens[k], &st,
 					     why);
 			check_fail("lookup", ret, why);
+			if (l.nodes[k] == 0)
+				continue;
+			why[0] = '\0';
+			ret = sqfs_fs_stat(fs, l.nodes[k], &st, why);
+			check_fail("stat by node", ret, why);
+			if (ret == 0 && st.node != l.nodes[k])
+				broken("stat node", (int)st.ino, "");
 		}
 		why[0] = '\0';
 		ret = sqfs_fs_lookup(fs, i, "zz_missing", 10, &st, why);
@@ -157,8 +167,10 @@ static void exercise(sqfs_fs_t *fs)
 		read_file(fs, i, buf);
 	}
 	why[0] = '\0';
-	ret = sqfs_fs_resolve(fs, "a/b/c", &ino, why);
+	ret = sqfs_fs_resolve(fs, "a/b/c", &node, why);
 	check_fail("resolve", ret, why);
+	if (ret == 0)
+		read_file(fs, node, buf);
 	free(buf);
 }
 

@@ -265,6 +265,16 @@ expect_eq "-d c -k: c/hl, whose first name is not written, is a file" \
 s2t "$WORK/l.tar" -d c -d a "$OIMG"
 expect_eq "-d c -d a: c/hl is a link to a/g across the subtrees" \
 	"$(types_of "$WORK/l.tar" | tr ';' '\n' | grep '^c/hl')" "c/hl 1 a/g"
+# a group of three names in three parts, kept until its last name
+mkdir -p "$WORK/l3/a" "$WORK/l3/b" "$WORK/l3/c"
+echo z >"$WORK/l3/a/f"
+ln "$WORK/l3/a/f" "$WORK/l3/b/f"
+ln "$WORK/l3/a/f" "$WORK/l3/c/f"
+mksq "$WORK/l3" "$WORK/l3.sqfs"
+s2t "$WORK/l.tar" -d c -d b -d a "$WORK/l3.sqfs"
+expect_eq "-d c -d b -d a: b/f and c/f are links to a/f" \
+	"$(types_of "$WORK/l.tar" | tr ';' '\n' | grep '/f ')" \
+	"$(printf 'a/f 0 \nb/f 1 a/f\nc/f 1 a/f')"
 
 for bad in "-d a/g" "-d nope" "-d a/../c" "-r .." "-r /" "-r a/../b" \
 	"-r ''" "-c lz4" "-c" "-j 0" "-j x" "--bogus" "-Z"; do

@@ -266,11 +266,17 @@ static void base_inode(sqfs_inode_t *inode, uint16_t type, uint32_t number)
 
 uint64_t di_craft_fifo(di_craft_t *c, uint32_t number)
 {
+	return di_craft_fifo_links(c, number, 1);
+}
+
+uint64_t di_craft_fifo_links(di_craft_t *c, uint32_t number, uint32_t nlink)
+{
 	uint64_t ref = di_craft_next_ref(c);
 	sqfs_inode_t *inode = sqfs_inode_alloc(0);
 
 	assert_non_null(inode);
 	base_inode(inode, SQFS_INODE_FIFO, number);
+	inode->nlink = nlink;
 	assert_int_equal(sqfs_inode_write(c->im, inode), 0);
 	free(inode);
 	return ref;

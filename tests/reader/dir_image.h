@@ -80,6 +80,9 @@ uint64_t di_craft_next_ref(const di_craft_t *c);
 /* Append a FIFO inode; returns its reference. */
 uint64_t di_craft_fifo(di_craft_t *c, uint32_t number);
 
+/* The same with a link count of nlink. */
+uint64_t di_craft_fifo_links(di_craft_t *c, uint32_t number, uint32_t nlink);
+
 /*
  * Append the listing l (NULL: empty directory) and a directory inode for
  * it (extended if ext, with the index_count entries of index); returns

@@ -70,15 +70,28 @@ static sqfs_inode_t *ref_resolve(env_t *env, const char *path)
 	return inode;
 }
 
-static uint32_t fs_ino(env_t *env, const char *path)
+/* The node id of path. */
+static uint64_t fs_ino(env_t *env, const char *path)
 {
 	char why[SQFS_ERROR_TEXT_SIZE];
-	uint32_t ino = 0;
-	int ret = sqfs_fs_resolve(env->fs, path, &ino, why);
+	uint64_t node = 0;
+	int ret = sqfs_fs_resolve(env->fs, path, &node, why);
 
 	if (ret != 0)
 		fail_msg("resolve %s: %d %s", path, ret, why);
-	return ino;
+	assert_true(node > UINT32_MAX);
+	return node;
+}
+
+/* The inode number of the inode id names. */
+static uint32_t number_of(env_t *env, uint64_t id)
+{
+	char why[SQFS_ERROR_TEXT_SIZE];
+	sqfs_fs_stat_t st;
+
+	if (sqfs_fs_stat(env->fs, id, &st, why) != 0)
+		fail_msg("stat %llu: %s", (unsigned long long)id, why);
+	return st.ino;
 }
 
 /* What the reference readers say ino's stat is. */
@@ -99,10 +112,16 @@ static void check_stat_of(env_t *env, const sqfs_inode_t *in)
 	sqfs_fs_stat_t st, want;
 	int ret;
 
+	sqfs_fs_stat_t by_node;
+
 	ref_stat(env, in, &want);
 	ret = sqfs_fs_stat(env->fs, in->inode_number, &st, why);
 	if (ret != 0)
 		fail_msg("stat %u: %d %s", in->inode_number, ret, why);
+	/* the node id it gives names the same inode */
+	assert_true(st.node > UINT32_MAX);
+	assert_int_equal(sqfs_fs_stat(env->fs, st.node, &by_node, why), 0);
+	assert_memory_equal(&st, &by_node, sizeof(st));
 	assert_int_equal(st.ino, want.ino);
 	assert_int_equal(st.mode, want.mode);
 	assert_int_equal(st.nlink, want.nlink);
@@ -181,7 +200,8 @@ static void stat_all(uint32_t wflags)
 		assert_int_equal(st.ino, i);
 	}
 	assert_int_equal(sqfs_image_read_root(env.img, &root), 0);
-	assert_int_equal(sqfs_fs_root(env.fs), root->inode_number);
+	assert_int_equal(number_of(&env, sqfs_fs_root(env.fs)),
+			 root->inode_number);
 	ref_walk(&env, root, stat_cb, &seen);
 	assert_true(seen > FI_BIG_ENTRIES);
 	free(root);
@@ -241,10 +261,11 @@ static void test_stat_values(void **state)
 	assert_int_equal(st.mode, S_IFLNK | 0777);
 	assert_int_equal(sqfs_fs_stat(env.fs, fs_ino(&env, "a/b/c"), &st, why),
 			 0);
-	assert_int_equal(st.parent, fs_ino(&env, "a/b"));
+	assert_int_equal(st.parent, number_of(&env, fs_ino(&env, "a/b")));
 	assert_int_equal(sqfs_fs_stat(env.fs, sqfs_fs_root(env.fs), &st, why),
 			 0);
-	assert_int_equal(st.parent, sqfs_fs_root(env.fs));
+	assert_int_equal(st.parent, st.ino);
+	assert_int_equal(st.node, sqfs_fs_root(env.fs));
 	assert_int_equal(st.mode & S_IFMT, S_IFDIR);
 	env_close(&env);
 }
@@ -255,12 +276,11 @@ static void test_lookup(void **state)
 	static const char *const missing[] = {
 	    "a_before_everything",
 	    "zzz_after_everything",
-	    ".",
-	    "..",
+	    "...",
 	    "",
 	    "entry_with_a_longish_name_000000",
 	    "x/y"};
-	uint32_t big;
+	uint64_t big;
 	sqfs_inode_t *ref, *bigdir;
 	sqfs_dir_entry_t ent;
 	sqfs_fs_stat_t st;
@@ -285,6 +305,7 @@ static void test_lookup(void **state)
 		assert_int_equal(
 		    sqfs_dir_reader_find(env.dr, bigdir, name, &ent), 0);
 		assert_int_equal(st.ino, ent.inode_number);
+		assert_int_equal(st.node, ent.inode_ref + (UINT64_C(1) << 32));
 		assert_int_equal(st.mode, S_IFIFO | 0644);
 
 		/* between this name and the next (odd numbers only) */
@@ -305,15 +326,30 @@ static void test_lookup(void **state)
 	assert_int_equal(
 	    sqfs_fs_lookup(env.fs, big, name, strlen(name) - 7, &st, why), 0);
 
+	/* "." and "..": the directory and its parent (the root's is the
+	 * root), by node id */
+	assert_int_equal(sqfs_fs_lookup(env.fs, big, ".", 1, &st, why), 0);
+	assert_int_equal(st.node, big);
+	assert_int_equal(sqfs_fs_lookup(env.fs, big, "..", 2, &st, why), 0);
+	assert_int_equal(st.node, sqfs_fs_root(env.fs));
+	assert_int_equal(
+	    sqfs_fs_lookup(env.fs, fs_ino(&env, "a/b/c"), "..", 2, &st, why),
+	    0);
+	assert_int_equal(st.node, fs_ino(&env, "a/b"));
+	assert_int_equal(
+	    sqfs_fs_lookup(env.fs, sqfs_fs_root(env.fs), "..", 2, &st, why), 0);
+	assert_int_equal(st.node, sqfs_fs_root(env.fs));
+
 	/* nested, and in something that is not a directory */
 	ref = ref_resolve(&env, "a/b/c/d/deep");
-	assert_int_equal(fs_ino(&env, "/a//b/./c/d/deep/"), ref->inode_number);
+	assert_int_equal(number_of(&env, fs_ino(&env, "/a//b/./c/d/deep/")),
+			 ref->inode_number);
 	free(ref);
 	assert_int_equal(
 	    sqfs_fs_lookup(env.fs, fs_ino(&env, "files/f01"), "x", 1, &st, why),
 	    SQFS_ERROR_NOT_DIR);
 	{
-		uint32_t ino;
+		uint64_t ino;
 
 		assert_int_equal(sqfs_fs_resolve(env.fs, "a/../b", &ino, why),
 				 SQFS_ERROR_ARG_INVALID);
@@ -335,6 +371,7 @@ static void test_lookup(void **state)
 typedef struct {
 	char names[FI_BIG_ENTRIES + 8][64];
 	uint32_t inos[FI_BIG_ENTRIES + 8];
+	uint64_t nodes[FI_BIG_ENTRIES + 8];
 	uint64_t cookies[FI_BIG_ENTRIES + 8];
 	sqfs_fs_stat_t stats[FI_BIG_ENTRIES + 8];
 	bool have_stat[FI_BIG_ENTRIES + 8];
@@ -354,6 +391,7 @@ static int collect(void *user, const sqfs_fs_dirent_t *ent)
 	memcpy(l->names[l->count], ent->name, ent->name_len);
 	l->names[l->count][ent->name_len] = '\0';
 	l->inos[l->count] = ent->ino;
+	l->nodes[l->count] = ent->node;
 	l->cookies[l->count] = ent->next_cookie;
 	assert_int_not_equal(ent->next_cookie, 0);
 	l->have_stat[l->count] = ent->stat != NULL;
@@ -370,7 +408,8 @@ static void check_listing(env_t *env, const char *path, uint32_t flags)
 	sqfs_dir_entry_t ent;
 	sqfs_inode_t *dir;
 	sqfs_fs_stat_t st;
-	uint32_t ino = fs_ino(env, path);
+	uint64_t ino = fs_ino(env, path);
+	bool root = ino == sqfs_fs_root(env->fs);
 	size_t i, k = 0;
 	int ret;
 
@@ -381,11 +420,14 @@ static void check_listing(env_t *env, const char *path, uint32_t flags)
 
 	dir = ref_resolve(env, path);
 	if (flags & SQFS_FS_READDIR_DOTS) {
-		assert_string_equal(all.names[0], ".");
-		assert_int_equal(all.inos[0], ino);
-		assert_string_equal(all.names[1], "..");
 		assert_int_equal(sqfs_fs_stat(env->fs, ino, &st, why), 0);
+		assert_string_equal(all.names[0], ".");
+		assert_int_equal(all.inos[0], st.ino);
+		assert_int_equal(all.nodes[0], ino);
+		assert_string_equal(all.names[1], "..");
 		assert_int_equal(all.inos[1], st.parent);
+		/* known by number only, but at the root */
+		assert_int_equal(all.nodes[1], root ? ino : 0);
 		k = 2;
 	}
 	assert_int_equal(sqfs_dir_reader_open(env->dr, dir), 0);
@@ -393,6 +435,8 @@ static void check_listing(env_t *env, const char *path, uint32_t flags)
 		assert_true(k < all.count);
 		assert_string_equal(all.names[k], ent.name);
 		assert_int_equal(all.inos[k], ent.inode_number);
+		assert_int_equal(all.nodes[k],
+				 ent.inode_ref + (UINT64_C(1) << 32));
 		k++;
 	}
 	assert_int_equal(ret, 1);
@@ -401,10 +445,15 @@ static void check_listing(env_t *env, const char *path, uint32_t flags)
 
 	for (i = 0; i < all.count; ++i) {
 		assert_int_equal(all.have_stat[i],
-				 (flags & SQFS_FS_READDIR_STAT) != 0);
+				 (flags & SQFS_FS_READDIR_STAT) != 0 &&
+				     all.nodes[i] != 0);
 		if (all.have_stat[i]) {
+			/* by number and by node alike */
 			assert_int_equal(
 			    sqfs_fs_stat(env->fs, all.inos[i], &st, why), 0);
+			assert_memory_equal(&st, &all.stats[i], sizeof(st));
+			assert_int_equal(
+			    sqfs_fs_stat(env->fs, all.nodes[i], &st, why), 0);
 			assert_memory_equal(&st, &all.stats[i], sizeof(st));
 		}
 	}
@@ -710,6 +759,76 @@ static void test_cache_scan_resistance(void **state)
 	env_close(&env);
 }
 
+/*
+ * More inodes than the table of numbers has slots (65,536): a number is
+ * found by a walk that stops where an entry names it, numbers that share
+ * a slot push each other out and are found again, a node id needs none of
+ * it, and ".." of a directory is found by its parent's number.
+ */
+static void test_many_numbers(void **state)
+{
+	enum { DIRS = 70, PER = 1000 };
+	char why[SQFS_ERROR_TEXT_SIZE], path[32];
+	sqfs_writer_options_t wopt;
+	sqfs_writer_t *wr;
+	sqfs_file_t *file;
+	sqfs_entry_t e;
+	sqfs_fs_stat_t st, again;
+	sqfs_fs_t *fs;
+	uint64_t node, d5;
+	uint32_t count, n;
+	int round, d, i;
+
+	(void)state;
+	assert_int_equal(sqfs_file_open_memory(&file, NULL, 0, 0), 0);
+	sqfs_writer_options_init(&wopt);
+	assert_int_equal(sqfs_writer_create(file, &wopt, &wr, NULL), 0);
+	for (d = 0; d < DIRS; ++d) {
+		for (i = 0; i < PER; ++i) {
+			snprintf(path, sizeof(path), "d%02d/f%04d", d, i);
+			sqfs_entry_init(&e, path, S_IFIFO | 0644, 0, 0, 1000);
+			assert_int_equal(sqfs_writer_add(wr, &e, 0), 0);
+		}
+	}
+	assert_int_equal(sqfs_writer_finish(wr), 0);
+	sqfs_writer_destroy(wr);
+	assert_int_equal(sqfs_fs_open(file, NULL, &fs, why), 0);
+	count = sqfs_fs_super(fs)->inode_count;
+	assert_int_equal(count, 1 + DIRS + DIRS * PER);
+
+	/* 5 and 5 + 65536 share a slot: each push the other out */
+	for (round = 0; round < 3; ++round) {
+		for (n = 5; n <= count; n += 65536) {
+			if (sqfs_fs_stat(fs, n, &st, why) != 0)
+				fail_msg("stat %u: %s", n, why);
+			assert_int_equal(st.ino, n);
+			assert_int_equal(sqfs_fs_stat(fs, st.node, &again, why),
+					 0);
+			assert_memory_equal(&st, &again, sizeof(st));
+		}
+	}
+	for (n = 1; n <= count; n += count / 7) {
+		if (sqfs_fs_stat(fs, n, &st, why) != 0)
+			fail_msg("stat %u: %s", n, why);
+		assert_int_equal(st.ino, n);
+	}
+	assert_int_equal(sqfs_fs_stat(fs, count, &st, why), 0);
+	assert_int_equal(sqfs_fs_stat(fs, count + 1, &st, why),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+
+	/* by node: no number needed, and the same inode by its number */
+	assert_int_equal(sqfs_fs_resolve(fs, "d69/f0999", &node, why), 0);
+	assert_int_equal(sqfs_fs_stat(fs, node, &st, why), 0);
+	assert_int_equal(st.mode, S_IFIFO | 0644);
+	assert_int_equal(sqfs_fs_stat(fs, st.ino, &again, why), 0);
+	assert_int_equal(again.node, node);
+	assert_int_equal(sqfs_fs_resolve(fs, "d05", &d5, why), 0);
+	assert_int_equal(sqfs_fs_lookup(fs, d5, "..", 2, &st, why), 0);
+	assert_int_equal(st.node, sqfs_fs_root(fs));
+	sqfs_fs_destroy(fs);
+	sqfs_file_destroy(file);
+}
+
 static void test_errors(void **state)
 {
 	char why[SQFS_ERROR_TEXT_SIZE];
@@ -737,6 +856,15 @@ static void test_errors(void **state)
 	assert_non_null(strstr(why, "not a regular file"));
 	assert_int_equal(sqfs_fs_lookup(env.fs, count + 5, "x", 1, &st, why),
 			 SQFS_ERROR_OUT_OF_BOUNDS);
+	/* node ids the file system never handed out: outside the inode
+	 * table, or inside an inode */
+	assert_int_equal(sqfs_fs_stat(env.fs, UINT64_MAX, &st, why),
+			 SQFS_ERROR_OUT_OF_BOUNDS);
+	assert_int_equal(
+	    sqfs_fs_stat(env.fs, (1ull << 32) + (1ull << 47), &st, why),
+	    SQFS_ERROR_OUT_OF_BOUNDS);
+	for (uint64_t off = 1; off < 40; ++off)
+		sqfs_fs_stat(env.fs, fs_ino(&env, "files/f01") + off, &st, why);
 	env_close(&env);
 
 	memset(&opt, 0, sizeof(opt));
@@ -795,6 +923,7 @@ static void exercise(sqfs_fs_t *fs)
 			for (j = 1; j <= inos[0] && j < 4; ++j)
 				sqfs_fs_stat(fs, inos[j], &st, why);
 			sqfs_fs_lookup(fs, i, "f01", 3, &st, why);
+			sqfs_fs_lookup(fs, i, "..", 2, &st, why);
 		}
 		if (sqfs_fs_readlink(fs, i, buf, sizeof(buf), &len, why) == 0)
 			assert_int_equal(strlen(buf), len);
@@ -865,6 +994,7 @@ int main(void)
 	    cmocka_unit_test(test_handles_shared),
 	    cmocka_unit_test(test_cache_limits),
 	    cmocka_unit_test(test_cache_scan_resistance),
+	    cmocka_unit_test(test_many_numbers),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_damaged),
 	};

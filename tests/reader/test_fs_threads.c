@@ -28,8 +28,8 @@
 typedef struct {
 	sqfs_fs_t *fs;
 	uint32_t bs;
-	uint32_t files[FI_FILES];
-	uint32_t big;
+	uint64_t files[FI_FILES];
+	uint64_t big;
 	size_t id;
 	pthread_barrier_t *barrier;
 	atomic_int *failures;
@@ -87,6 +87,7 @@ static void *worker(void *arg)
 	char why[SQFS_ERROR_TEXT_SIZE], name[64];
 	sqfs_fs_stat_t st;
 	uint32_t count = sqfs_fs_super(j->fs)->inode_count, ino;
+	uint64_t node;
 	size_t round, k, n;
 
 	pthread_barrier_wait(j->barrier);
@@ -116,7 +117,7 @@ static void *worker(void *arg)
 				    count_cb, &n, why) != 0 ||
 		    n != FI_BIG_ENTRIES)
 			failed(j, "readdir", why);
-		if (sqfs_fs_resolve(j->fs, "a/b/c/d/deep", &ino, why) != 0)
+		if (sqfs_fs_resolve(j->fs, "a/b/c/d/deep", &node, why) != 0)
 			failed(j, "resolve", why);
 	}
 	return NULL;
@@ -239,7 +240,7 @@ static void test_single_flight(void **state)
 	sqfs_fs_file_t *f;
 	sqfs_fs_t *fs;
 	uint8_t *data;
-	uint32_t ino;
+	uint64_t ino;
 	size_t size, i;
 	int round;
 
@@ -296,7 +297,7 @@ static void test_read_ahead(void **state)
 	sqfs_fs_t *fs;
 	uint8_t *data, buf[4096], want[4096];
 	uint64_t off, size;
-	uint32_t ino;
+	uint64_t ino;
 	size_t n, isz;
 	int spin;
 

@@ -54,7 +54,9 @@ static void expect_walk(sqfs_image_t *img, const char *path, unsigned int flags,
 		free(s);
 		++i;
 	}
-	assert_int_equal(ret, 1);
+	if (ret != 1)
+		fail_msg("the walk ended with %d: %s", ret,
+			 sqfs_image_error(img));
 	assert_int_equal(i, count);
 	/* done stays done */
 	assert_int_equal(sqfs_walker_next(w, &ent), 1);
@@ -543,6 +545,66 @@ static void test_aliases(void **state)
 	sqfs_file_destroy(f);
 }
 
+/*
+ * Link counts that say less than the names: the first path of an inode
+ * met with a count of 1, or of a link group whose names were all met, is
+ * in the table of inodes met lately, so a name more still links to it (as
+ * squashfs-tools-ng 1.2 writes hard-linked FIFOs); once a later inode of
+ * the same slot took its place, the name is an entry of its own.
+ */
+static void test_undercounted_links(void **state)
+{
+	static const char *const expect_group[] = {
+	    "|0|1|-|0",
+	    "x|1|6|-|0",
+	    "y|1|6|x|0",
+	    "z|1|6|x|0",
+	};
+	static const char *const expect_gone[] = {
+	    "|0|1|-|0",
+	    "a|1|6|-|0",
+	    "b|1|6|-|0",
+	    "c|1|6|-|0",
+	};
+	di_craft_t *c;
+	di_listing_t l;
+	sqfs_image_t *img;
+	sqfs_file_t *f;
+	uint64_t fifo, other, root;
+	(void)state;
+
+	/* a count of 2 and three names */
+	c = di_craft_new();
+	memset(&l, 0, sizeof(l));
+	fifo = di_craft_fifo_links(c, 1, 2);
+	di_lst_header(&l, 2, (uint32_t)(fifo >> 16), 1);
+	di_lst_entry(&l, (uint16_t)(fifo & 0xFFFF), 0, SQFS_INODE_FIFO, "x", 1);
+	di_lst_entry(&l, (uint16_t)(fifo & 0xFFFF), 0, SQFS_INODE_FIFO, "y", 1);
+	di_lst_entry(&l, (uint16_t)(fifo & 0xFFFF), 0, SQFS_INODE_FIFO, "z", 1);
+	root = di_craft_dir(c, 2, &l, false, NULL, 0, 0);
+	img = di_craft_finish(c, 2, root, &f);
+	expect_walk(img, "", 0, expect_group, 4);
+	sqfs_image_destroy(img);
+	sqfs_file_destroy(f);
+
+	/* inode 1, then inode 4097 (the same slot of 4096), then inode 1
+	 * again: its first path is gone */
+	c = di_craft_new();
+	memset(&l, 0, sizeof(l));
+	fifo = di_craft_fifo(c, 1);
+	other = di_craft_fifo(c, 4097);
+	di_lst_header(&l, 2, (uint32_t)(fifo >> 16), 1);
+	di_lst_entry(&l, (uint16_t)(fifo & 0xFFFF), 0, SQFS_INODE_FIFO, "a", 1);
+	di_lst_entry(&l, (uint16_t)(other & 0xFFFF), 4096, SQFS_INODE_FIFO, "b",
+		     1);
+	di_lst_entry(&l, (uint16_t)(fifo & 0xFFFF), 0, SQFS_INODE_FIFO, "c", 1);
+	root = di_craft_dir(c, 4098, &l, false, NULL, 0, 0);
+	img = di_craft_finish(c, 4098, root, &f);
+	expect_walk(img, "", 0, expect_gone, 4);
+	sqfs_image_destroy(img);
+	sqfs_file_destroy(f);
+}
+
 /* A broken listing below the root ends the walk with its error. */
 static void test_bad_subdir(void **state)
 {
@@ -580,6 +642,7 @@ int main(void)
 	    cmocka_unit_test(test_self_loop),
 	    cmocka_unit_test(test_loops),
 	    cmocka_unit_test(test_aliases),
+	    cmocka_unit_test(test_undercounted_links),
 	    cmocka_unit_test(test_bad_subdir),
 	};
 

@@ -182,12 +182,62 @@ static void test_growth(void **state)
 	free(keys);
 }
 
+/*
+ * Removal keeps every other key reachable: keys that collide into one run
+ * (and a run that wraps past the end of the array), removed in random
+ * order, checked against a reference after each step; the slots of
+ * removed keys are reused by later puts.
+ */
+static void test_remove(void **state)
+{
+	enum { COUNT = 4000 };
+	static bool present[COUNT];
+	uint64_t seed = 99, value;
+	hash_table_t ht;
+	size_t i, j, live = COUNT;
+
+	(void)state;
+	hash_table_init(&ht);
+	assert_false(hash_table_remove(&ht, 5));
+	for (i = 0; i < COUNT; ++i) {
+		assert_int_equal(hash_table_put(&ht, i * 7919, i), 0);
+		present[i] = true;
+	}
+	for (j = 0; j < 3 * COUNT && live > 0; ++j) {
+		i = (size_t)(next_rand(&seed) % COUNT);
+		assert_int_equal(hash_table_remove(&ht, i * 7919), present[i]);
+		if (present[i])
+			live -= 1;
+		present[i] = false;
+		assert_int_equal(hash_table_count(&ht), live);
+		if (j % 97 != 0)
+			continue;
+		for (i = 0; i < COUNT; ++i) {
+			assert_int_equal(hash_table_get(&ht, i * 7919, &value),
+					 present[i]);
+			if (present[i])
+				assert_int_equal(value, i);
+		}
+	}
+	/* the array does not grow when removed keys come back */
+	j = ht.capacity;
+	for (i = 0; i < COUNT; ++i) {
+		if (!present[i])
+			assert_int_equal(hash_table_put(&ht, i * 7919, i), 0);
+	}
+	assert_int_equal(hash_table_count(&ht), COUNT);
+	assert_int_equal(ht.capacity, j);
+	for (i = 0; i < COUNT; ++i)
+		assert_true(hash_table_get(&ht, i * 7919, NULL));
+	hash_table_cleanup(&ht);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_empty),   cmocka_unit_test(test_special_keys),
 	    cmocka_unit_test(test_replace), cmocka_unit_test(test_collisions),
-	    cmocka_unit_test(test_growth),
+	    cmocka_unit_test(test_growth),  cmocka_unit_test(test_remove),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -166,12 +166,10 @@ int sqfs_fs_open(sqfs_file_t *file, const sqfs_fs_options_t *opt,
 	if (fs == NULL)
 		return open_fail(NULL, why, SQFS_ERROR_ALLOC, "%s",
 				 "out of memory");
-	pthread_mutex_init(&fs->walk_lock, NULL);
 	pthread_mutex_init(&fs->pool_lock, NULL);
 	for (i = 0; i < HANDLE_LOCKS; ++i)
 		pthread_mutex_init(&fs->handle_lock[i], NULL);
-	inode_map_init(&fs->map);
-	atomic_init(&fs->walked, false);
+	number_map_init(&fs->numbers);
 	atomic_init(&fs->ra_done, 0);
 	atomic_init(&fs->ra_used, 0);
 	fs->flags = o.flags;
@@ -194,7 +192,7 @@ int sqfs_fs_open(sqfs_file_t *file, const sqfs_fs_options_t *opt,
 		return open_fail(fs, why, SQFS_ERROR_CORRUPTED, "%s",
 				 "superblock: block size out of range");
 	image_data_region(fs->img, &fs->data_start, &fs->data_end);
-	fs->export_refs = image_export_refs(fs->img);
+	fs->has_export = image_has_export(fs->img);
 
 	meta_bytes = o.meta_cache_bytes ? o.meta_cache_bytes
 					: SQFS_FS_DEFAULT_META_CACHE;
@@ -223,7 +221,6 @@ int sqfs_fs_open(sqfs_file_t *file, const sqfs_fs_options_t *opt,
 	fs->root_ref = fs->super.root_inode_ref;
 	free(root);
 	fs_ctx_put(fs, ctx);
-	inode_map_record(&fs->map, fs->root_ino, fs->root_ref);
 
 	fs->read_ahead = o.read_ahead_blocks ? o.read_ahead_blocks
 					     : SQFS_FS_DEFAULT_READ_AHEAD;
@@ -258,8 +255,7 @@ void sqfs_fs_destroy(sqfs_fs_t *fs)
 	sqfs_image_destroy(fs->img);
 	if (fs->serial != NULL)
 		fs->serial->destroy(fs->serial);
-	inode_map_cleanup(&fs->map);
-	pthread_mutex_destroy(&fs->walk_lock);
+	number_map_cleanup(&fs->numbers);
 	pthread_mutex_destroy(&fs->pool_lock);
 	for (i = 0; i < HANDLE_LOCKS; ++i)
 		pthread_mutex_destroy(&fs->handle_lock[i]);
@@ -271,9 +267,9 @@ const sqfs_super_t *sqfs_fs_super(const sqfs_fs_t *fs)
 	return &fs->super;
 }
 
-uint32_t sqfs_fs_root(const sqfs_fs_t *fs)
+uint64_t sqfs_fs_root(const sqfs_fs_t *fs)
 {
-	return fs->root_ino;
+	return fs_node_of(fs->root_ref);
 }
 
 /* ---- inodes -------------------------------------------------------------- */
@@ -296,17 +292,25 @@ int fs_read_inode_ref(fs_ctx_t *ctx, uint64_t ref, uint32_t ino,
 	return ret;
 }
 
-int fs_read_inode(sqfs_fs_t *fs, fs_ctx_t *ctx, uint32_t ino,
-		  sqfs_inode_t **out)
+int fs_read_inode(sqfs_fs_t *fs, fs_ctx_t *ctx, uint64_t id, sqfs_inode_t **out,
+		  uint64_t *node)
 {
 	uint64_t ref;
 	int ret;
 
 	*out = NULL;
-	ret = fs_locate(fs, ctx, ino, &ref);
+	ret = fs_locate(fs, ctx, id, &ref);
 	if (ret != 0)
 		return ret;
-	return fs_read_inode_ref(ctx, ref, ino, out);
+	if (node != NULL)
+		*node = fs_node_of(ref);
+	if (!fs_id_is_node(id))
+		return fs_read_inode_ref(ctx, ref, (uint32_t)id, out);
+	ret = sqfs_image_read_inode(ctx->img, ref, out);
+	if (ret != 0)
+		return errtext_wrap(fs_err(ctx), ret, "node %llu",
+				    (unsigned long long)id);
+	return 0;
 }
 
 /* st_blocks as Linux's squashfs reports it: the bytes that are not
@@ -322,7 +326,7 @@ static uint64_t file_blocks(const sqfs_inode_t *inode)
 }
 
 int fs_fill_stat(sqfs_fs_t *fs, fs_ctx_t *ctx, const sqfs_inode_t *inode,
-		 sqfs_fs_stat_t *st)
+		 uint64_t node, sqfs_fs_stat_t *st)
 {
 	xattr_id_entry_t xid;
 	uint32_t parent;
@@ -333,6 +337,7 @@ int fs_fill_stat(sqfs_fs_t *fs, fs_ctx_t *ctx, const sqfs_inode_t *inode,
 	if (ret != 0)
 		return ret;
 	st->ino = inode->inode_number;
+	st->node = node;
 	st->mode = sqfs_inode_mode(inode);
 	st->nlink = inode->nlink;
 	st->mtime = inode->mtime;
@@ -371,10 +376,11 @@ int fs_fill_stat(sqfs_fs_t *fs, fs_ctx_t *ctx, const sqfs_inode_t *inode,
 	return 0;
 }
 
-int sqfs_fs_stat(sqfs_fs_t *fs, uint32_t ino, sqfs_fs_stat_t *st, char *why)
+int sqfs_fs_stat(sqfs_fs_t *fs, uint64_t id, sqfs_fs_stat_t *st, char *why)
 {
 	sqfs_inode_t *inode;
 	fs_ctx_t *ctx;
+	uint64_t node;
 	int ret;
 
 	if (fs == NULL || st == NULL)
@@ -382,15 +388,15 @@ int sqfs_fs_stat(sqfs_fs_t *fs, uint32_t ino, sqfs_fs_stat_t *st, char *why)
 	ctx = fs_ctx_get(fs);
 	if (ctx == NULL)
 		return SQFS_ERROR_ALLOC;
-	ret = fs_read_inode(fs, ctx, ino, &inode);
+	ret = fs_read_inode(fs, ctx, id, &inode, &node);
 	if (ret == 0) {
-		ret = fs_fill_stat(fs, ctx, inode, st);
+		ret = fs_fill_stat(fs, ctx, inode, node, st);
 		free(inode);
 	}
 	return fs_ctx_done(fs, ctx, ret, why);
 }
 
-int sqfs_fs_readlink(sqfs_fs_t *fs, uint32_t ino, char *buf, size_t size,
+int sqfs_fs_readlink(sqfs_fs_t *fs, uint64_t id, char *buf, size_t size,
 		     size_t *len, char *why)
 {
 	sqfs_inode_t *inode;
@@ -403,20 +409,21 @@ int sqfs_fs_readlink(sqfs_fs_t *fs, uint32_t ino, char *buf, size_t size,
 	ctx = fs_ctx_get(fs);
 	if (ctx == NULL)
 		return SQFS_ERROR_ALLOC;
-	ret = fs_read_inode(fs, ctx, ino, &inode);
+	ret = fs_read_inode(fs, ctx, id, &inode, NULL);
 	if (ret != 0)
 		return fs_ctx_done(fs, ctx, ret, why);
 
 	if (sqfs_inode_type_basic(inode->type) != SQFS_INODE_SLINK) {
-		ret = errtext_set(fs_err(ctx), SQFS_ERROR_NOT_FILE,
-				  "inode %u: not a symlink", ino);
+		ret =
+		    errtext_set(fs_err(ctx), SQFS_ERROR_NOT_FILE,
+				"inode %u: not a symlink", inode->inode_number);
 	} else {
 		n = inode->data.slink.target_size;
 		if (n >= size || n >= inode->payload_size) {
 			ret = errtext_set(fs_err(ctx), SQFS_ERROR_OVERFLOW,
 					  "inode %u: a target of %zu bytes "
 					  "does not fit in %zu",
-					  ino, n, size);
+					  inode->inode_number, n, size);
 		} else {
 			memcpy(buf, inode->payload, n);
 			buf[n] = '\0';
@@ -428,7 +435,7 @@ int sqfs_fs_readlink(sqfs_fs_t *fs, uint32_t ino, char *buf, size_t size,
 	return fs_ctx_done(fs, ctx, ret, why);
 }
 
-int sqfs_fs_xattrs(sqfs_fs_t *fs, uint32_t ino, sqfs_xattr_t **list,
+int sqfs_fs_xattrs(sqfs_fs_t *fs, uint64_t id, sqfs_xattr_t **list,
 		   size_t *count, char *why)
 {
 	sqfs_inode_t *inode;
@@ -442,7 +449,7 @@ int sqfs_fs_xattrs(sqfs_fs_t *fs, uint32_t ino, sqfs_xattr_t **list,
 	ctx = fs_ctx_get(fs);
 	if (ctx == NULL)
 		return SQFS_ERROR_ALLOC;
-	ret = fs_read_inode(fs, ctx, ino, &inode);
+	ret = fs_read_inode(fs, ctx, id, &inode, NULL);
 	if (ret == 0) {
 		ret = sqfs_image_read_xattrs(ctx->img, inode, list, count);
 		free(inode);

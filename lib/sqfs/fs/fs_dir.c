@@ -46,9 +46,23 @@ static bool is_dir(const sqfs_inode_t *inode)
 
 /* ---- lookup -------------------------------------------------------------- */
 
-/* Find name in the directory inode dir and read what it names. */
+/* The inode number of dir's parent: the root is its own, as at a
+ * mount's top, and so is a directory whose parent field is nonsense. */
+static uint32_t parent_of(const sqfs_fs_t *fs, const sqfs_inode_t *dir)
+{
+	uint32_t parent = dir->data.dir.parent_inode;
+
+	if (dir->inode_number == fs->root_ino || parent == 0 ||
+	    parent > fs->super.inode_count)
+		return fs->root_ino;
+	return parent;
+}
+
+/* Find name in the directory inode dir and read what it names; *node
+ * receives its node id. "." and ".." are dir and its parent. */
 static int lookup_in(sqfs_fs_t *fs, fs_ctx_t *ctx, const sqfs_inode_t *dir,
-		     const char *name, size_t len, sqfs_inode_t **out)
+		     uint64_t dir_node, const char *name, size_t len,
+		     sqfs_inode_t **out, uint64_t *node)
 {
 	char buf[SQFS_NAME_MAX + 1];
 	sqfs_dir_entry_t ent;
@@ -59,6 +73,14 @@ static int lookup_in(sqfs_fs_t *fs, fs_ctx_t *ctx, const sqfs_inode_t *dir,
 		return errtext_set(fs_err(ctx), SQFS_ERROR_NOT_DIR,
 				   "inode %u: not a directory",
 				   dir->inode_number);
+	if (len == 1 && name[0] == '.')
+		return fs_read_inode(fs, ctx, dir_node, out, node);
+	if (len == 2 && name[0] == '.' && name[1] == '.') {
+		if (dir->inode_number == fs->root_ino)
+			return fs_read_inode(fs, ctx, fs_node_of(fs->root_ref),
+					     out, node);
+		return fs_read_inode(fs, ctx, parent_of(fs, dir), out, node);
+	}
 	if (!sqfs_name_is_valid(name, len))
 		return errtext_set(
 		    fs_err(ctx), SQFS_ERROR_NO_ENTRY,
@@ -70,14 +92,16 @@ static int lookup_in(sqfs_fs_t *fs, fs_ctx_t *ctx, const sqfs_inode_t *dir,
 	ret = sqfs_dir_reader_find(ctx->dr, dir, buf, &ent);
 	if (ret != 0)
 		return ret;
-	inode_map_record(&fs->map, ent.inode_number, ent.inode_ref);
+	number_map_record(&fs->numbers, ent.inode_number, ent.inode_ref);
+	*node = fs_node_of(ent.inode_ref);
 	return fs_read_inode_ref(ctx, ent.inode_ref, ent.inode_number, out);
 }
 
-int sqfs_fs_lookup(sqfs_fs_t *fs, uint32_t dir, const char *name,
+int sqfs_fs_lookup(sqfs_fs_t *fs, uint64_t dir, const char *name,
 		   size_t name_len, sqfs_fs_stat_t *st, char *why)
 {
 	sqfs_inode_t *di, *inode;
+	uint64_t dir_node, node;
 	fs_ctx_t *ctx;
 	int ret;
 
@@ -86,27 +110,29 @@ int sqfs_fs_lookup(sqfs_fs_t *fs, uint32_t dir, const char *name,
 	ctx = fs_ctx_get(fs);
 	if (ctx == NULL)
 		return SQFS_ERROR_ALLOC;
-	ret = fs_read_inode(fs, ctx, dir, &di);
+	ret = fs_read_inode(fs, ctx, dir, &di, &dir_node);
 	if (ret == 0) {
-		ret = lookup_in(fs, ctx, di, name, name_len, &inode);
+		ret = lookup_in(fs, ctx, di, dir_node, name, name_len, &inode,
+				&node);
 		free(di);
 		if (ret == 0) {
-			ret = fs_fill_stat(fs, ctx, inode, st);
+			ret = fs_fill_stat(fs, ctx, inode, node, st);
 			free(inode);
 		}
 	}
 	return fs_ctx_done(fs, ctx, ret, why);
 }
 
-int sqfs_fs_resolve(sqfs_fs_t *fs, const char *path, uint32_t *ino, char *why)
+int sqfs_fs_resolve(sqfs_fs_t *fs, const char *path, uint64_t *node, char *why)
 {
 	sqfs_inode_t *cur, *next;
+	uint64_t cur_node, next_node;
 	const char *rest, *p;
 	fs_ctx_t *ctx;
 	size_t len;
 	int ret;
 
-	if (fs == NULL || path == NULL || ino == NULL)
+	if (fs == NULL || path == NULL || node == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	ctx = fs_ctx_get(fs);
 	if (ctx == NULL)
@@ -120,15 +146,17 @@ int sqfs_fs_resolve(sqfs_fs_t *fs, const char *path, uint32_t *ino, char *why)
 		}
 	}
 
-	ret = fs_read_inode(fs, ctx, fs->root_ino, &cur);
+	ret = fs_read_inode(fs, ctx, fs_node_of(fs->root_ref), &cur, &cur_node);
 	for (rest = path; ret == 0 && (len = path_next(&rest, &p)) > 0;) {
-		ret = lookup_in(fs, ctx, cur, p, len, &next);
+		ret = lookup_in(fs, ctx, cur, cur_node, p, len, &next,
+				&next_node);
 		ret = path_walk_failed(fs_err(ctx), ret, path, p, len);
 		free(cur);
 		cur = next;
+		cur_node = next_node;
 	}
 	if (ret == 0)
-		*ino = cur->inode_number;
+		*node = cur_node;
 	free(cur);
 	return fs_ctx_done(fs, ctx, ret, why);
 }
@@ -163,9 +191,10 @@ static uint64_t next_cookie(const listing_t *l)
 	return cookie_make(r.skip, off, delta);
 }
 
-/* Hand one entry to the callback; > 0: it stopped the listing. */
+/* Hand one entry to the callback; > 0: it stopped the listing. An
+ * entry without a node (".." below the root) goes without attributes. */
 static int emit(listing_t *l, const char *name, size_t len, uint32_t ino,
-		uint32_t type, uint64_t ref, bool have_ref, uint64_t cookie)
+		uint32_t type, uint64_t node, uint64_t cookie)
 {
 	sqfs_fs_dirent_t ent;
 	sqfs_fs_stat_t st;
@@ -176,15 +205,14 @@ static int emit(listing_t *l, const char *name, size_t len, uint32_t ino,
 	ent.name = name;
 	ent.name_len = len;
 	ent.ino = ino;
+	ent.node = node;
 	ent.type = type;
 	ent.next_cookie = cookie;
-	if (l->flags & SQFS_FS_READDIR_STAT) {
-		if (have_ref)
-			ret = fs_read_inode_ref(l->ctx, ref, ino, &inode);
-		else
-			ret = fs_read_inode(l->fs, l->ctx, ino, &inode);
+	if ((l->flags & SQFS_FS_READDIR_STAT) && node != 0) {
+		ret =
+		    fs_read_inode_ref(l->ctx, node - FS_NODE_BASE, ino, &inode);
 		if (ret == 0) {
-			ret = fs_fill_stat(l->fs, l->ctx, inode, &st);
+			ret = fs_fill_stat(l->fs, l->ctx, inode, node, &st);
 			free(inode);
 		}
 		if (ret != 0)
@@ -267,7 +295,8 @@ static int list_from(listing_t *l, uint64_t cookie)
 			return 0;
 		if (ret < 0)
 			return ret;
-		inode_map_record(&l->fs->map, ent.inode_number, ent.inode_ref);
+		number_map_record(&l->fs->numbers, ent.inode_number,
+				  ent.inode_ref);
 		c = next_cookie(l);
 		if (!emitting) {
 			/* compare without the block, which that cookie
@@ -277,17 +306,18 @@ static int list_from(listing_t *l, uint64_t cookie)
 			continue;
 		}
 		ret = emit(l, ent.name, ent.name_len, ent.inode_number,
-			   type_bits(ent.type), ent.inode_ref, true, c);
+			   type_bits(ent.type), fs_node_of(ent.inode_ref), c);
 		if (ret != 0)
 			return ret;
 	}
 }
 
-int sqfs_fs_readdir(sqfs_fs_t *fs, uint32_t dir, uint64_t cookie,
+int sqfs_fs_readdir(sqfs_fs_t *fs, uint64_t dir, uint64_t cookie,
 		    uint32_t flags, sqfs_fs_readdir_cb cb, void *user,
 		    char *why)
 {
 	sqfs_inode_t *di;
+	uint64_t node;
 	fs_ctx_t *ctx;
 	listing_t l;
 	int ret;
@@ -298,12 +328,13 @@ int sqfs_fs_readdir(sqfs_fs_t *fs, uint32_t dir, uint64_t cookie,
 	ctx = fs_ctx_get(fs);
 	if (ctx == NULL)
 		return SQFS_ERROR_ALLOC;
-	ret = fs_read_inode(fs, ctx, dir, &di);
+	ret = fs_read_inode(fs, ctx, dir, &di, &node);
 	if (ret != 0)
 		return fs_ctx_done(fs, ctx, ret, why);
 	if (!is_dir(di)) {
-		ret = errtext_set(fs_err(ctx), SQFS_ERROR_NOT_DIR,
-				  "inode %u: not a directory", dir);
+		ret =
+		    errtext_set(fs_err(ctx), SQFS_ERROR_NOT_DIR,
+				"inode %u: not a directory", di->inode_number);
 		goto out;
 	}
 
@@ -319,19 +350,19 @@ int sqfs_fs_readdir(sqfs_fs_t *fs, uint32_t dir, uint64_t cookie,
 	l.listing = di->data.dir.size >= 3 ? di->data.dir.size - 3 : 0;
 
 	if ((flags & SQFS_FS_READDIR_DOTS) && cookie == 0) {
-		ret = emit(&l, ".", 1, dir, S_IFDIR, 0, false, COOKIE_DOT);
+		ret = emit(&l, ".", 1, di->inode_number, S_IFDIR, node,
+			   COOKIE_DOT);
 		if (ret != 0)
 			goto out;
 		cookie = COOKIE_DOT;
 	}
 	if ((flags & SQFS_FS_READDIR_DOTS) && cookie == COOKIE_DOT) {
-		uint32_t parent = di->data.dir.parent_inode;
+		/* the parent is known by number only: finding its node
+		 * could take a walk, which a listing must never cost */
+		bool root = di->inode_number == fs->root_ino;
 
-		if (dir == fs->root_ino || parent == 0 ||
-		    parent > fs->super.inode_count)
-			parent = fs->root_ino;
-		ret =
-		    emit(&l, "..", 2, parent, S_IFDIR, 0, false, COOKIE_DOTDOT);
+		ret = emit(&l, "..", 2, parent_of(fs, di), S_IFDIR,
+			   root ? fs_node_of(fs->root_ref) : 0, COOKIE_DOTDOT);
 		if (ret != 0)
 			goto out;
 	}

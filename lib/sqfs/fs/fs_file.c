@@ -70,29 +70,44 @@ static int reader_load(void *user, cache_block_t *blk)
 
 /* ---- handles ------------------------------------------------------------- */
 
-int sqfs_fs_file_open(sqfs_fs_t *fs, uint32_t ino, sqfs_fs_file_t **out,
+int sqfs_fs_file_open(sqfs_fs_t *fs, uint64_t id, sqfs_fs_file_t **out,
 		      char *why)
 {
 	sqfs_fs_file_t *f = NULL;
 	sqfs_inode_t *inode;
 	const char *bad;
 	data_file_t fi;
-	fs_ctx_t *ctx;
-	uint64_t off = 0;
-	uint32_t i;
+	fs_ctx_t *ctx = NULL;
+	uint64_t off = 0, node = id, ref;
+	uint32_t i, ino;
 	int ret;
 
 	if (fs == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
-	*out = fs_handle_find(fs, ino);
-	if (*out != NULL)
+	/* kept handles are known by node id: a number's is looked up */
+	if (!fs_id_is_node(id)) {
+		ctx = fs_ctx_get(fs);
+		if (ctx == NULL)
+			return SQFS_ERROR_ALLOC;
+		ret = fs_locate(fs, ctx, id, &ref);
+		if (ret != 0)
+			return fs_ctx_done(fs, ctx, ret, why);
+		node = fs_node_of(ref);
+	}
+	*out = fs_handle_find(fs, node);
+	if (*out != NULL) {
+		if (ctx != NULL)
+			fs_ctx_put(fs, ctx);
 		return 0;
-	ctx = fs_ctx_get(fs);
+	}
+	if (ctx == NULL)
+		ctx = fs_ctx_get(fs);
 	if (ctx == NULL)
 		return SQFS_ERROR_ALLOC;
-	ret = fs_read_inode(fs, ctx, ino, &inode);
+	ret = fs_read_inode(fs, ctx, id, &inode, NULL);
 	if (ret != 0)
 		return fs_ctx_done(fs, ctx, ret, why);
+	ino = inode->inode_number;
 
 	if (sqfs_inode_type_basic(inode->type) != SQFS_INODE_FILE) {
 		ret = errtext_set(fs_err(ctx), SQFS_ERROR_NOT_FILE,
@@ -118,6 +133,7 @@ int sqfs_fs_file_open(sqfs_fs_t *fs, uint32_t ino, sqfs_fs_file_t **out,
 	f->fs = fs;
 	f->inode = inode;
 	f->ino = ino;
+	f->node = node;
 	f->size = inode->data.file.file_size;
 	f->count = (uint32_t)fi.count;
 	f->tail = (uint32_t)fi.tail;
@@ -374,13 +390,13 @@ ptrdiff_t sqfs_fs_file_read(sqfs_fs_file_t *f, uint64_t offset, void *buf,
 	return (ptrdiff_t)done;
 }
 
-ptrdiff_t sqfs_fs_read(sqfs_fs_t *fs, uint32_t ino, uint64_t offset, void *buf,
+ptrdiff_t sqfs_fs_read(sqfs_fs_t *fs, uint64_t id, uint64_t offset, void *buf,
 		       size_t size, char *why)
 {
 	sqfs_fs_file_t *f;
 	ptrdiff_t ret;
 
-	ret = sqfs_fs_file_open(fs, ino, &f, why);
+	ret = sqfs_fs_file_open(fs, id, &f, why);
 	if (ret != 0)
 		return ret;
 	ret = sqfs_fs_file_read(f, offset, buf, size, why);

@@ -5,7 +5,7 @@
  * Opening a file decodes its inode and block list; a FUSE daemon whose
  * kernel opens files without telling it reads by inode number, so every
  * read would open the file again. The last handles opened stay in a
- * direct-mapped table of HANDLE_SLOTS slots (by inode number), each
+ * direct-mapped table of HANDLE_SLOTS slots (by node id), each
  * holding a reference: opening a file that is there is a hash and a
  * reference count. A handle holds nothing that changes but its read-ahead
  * position, which is then the file's rather than one open's (as the
@@ -16,10 +16,11 @@
 
 _Static_assert(HANDLE_SLOTS == 256u, "slot_of gives 8 bits");
 
-/* Fibonacci hashing: consecutive numbers (a directory's files) spread. */
-static uint32_t slot_of(uint32_t ino)
+/* Fibonacci hashing: nearby node ids (a directory's files, whose inodes
+ * lie side by side) spread. */
+static uint32_t slot_of(uint64_t node)
 {
-	return (uint32_t)(ino * 2654435761u) >> 24;
+	return (uint32_t)((node * 0x9E3779B97F4A7C15ull) >> 56);
 }
 
 static pthread_mutex_t *lock_of(sqfs_fs_t *fs, uint32_t slot)
@@ -27,14 +28,14 @@ static pthread_mutex_t *lock_of(sqfs_fs_t *fs, uint32_t slot)
 	return &fs->handle_lock[slot % HANDLE_LOCKS];
 }
 
-sqfs_fs_file_t *fs_handle_find(sqfs_fs_t *fs, uint32_t ino)
+sqfs_fs_file_t *fs_handle_find(sqfs_fs_t *fs, uint64_t node)
 {
-	uint32_t slot = slot_of(ino);
+	uint32_t slot = slot_of(node);
 	sqfs_fs_file_t *f;
 
 	pthread_mutex_lock(lock_of(fs, slot));
 	f = fs->handles[slot];
-	if (f != NULL && f->ino == ino)
+	if (f != NULL && f->node == node)
 		atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);
 	else
 		f = NULL;
@@ -44,12 +45,12 @@ sqfs_fs_file_t *fs_handle_find(sqfs_fs_t *fs, uint32_t ino)
 
 sqfs_fs_file_t *fs_handle_keep(sqfs_fs_t *fs, sqfs_fs_file_t *f)
 {
-	uint32_t slot = slot_of(f->ino);
+	uint32_t slot = slot_of(f->node);
 	sqfs_fs_file_t *old;
 
 	pthread_mutex_lock(lock_of(fs, slot));
 	old = fs->handles[slot];
-	if (old != NULL && old->ino == f->ino) {
+	if (old != NULL && old->node == f->node) {
 		/* opened twice at once: everyone shares the first */
 		atomic_fetch_add_explicit(&old->refs, 1, memory_order_relaxed);
 		pthread_mutex_unlock(lock_of(fs, slot));

@@ -13,8 +13,8 @@
  * the caller's `why`.
  *
  * What the contexts share is in the fs object and is thread safe: the
- * inode map (inode number -> inode reference), the caches of decoded
- * metadata and data blocks, and the read-ahead workers.
+ * table of inode numbers seen lately (number -> inode reference), the
+ * caches of decoded metadata and data blocks, and the read-ahead workers.
  */
 #ifndef SQFS_FS_INTERNAL_H
 #define SQFS_FS_INTERNAL_H
@@ -50,39 +50,56 @@ typedef struct fs_ctx {
 	uint8_t *packed;
 } fs_ctx_t;
 
-/* ---- the inode map ------------------------------------------------------- */
+/* ---- ids and numbers ----------------------------------------------------- */
 
 /*
- * Inode number -> inode reference, learnt from directory entries. Two
- * levels of lazily allocated pages of atomic words, so an image that
- * claims 2^32 inodes costs only what is actually seen. A word is 0 while
- * the number is unknown, else MAP_KNOWN | ref (refs are 48 bits), plus
- * MAP_LISTED once the tree walk has put the directory on its list.
+ * An id (fs.h) is an inode number (up to UINT32_MAX) or a node id: the
+ * inode's reference (block << 16 | offset, 48 bits) plus FS_NODE_BASE.
  */
-#define MAP_PAGE_BITS 12
-#define MAP_MID_BITS 10
-#define MAP_TOP_SIZE 1024
-#define MAP_KNOWN (1ull << 63)
-#define MAP_LISTED (1ull << 62)
-#define MAP_REF_MASK ((1ull << 48) - 1)
+#define FS_NODE_BASE (UINT64_C(1) << 32)
+
+static inline bool fs_id_is_node(uint64_t id)
+{
+	return id >= FS_NODE_BASE;
+}
+
+static inline uint64_t fs_node_of(uint64_t ref)
+{
+	return ref + FS_NODE_BASE;
+}
+
+/*
+ * Inode number -> reference, for images without an export table: a
+ * direct-mapped table of NUMBER_SLOTS words learnt from the directory
+ * entries the file system reads, each (number >> NUMBER_SLOT_BITS) << 48
+ * | (ref + 1) (0: empty; ref + 1 all ones: "no entry names it", after a
+ * walk). A number has one slot, so a newer number takes an older one's
+ * place; with at most NUMBER_SLOTS inodes no two numbers share a slot and
+ * the table is exact. Readers never lock: a word is written and read
+ * whole. The table is made of NUMBER_CHUNKS chunks, each allocated when a
+ * number of its slots is first recorded (published with a
+ * compare-and-swap), so that a small image costs a chunk, not 512 KiB.
+ */
+#define NUMBER_SLOT_BITS 16
+#define NUMBER_SLOTS (1u << NUMBER_SLOT_BITS)
+#define NUMBER_CHUNK_BITS 10
+#define NUMBER_CHUNKS (NUMBER_SLOTS >> NUMBER_CHUNK_BITS)
 
 typedef struct {
-	_Atomic(uint64_t *) *_Atomic top[MAP_TOP_SIZE];
-} inode_map_t;
+	_Atomic(_Atomic uint64_t *) chunks[NUMBER_CHUNKS];
+	/* A walk runs at a time (it holds a context's reader), and once
+	 * for good when the table is exact. */
+	pthread_mutex_t walk_lock;
+	atomic_bool walked;
+} number_map_t;
 
-void inode_map_init(inode_map_t *map);
-void inode_map_cleanup(inode_map_t *map);
+void number_map_init(number_map_t *map);
+void number_map_cleanup(number_map_t *map);
 
-/* Record that ino is at ref (the first record of a number stays). */
-void inode_map_record(inode_map_t *map, uint32_t ino, uint64_t ref);
+/* Record that a directory entry names number at ref. */
+void number_map_record(number_map_t *map, uint32_t number, uint64_t ref);
 
-/* The reference of ino, if known. */
-bool inode_map_find(inode_map_t *map, uint32_t ino, uint64_t *ref);
-
-/* Set MAP_LISTED on ino; true if this call set it (first time). Fails
- * only to allocate (SQFS_ERROR_ALLOC). */
-int inode_map_list_once(inode_map_t *map, uint32_t ino, bool *first);
-
+/* ---- the block cache ----------------------------------------------------- */
 /* ---- the block cache ----------------------------------------------------- */
 
 typedef struct block_cache block_cache_t;
@@ -161,17 +178,17 @@ void prefetch_queue(prefetch_t *pf, const prefetch_job_t *jobs, size_t count);
 /* ---- recently opened files ---------------------------------------------- */
 
 /*
- * Handles of recently opened files, direct-mapped by inode number, so
- * that opening a file again (or reading it without an open, as a FUSE
- * daemon does when the kernel opens files without asking) finds its
- * decoded block list. Each slot holds a reference; a handle is freed
+ * Handles of recently opened files, direct-mapped by node id, so that
+ * opening a file again (or reading it without an open, as a FUSE daemon
+ * does when the kernel opens files without asking) finds its decoded
+ * block list. Each slot holds a reference; a handle is freed
  * when its last reference goes.
  */
 #define HANDLE_SLOTS 256u
 #define HANDLE_LOCKS 16u
 
-/* The handle of ino in the cache with a reference taken, or NULL. */
-sqfs_fs_file_t *fs_handle_find(sqfs_fs_t *fs, uint32_t ino);
+/* The handle of node in the cache with a reference taken, or NULL. */
+sqfs_fs_file_t *fs_handle_find(sqfs_fs_t *fs, uint64_t node);
 /* Put f in its slot (taking a reference), unless another handle of the
  * same inode got there first: then that one is returned, referenced,
  * and f is the caller's to close. */
@@ -197,11 +214,8 @@ struct sqfs_fs {
 
 	uint32_t root_ino;
 	uint64_t root_ref;
-	const uint64_t *export_refs;
-	inode_map_t map;
-	/* The walk that finds numbers nobody named yet runs once. */
-	pthread_mutex_t walk_lock;
-	atomic_bool walked;
+	bool has_export;
+	number_map_t numbers;
 
 	pthread_mutex_t pool_lock;
 	fs_ctx_t *free_ctx;
@@ -222,6 +236,7 @@ struct sqfs_fs_file {
 	atomic_uint refs;
 	sqfs_inode_t *inode;
 	uint32_t ino;
+	uint64_t node;
 	uint64_t size;
 	uint32_t count;
 	/* Bytes of the tail in the fragment block (0: none). */
@@ -255,20 +270,22 @@ static inline errtext_t *fs_err(fs_ctx_t *ctx)
  * back, return code. */
 int fs_ctx_done(sqfs_fs_t *fs, fs_ctx_t *ctx, int code, char *why);
 
-/* Read inode ino (checked: its number must be ino); *out to free(). */
-int fs_read_inode(sqfs_fs_t *fs, fs_ctx_t *ctx, uint32_t ino,
-		  sqfs_inode_t **out);
+/* Read the inode id names (a number is checked to be the inode's);
+ * *out to free(), *node (may be NULL) its node id. */
+int fs_read_inode(sqfs_fs_t *fs, fs_ctx_t *ctx, uint64_t id, sqfs_inode_t **out,
+		  uint64_t *node);
 
 /* Read the inode at ref that a directory entry numbered ino names. */
 int fs_read_inode_ref(fs_ctx_t *ctx, uint64_t ref, uint32_t ino,
 		      sqfs_inode_t **out);
 
-/* Fill st from inode (ino is its number). */
+/* Fill st from inode, whose node id is node. */
 int fs_fill_stat(sqfs_fs_t *fs, fs_ctx_t *ctx, const sqfs_inode_t *inode,
-		 sqfs_fs_stat_t *st);
+		 uint64_t node, sqfs_fs_stat_t *st);
 
-/* Find ino's reference: the export table, the map, else the walk. */
-int fs_locate(sqfs_fs_t *fs, fs_ctx_t *ctx, uint32_t ino, uint64_t *ref);
+/* The reference of id: a node's own, a number's through the export
+ * table, the table of numbers, else a walk (inode_map.c). */
+int fs_locate(sqfs_fs_t *fs, fs_ctx_t *ctx, uint64_t id, uint64_t *ref);
 
 /* The metadata block fetcher every context's readers use. */
 int fs_meta_fetch(void *user, sqfs_meta_reader_t *mr, uint64_t pos,
