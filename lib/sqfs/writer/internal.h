@@ -64,7 +64,8 @@ typedef struct {
 		/* Device number, encoded. */
 		uint32_t rdev;
 	} data;
-	/* Finish: the inode's reference in the inode table. */
+	/* Finish: the inode's reference in the inode table, virtual (in
+	 * the metadata pipeline's block numbers, serialize.c). */
 	uint64_t ref;
 	uint32_t parent;
 	uint32_t hash_next;

@@ -9,13 +9,21 @@
  * comes later); the second pass repeats the same walk and writes each
  * inode in number order, so a directory's listing can always refer to its
  * children's inodes, which are already written.
+ *
+ * The walk (walk, number_dir, emit_dir) only decides the order; the
+ * emission (write_*) encodes each record into the streams of the
+ * metadata pipeline (meta_pipeline_internal.h), which compresses the
+ * blocks on worker threads. Every reference kept while writing (a node's
+ * ref, the export table) is virtual, in the pipeline's block numbers; the
+ * pipeline fills in the fields of the tables itself, and the root
+ * reference and the export table are made real at the end.
  */
 #include "config.h"
 
 #include "sqfs/writer/internal.h"
 #include "sqfs/dir_writer_internal.h"
-#include "sqfs/inode.h"
-#include "sqfs/meta_writer.h"
+#include "sqfs/inode_internal.h"
+#include "sqfs/meta_pipeline_internal.h"
 #include "sqfs/io.h"
 
 #include <stdlib.h>
@@ -40,8 +48,10 @@ typedef struct {
 	/* Inodes numbered, and written. */
 	uint32_t numbered;
 	uint32_t written;
-	sqfs_meta_writer_t *im;
-	sqfs_meta_writer_t *dm;
+	meta_pipe_t *mp;
+	/* the inode and directory tables' streams */
+	meta_stream_t *im;
+	meta_stream_t *dm;
 	dir_writer_t *dw;
 	sqfs_inode_t *ino;
 	size_t ino_capacity;
@@ -171,11 +181,11 @@ static int emit_inode(ser_t *s, wr_node_t *n, sqfs_inode_t *ino)
 	uint32_t offset;
 	int ret;
 
-	sqfs_meta_writer_get_position(s->im, &block, &offset);
+	meta_stream_position(s->im, &block, &offset);
 	if (block > (UINT64_MAX >> 16))
 		return SQFS_ERROR_OVERFLOW;
 
-	ret = sqfs_inode_write(s->im, ino);
+	ret = inode_write_stream(s->im, ino);
 	if (ret != 0)
 		return ret;
 
@@ -295,7 +305,7 @@ static int write_dir(ser_t *s, uint32_t id)
 		uint64_t block;
 		uint32_t offset;
 
-		sqfs_meta_writer_get_position(s->dm, &block, &offset);
+		meta_stream_position(s->dm, &block, &offset);
 		dref = (block << 16) | offset;
 	} else {
 		ret = dir_writer_begin(s->dw);
@@ -429,10 +439,30 @@ static int walk(ser_t *s, int (*visit)(ser_t *, uint32_t))
 	return ret;
 }
 
+/* The pipeline's virtual references made real: the root's, the export
+ * table's. */
+static int resolve_refs(ser_t *s)
+{
+	int ret;
+
+	ret = meta_pipe_resolve(s->mp, META_PIPE_INODES,
+				wr_node(s->t, NODE_ROOT)->ref,
+				&s->wr->super.root_inode_ref);
+	for (uint32_t i = 0;
+	     ret == 0 && s->export_table != NULL && i < s->numbered; ++i) {
+		ret =
+		    meta_pipe_resolve(s->mp, META_PIPE_INODES,
+				      s->export_table[i], &s->export_table[i]);
+	}
+	return ret;
+}
+
 int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 {
 	sqfs_file_t *file = wr->file;
-	unsigned int raw;
+	meta_file_sink_t inode_sink;
+	meta_memory_sink_t dir_sink;
+	meta_pipe_desc_t desc;
 	ser_t s;
 	int ret;
 
@@ -440,6 +470,10 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 	s.wr = wr;
 	s.t = &wr->tree;
 	*export_table = NULL;
+	/* the inode table goes after the data at once; the directory table
+	 * must follow it, so it is held back until the end */
+	meta_file_sink_init(&inode_sink, file);
+	meta_memory_sink_init(&dir_sink);
 
 	ret = build_children(&s);
 	if (ret != 0)
@@ -457,17 +491,19 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 		}
 	}
 
+	memset(&desc, 0, sizeof(desc));
 	/* -noI: both tables raw */
-	raw = (wr->opt.flags & SQFS_WRITER_UNCOMPRESSED_INODES)
-		  ? SQFS_META_WRITER_NO_COMPRESS
-		  : 0;
-	ret = sqfs_meta_writer_create(file, wr->cmp, raw, &s.im);
-	if (ret == 0)
-		ret = sqfs_meta_writer_create(
-		    file, wr->cmp, SQFS_META_WRITER_KEEP_IN_MEMORY | raw,
-		    &s.dm);
-	if (ret == 0)
-		ret = dir_writer_create(s.dm, &s.dw);
+	desc.cmp =
+	    (wr->opt.flags & SQFS_WRITER_UNCOMPRESSED_INODES) ? NULL : wr->cmp;
+	desc.sinks[META_PIPE_INODES] = &inode_sink.base;
+	desc.sinks[META_PIPE_DIRS] = &dir_sink.base;
+	desc.num_workers = wr->opt.num_jobs;
+	ret = meta_pipe_create(&desc, &s.mp);
+	if (ret != 0)
+		goto out;
+	s.im = meta_pipe_stream(s.mp, META_PIPE_INODES);
+	s.dm = meta_pipe_stream(s.mp, META_PIPE_DIRS);
+	ret = dir_writer_create(s.dm, &s.dw);
 	if (ret != 0)
 		goto out;
 
@@ -477,19 +513,23 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 	if (ret == 0 && s.written != s.numbered)
 		ret = SQFS_ERROR_INTERNAL;
 	if (ret == 0)
-		ret = sqfs_meta_writer_flush(s.im);
+		ret = meta_pipe_finish(s.mp);
 	if (ret != 0)
 		goto out;
 
 	wr->super.directory_table_start = file->get_size(file);
-	ret = sqfs_meta_writer_flush(s.dm);
+	if (wr->super.directory_table_start - wr->super.inode_table_start !=
+	    meta_pipe_table_size(s.mp, META_PIPE_INODES)) {
+		ret = SQFS_ERROR_INTERNAL;
+		goto out;
+	}
+	ret = meta_memory_sink_write_out(&dir_sink, file);
 	if (ret == 0)
-		ret = sqfs_meta_writer_write_out(s.dm);
+		ret = resolve_refs(&s);
 	if (ret != 0)
 		goto out;
 
 	wr->super.inode_count = s.numbered;
-	wr->super.root_inode_ref = wr_node(s.t, NODE_ROOT)->ref;
 	wr->stats.inodes = s.numbered;
 	wr->stats.inode_table_bytes =
 	    wr->super.directory_table_start - wr->super.inode_table_start;
@@ -501,8 +541,8 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 out:
 	if (s.dw != NULL)
 		dir_writer_destroy(s.dw);
-	sqfs_meta_writer_destroy(s.dm);
-	sqfs_meta_writer_destroy(s.im);
+	meta_pipe_destroy(s.mp);
+	meta_memory_sink_cleanup(&dir_sink);
 	free(s.export_table);
 	free(s.ino);
 	free(s.children);
