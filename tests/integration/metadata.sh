@@ -29,7 +29,7 @@ LINKS=$(gen hardlinks)
 COMPRESSORS=$("$TAR2SQFS" --help 2>&1 |
 	sed -n '/^Compressors of this build/,/^$/s/^\t\([a-z0-9]*\).*/\1/p')
 [ -n "$COMPRESSORS" ] || hard_error "no compressors in --help"
-has_comp() { case " $(echo $COMPRESSORS) " in *" $1 "*) return 0 ;; esac; return 1; }
+has_comp() { echo "$COMPRESSORS" | grep -qx "$1"; }
 
 # sqfstar_raw OUT ARCHIVE JOBS [OPTIONS...]: nothing compressed at all
 # (the pins do not depend on a codec library's version)
