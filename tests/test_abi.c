@@ -120,7 +120,8 @@ int main(void)
 	OFF(sqfs_writer_options_t, default_gid, 100);
 	OFF(sqfs_writer_options_t, default_mode, 104);
 	OFF(sqfs_writer_options_t, default_mtime, 108);
-	OFF(sqfs_writer_options_t, reserved, 112);
+	OFF(sqfs_writer_options_t, mem_limit_mib, 112);
+	OFF(sqfs_writer_options_t, reserved, 116);
 	SIZE(sqfs_data_run_t, 24);
 	OFF(sqfs_data_run_t, offset, 0);
 	OFF(sqfs_data_run_t, size, 8);

@@ -170,6 +170,8 @@ typedef struct {
 	bool progress;
 	bool percentage;
 	unsigned int processors;
+	/* -mem, -mem-percent: the writer's memory limit, 0: default */
+	uint32_t mem_mib;
 
 	/* tar input (tar.c): sqfstar, or mksquashfs - DEST -tar */
 	bool sqfstar;

@@ -33,6 +33,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 /* What an option does here. */
@@ -141,8 +142,8 @@ static const opt_def_t options[] = {
     {"-throttle", 1, NOOP, NULL},
     {"-limit", 1, NOOP, NULL},
     {"-processors", 1, DO, NULL},
-    {"-mem", 1, NOOP, NULL},
-    {"-mem-percent", 1, NOOP, NULL},
+    {"-mem", 1, DO, NULL},
+    {"-mem-percent", 1, DO, NULL},
     {"-mem-default", 0, DO, NULL},
     {"-single-reader", 0, NOOP, NULL},
     {"-small-readers", 1, NOOP, NULL},
@@ -368,6 +369,26 @@ static bool parse_mk_size(const char *text, uint64_t max, uint64_t *out)
 }
 
 /* A decimal number within [min, max]. */
+/* The machine's memory in MiB, 0 if unknown. */
+static uint64_t mk_physical_mib(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || size <= 0)
+		return 0;
+	return ((uint64_t)pages * (uint64_t)size) >> 20;
+}
+
+/* The writer's default memory limit (sqfs/writer.h, mem_limit_mib). */
+static uint64_t mk_default_mem_mib(void)
+{
+	uint64_t mib = mk_physical_mib() / 16;
+
+	if (mib < 64)
+		mib = 64;
+	return mib > 768 ? 768 : mib;
+}
+
 static bool parse_long(const char *text, long min, long max, long *out)
 {
 	char *end;
@@ -958,11 +979,39 @@ static int take(mk_options_t *opt, parse_state_t *ps, const char *name,
 		if (!parse_long(arg, 1, 4096, &l))
 			return bad_value(name, "should be 1 or larger");
 		opt->processors = (unsigned int)l;
+	} else if (strcmp(name, "-mem") == 0 ||
+		   strcmp(name, "-mem-percent") == 0) {
+		/* what the writer may keep in memory (--mem of the other
+		 * packers); mksquashfs's bounds: 16M, 75% of the memory */
+		uint64_t total = mk_physical_mib(), mib;
+
+		if (strcmp(name, "-mem") == 0) {
+			uint64_t bytes;
+
+			if (parse_size(arg, UINT64_MAX >> 1, &bytes) != NULL)
+				return bad_value(name, "should be a size, "
+						       "with K, M or G");
+			mib = bytes >> 20;
+		} else {
+			if (!parse_long(arg, 1, 100, &l))
+				return bad_value(name, "should be 1 to 75");
+			mib = total * (uint64_t)l / 100;
+		}
+		if (mib < 16) {
+			fprintf(stderr, "ERROR: Insufficient memory for "
+					"specified options!  Please increase "
+					"memory to 16 Mbytes (-mem option)\n");
+			return -1;
+		}
+		if (total > 0 && mib > total / 4 * 3) {
+			fprintf(stderr, "Total memory requested is more than "
+					"75%% of physical memory.\n");
+			return -1;
+		}
+		opt->mem_mib = mib > UINT32_MAX ? UINT32_MAX : (uint32_t)mib;
 	} else if (strcmp(name, "-mem-default") == 0) {
-		/* the engine has no cache to size: say so in mksquashfs's
-		 * form, for scripts that read the figure */
-		printf("Default memory for caches: 0 Mbytes (squashforge "
-		       "sizes its own buffers)\n");
+		/* mksquashfs prints the number alone, for scripts */
+		printf("%u\n", (unsigned int)mk_default_mem_mib());
 		return 1;
 	} else if (strcmp(name, "-noappend") == 0) {
 		opt->noappend = true;
@@ -1096,6 +1145,7 @@ static int finish(mk_options_t *opt, parse_state_t *ps)
 		opt->gs.add_xattr_count = opt->xattr_add_count;
 	}
 	pk->wr.num_jobs = opt->processors > 0 ? opt->processors : num_cpus();
+	pk->wr.mem_limit_mib = opt->mem_mib;
 
 	/* times, by mksquashfs's rules on what goes with what */
 	if (opt->repro && ps->mkfs_time_given) {

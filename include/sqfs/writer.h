@@ -140,10 +140,21 @@ typedef struct {
 	uint32_t default_gid;
 	uint16_t default_mode;
 	uint32_t default_mtime;
+	/*
+	 * MiB the writer may hold for what it must keep until finish: the
+	 * records of the entries, the index of distinct tails of files.
+	 * Past that they go to sorted runs in temporary files in $TMPDIR
+	 * (or /tmp), read back at finish. 0: a sixteenth of the machine's
+	 * memory, at least 64 and at most 768 MiB. The image is the same
+	 * byte for byte whatever the limit. Buffers of blocks in flight
+	 * (max_backlog), the directories (about 100 bytes each) and one
+	 * directory's listing while it is written come on top.
+	 */
+	uint32_t mem_limit_mib;
 	/* Room for options of later versions, so that the structure keeps
 	 * its size: must be zero (sqfs_writer_options_init zeroes it;
 	 * sqfs_writer_create refuses anything else). */
-	uint32_t reserved[8];
+	uint32_t reserved[7];
 } sqfs_writer_options_t;
 
 /* Numbers about the image, for the tools' statistics. */

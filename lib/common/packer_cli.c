@@ -35,6 +35,13 @@ const char packer_help_image[] =
     "                              two; tails of small files hold none),\n"
     "                              never over 64 MiB. Default: 4 times\n"
     "                              the number of jobs.\n"
+    "      --mem SIZE              Memory for what packing keeps until the\n"
+    "                              end (the entries, the index of file\n"
+    "                              tails); past it they go to temporary\n"
+    "                              files in $TMPDIR. The image is the same\n"
+    "                              for any SIZE (at least 1M). Default: a\n"
+    "                              sixteenth of the machine's memory,\n"
+    "                              64M to 768M.\n"
     "  -b, --block-size SIZE       Data block size, a power of two from 4K\n"
     "                              to 1M. Default: 131072.\n"
     "  -B, --dev-block-size SIZE   Pad the image to a multiple of SIZE (at\n"
@@ -137,6 +144,15 @@ int packer_option(packer_options_t *p, int c, const char *arg)
 		if (why == NULL)
 			p->wr.max_backlog = (unsigned int)num;
 		option = "--queue-backlog";
+		break;
+	case PACKER_OPT_MEM:
+		why = parse_size(arg, (uint64_t)UINT32_MAX << 20, &num);
+		if (why == NULL && num < (1u << 20))
+			why = "less than 1M";
+		if (why == NULL)
+			p->wr.mem_limit_mib =
+			    (uint32_t)((num + (1u << 20) - 1) >> 20);
+		option = "--mem";
 		break;
 	case 'b':
 		why = parse_block_size(arg, &p->wr.block_size);

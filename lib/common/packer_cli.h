@@ -41,8 +41,9 @@ typedef struct {
 	bool all_root;
 } packer_options_t;
 
-/* The long option without a short one. */
+/* The long options without a short one. */
 #define PACKER_OPT_ALL_ROOT 0x200
+#define PACKER_OPT_MEM 0x201
 
 #define PACKER_SHORT_OPTS "u:g:c:X:j:Q:b:B:d:eTPfqhV"
 
@@ -54,6 +55,7 @@ typedef struct {
 	    {"comp-extra", required_argument, NULL, 'X'},         \
 	    {"num-jobs", required_argument, NULL, 'j'},           \
 	    {"queue-backlog", required_argument, NULL, 'Q'},      \
+	    {"mem", required_argument, NULL, PACKER_OPT_MEM},     \
 	    {"block-size", required_argument, NULL, 'b'},         \
 	    {"dev-block-size", required_argument, NULL, 'B'},     \
 	    {"defaults", required_argument, NULL, 'd'},           \

@@ -88,7 +88,10 @@ void tool_error(const char *what, const char *fmt, ...)
 void tool_image_error(const char *image, const char *entry, int err,
 		      int os_errno, const char *words)
 {
-	if (err == SQFS_ERROR_IO && os_errno != 0) {
+	/* an I/O error of the image's file says why in errno; one of the
+	 * library's temporary files (a full $TMPDIR) says it in words */
+	if (err == SQFS_ERROR_IO && os_errno != 0 &&
+	    (words == NULL || strstr(words, "temporary file") == NULL)) {
 		if (entry != NULL)
 			tool_error(image, "writing failed (at %s): %s", entry,
 				   strerror(os_errno));

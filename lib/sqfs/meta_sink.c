@@ -8,6 +8,7 @@
 #include "sqfs/error.h"
 #include "sqfs/io.h"
 #include "sqfs/meta_sink_internal.h"
+#include "util/spill.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,52 +26,58 @@ void meta_file_sink_init(meta_file_sink_t *sink, sqfs_file_t *file)
 	sink->file = file;
 }
 
-static int memory_write(meta_sink_t *base, const void *data, size_t size)
+static int spill_write(meta_sink_t *base, const void *data, size_t size)
 {
-	meta_memory_sink_t *sink = (meta_memory_sink_t *)base;
+	meta_spill_sink_t *sink = (meta_spill_sink_t *)base;
 
-	if (size > sink->capacity - sink->size) {
-		size_t capacity = sink->capacity > 0 ? sink->capacity : 65536;
-		uint8_t *grown;
-
-		while (size > capacity - sink->size) {
-			if (capacity > SIZE_MAX / 2)
-				return SQFS_ERROR_OVERFLOW;
-			capacity *= 2;
-		}
-		grown = realloc(sink->data, capacity);
-		if (grown == NULL)
-			return SQFS_ERROR_ALLOC;
-		sink->data = grown;
-		sink->capacity = capacity;
-	}
-	memcpy(sink->data + sink->size, data, size);
-	sink->size += size;
-	return 0;
+	return spill_file_append(sink->spill, data, size);
 }
 
-void meta_memory_sink_init(meta_memory_sink_t *sink)
+int meta_spill_sink_init(meta_spill_sink_t *sink, size_t buffer_size,
+			 char *why)
 {
 	memset(sink, 0, sizeof(*sink));
-	sink->base.write = memory_write;
+	sink->base.write = spill_write;
+	return spill_file_create(buffer_size, &sink->spill, why);
 }
 
-int meta_memory_sink_write_out(meta_memory_sink_t *sink, sqfs_file_t *file)
+int meta_spill_sink_write_out(meta_spill_sink_t *sink, sqfs_file_t *file)
 {
+	uint64_t size = spill_file_size(sink->spill), done = 0;
+	size_t chunk_size = 1u << 20;
+	uint8_t *chunk;
 	int ret = 0;
 
-	if (sink->size > 0)
-		ret = file->write_at(file, file->get_size(file), sink->data,
-				     sink->size);
+	if (size < chunk_size)
+		chunk_size = (size_t)size;
+	if (size == 0)
+		return 0;
+	chunk = malloc(chunk_size);
+	if (chunk == NULL)
+		return SQFS_ERROR_ALLOC;
+	while (ret == 0 && done < size) {
+		size_t n = size - done < chunk_size ? (size_t)(size - done)
+						    : chunk_size;
+
+		ret = spill_file_read_at(sink->spill, done, chunk, n);
+		if (ret == 0)
+			ret = file->write_at(file, file->get_size(file), chunk,
+					     n);
+		done += n;
+	}
+	free(chunk);
 	if (ret == 0)
-		meta_memory_sink_cleanup(sink);
+		ret = spill_file_reset(sink->spill);
 	return ret;
 }
 
-void meta_memory_sink_cleanup(meta_memory_sink_t *sink)
+const char *meta_spill_sink_error(const meta_spill_sink_t *sink)
 {
-	free(sink->data);
-	sink->data = NULL;
-	sink->size = 0;
-	sink->capacity = 0;
+	return sink->spill != NULL ? spill_file_error(sink->spill) : "";
+}
+
+void meta_spill_sink_cleanup(meta_spill_sink_t *sink)
+{
+	spill_file_destroy(sink->spill);
+	sink->spill = NULL;
 }

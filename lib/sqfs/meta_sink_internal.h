@@ -6,9 +6,9 @@
  * The pipeline hands a sink each table's blocks in order, on the calling
  * thread, and never reads them back. The inode table goes straight to
  * the end of the image; the directory table must follow it on disk but
- * is made at the same time, so it is held back: today in memory, and a
- * temporary file would serve as well (only the directory table of a
- * large tree is big: about 30 bytes per entry).
+ * is made at the same time, so it is held back in a spill file (the
+ * directory table of a large tree is big: about 10 bytes per entry
+ * compressed, a gigabyte at 10^8 entries).
  */
 #ifndef SQFS_META_SINK_INTERNAL_H
 #define SQFS_META_SINK_INTERNAL_H
@@ -37,20 +37,27 @@ typedef struct {
 
 void meta_file_sink_init(meta_file_sink_t *sink, sqfs_file_t *file);
 
-/* Holds everything in memory until meta_memory_sink_write_out. */
+/* Holds everything in a spill file (util/spill.h: in memory up to its
+ * buffer, then in $TMPDIR) until meta_spill_sink_write_out. */
 typedef struct {
 	meta_sink_t base;
-	uint8_t *data;
-	size_t size;
-	size_t capacity;
-} meta_memory_sink_t;
+	struct spill_file *spill;
+} meta_spill_sink_t;
 
-void meta_memory_sink_init(meta_memory_sink_t *sink);
+/* SQFS_ERROR_ALLOC with words in why (SPILL_WHY_SIZE bytes) if the
+ * buffer cannot be had. */
+int meta_spill_sink_init(meta_spill_sink_t *sink, size_t buffer_size,
+			 char *why);
 
-/* Append what the sink holds to the end of file, and free it. */
-int meta_memory_sink_write_out(meta_memory_sink_t *sink, sqfs_file_t *file);
+/* Append what the sink holds to the end of file; the sink is empty
+ * again. A failure of the spill file is SQFS_ERROR_IO, its words in
+ * meta_spill_sink_error. */
+int meta_spill_sink_write_out(meta_spill_sink_t *sink, sqfs_file_t *file);
+
+/* The words of the spill file's failure, or "". */
+const char *meta_spill_sink_error(const meta_spill_sink_t *sink);
 
 /* Free what the sink holds. */
-void meta_memory_sink_cleanup(meta_memory_sink_t *sink);
+void meta_spill_sink_cleanup(meta_spill_sink_t *sink);
 
 #endif /* SQFS_META_SINK_INTERNAL_H */

@@ -402,6 +402,77 @@ static void test_fragment_dedup(void **state)
 }
 
 /*
+ * More written fragment blocks than the packer keeps decoded: duplicates
+ * of tails in every block, asked for in an order that evicts blocks and
+ * decodes them again, and variants one byte apart that must never merge
+ * with a cached copy.
+ */
+static void run_cache_eviction(uint32_t bs, size_t size)
+{
+	enum { DISTINCT = 3 * BP_FRAG_CACHE_SLOTS, ROUNDS = 3 };
+	static file_data_t orig[DISTINCT], dup[ROUNDS][DISTINCT];
+	static file_data_t var[DISTINCT];
+	uint8_t *tails[DISTINCT];
+	bp_ctx_t c;
+
+	for (size_t i = 0; i < DISTINCT; ++i)
+		tails[i] =
+		    test_make_data(size, TEST_DATA_TEXT, (uint32_t)(1000 + i));
+
+	bp_ctx_open(&c, bs, BP_TEST_GZIP, NULL);
+	for (size_t i = 0; i < DISTINCT; ++i)
+		bp_ctx_add(&c, &orig[i], tails[i], size, 0);
+
+	for (size_t r = 0; r < ROUNDS; ++r) {
+		for (size_t n = 0; n < DISTINCT; ++n) {
+			/* a stride coprime with DISTINCT visits every tail */
+			size_t i = (n * 37 + r * 11) % DISTINCT;
+
+			bp_ctx_add(&c, &dup[r][i], tails[i], size, 0);
+			assert_int_equal(dup[r][i].fragment_index,
+					 orig[i].fragment_index);
+			assert_int_equal(dup[r][i].fragment_offset,
+					 orig[i].fragment_offset);
+		}
+	}
+	for (size_t i = 0; i < DISTINCT; ++i) {
+		uint8_t *v = malloc(size);
+
+		assert_non_null(v);
+		memcpy(v, tails[i], size);
+		v[size - 1 - i % 100] ^= 0x5A;
+		bp_ctx_add(&c, &var[i], v, size, 0);
+		assert_true(var[i].fragment_index != orig[i].fragment_index);
+		free(v);
+	}
+	assert_true(stats(&c).duplicate_fragments ==
+		    (uint64_t)ROUNDS * DISTINCT);
+
+	bp_ctx_finish(&c);
+	for (size_t i = 0; i < DISTINCT; ++i) {
+		bp_check_file(&c, &orig[i], tails[i], size);
+		for (size_t r = 0; r < ROUNDS; ++r) {
+			bp_check_file(&c, &dup[r][i], tails[i], size);
+			file_data_cleanup(&dup[r][i]);
+		}
+		file_data_cleanup(&orig[i]);
+		file_data_cleanup(&var[i]);
+		free(tails[i]);
+	}
+	bp_ctx_close(&c);
+}
+
+static void test_fragment_cache_eviction(void **state)
+{
+	(void)state;
+	/* one tail per fragment block: compared in the tail store */
+	run_cache_eviction(4096, 3000);
+	/* tails too large for the store: compared in fragment blocks read
+	 * back and decoded, more of them than the cache holds */
+	run_cache_eviction(8192, BP_STORED_TAIL_MAX + 2000);
+}
+
+/*
  * b's block duplicates a's, and b's tail overflows the open fragment block.
  * The fragment block must be written after b's duplicate was cut off, or
  * the cut would take the fragment block with it.
@@ -642,6 +713,35 @@ static void test_no_overlap_with_self(void **state)
 	free(data);
 }
 
+/* The dedup tests again with the index of tails spilling to sorted runs
+ * after a handful of records: the same duplicates must be found. */
+static void with_spilled_tails(void (*test)(void **), void **state)
+{
+	bp_test_tail_records = 3;
+	test(state);
+	bp_test_tail_records = 0;
+}
+
+static void test_fragment_dedup_spilled(void **state)
+{
+	with_spilled_tails(test_fragment_dedup, state);
+}
+
+static void test_fragment_cache_eviction_spilled(void **state)
+{
+	with_spilled_tails(test_fragment_cache_eviction, state);
+}
+
+static void test_tiny_tails_exact_spilled(void **state)
+{
+	with_spilled_tails(test_tiny_tails_exact, state);
+}
+
+static void test_fragment_hash_collision_spilled(void **state)
+{
+	with_spilled_tails(test_fragment_hash_collision, state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +751,7 @@ int main(void)
 	    cmocka_unit_test(test_block_hash_collision),
 	    cmocka_unit_test(test_fragment_hash_collision),
 	    cmocka_unit_test(test_fragment_dedup),
+	    cmocka_unit_test(test_fragment_cache_eviction),
 	    cmocka_unit_test(test_tiny_tails_exact),
 	    cmocka_unit_test(test_dedup_then_fragment_flush),
 	    cmocka_unit_test(test_run_split_by_fragment_block),
@@ -658,6 +759,10 @@ int main(void)
 	    cmocka_unit_test(test_dont_deduplicate),
 	    cmocka_unit_test(test_shared_first_block),
 	    cmocka_unit_test(test_no_overlap_with_self),
+	    cmocka_unit_test(test_fragment_dedup_spilled),
+	    cmocka_unit_test(test_fragment_cache_eviction_spilled),
+	    cmocka_unit_test(test_tiny_tails_exact_spilled),
+	    cmocka_unit_test(test_fragment_hash_collision_spilled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -627,6 +627,107 @@ static void test_destroy_mid_stream(void **state)
 	free(data);
 }
 
+/*
+ * block_processor_files_complete: a record it calls complete is final.
+ * Files of whole blocks (every fifth a duplicate, cut off at its end),
+ * tails, empty files; each record is copied the moment it is complete
+ * and compared with what it holds after finish.
+ */
+static void run_files_complete(unsigned int workers)
+{
+	enum { FILES = 300 };
+	static uint8_t data[3 * 4096 + 1000];
+	static file_data_t fd[FILES], snap[FILES];
+	block_processor_desc_t desc;
+	block_processor_t *bp;
+	sqfs_file_t *file;
+	uint64_t done = 0, now;
+	size_t i, j;
+
+	memset(&desc, 0, sizeof(desc));
+	file = test_memory_file_filled(BP_TEST_PREFIX, 0);
+	desc.file = file;
+	desc.cmp = bp_test_compressor(4096, false);
+	desc.block_size = 4096;
+	desc.num_workers = workers;
+	desc.max_backlog = 6;
+	assert_int_equal(block_processor_create(&desc, &bp), 0);
+
+	for (i = 0; i < FILES; ++i) {
+		size_t size =
+		    (i % 4 == 3) ? 0 : 1000 + (i % 5 == 0 ? 2 : i % 3) * 4096;
+
+		/* every fifth file the same: its blocks are cut off */
+		for (j = 0; j < size; ++j)
+			data[j] = (uint8_t)((i % 5 == 0 ? 1 : i) * 7 + j / 13);
+		assert_int_equal(block_processor_begin(bp, &fd[i], 0), 0);
+		assert_int_equal(block_processor_append(bp, data, size), 0);
+		assert_int_equal(block_processor_end(bp), 0);
+
+		now = block_processor_files_complete(bp);
+		assert_true(now >= done && now <= i + 1);
+		for (; done < now; ++done) {
+			snap[done] = fd[done];
+			snap[done].block_sizes = NULL;
+			if (fd[done].block_count > 0) {
+				snap[done].block_sizes = malloc(
+				    fd[done].block_count * sizeof(uint32_t));
+				assert_non_null(snap[done].block_sizes);
+				memcpy(snap[done].block_sizes,
+				       fd[done].block_sizes,
+				       fd[done].block_count * sizeof(uint32_t));
+			}
+		}
+	}
+	assert_int_equal(block_processor_finish(bp), 0);
+	now = block_processor_files_complete(bp);
+	assert_int_equal(now, FILES);
+	{
+		block_stats_t st;
+
+		block_processor_get_stats(bp, &st);
+		assert_true(st.duplicate_blocks > 0);
+	}
+	for (; done < now; ++done) {
+		snap[done] = fd[done];
+		snap[done].block_sizes = NULL;
+		if (fd[done].block_count > 0) {
+			snap[done].block_sizes =
+			    malloc(fd[done].block_count * sizeof(uint32_t));
+			assert_non_null(snap[done].block_sizes);
+			memcpy(snap[done].block_sizes, fd[done].block_sizes,
+			       fd[done].block_count * sizeof(uint32_t));
+		}
+	}
+
+	for (i = 0; i < FILES; ++i) {
+		assert_true(snap[i].size == fd[i].size);
+		assert_true(snap[i].blocks_start == fd[i].blocks_start);
+		assert_true(snap[i].sparse_bytes == fd[i].sparse_bytes);
+		assert_int_equal(snap[i].fragment_index, fd[i].fragment_index);
+		assert_int_equal(snap[i].fragment_offset,
+				 fd[i].fragment_offset);
+		assert_int_equal(snap[i].block_count, fd[i].block_count);
+		if (fd[i].block_count > 0)
+			assert_memory_equal(
+			    snap[i].block_sizes, fd[i].block_sizes,
+			    fd[i].block_count * sizeof(uint32_t));
+		file_data_cleanup(&snap[i]);
+		file_data_cleanup(&fd[i]);
+	}
+	block_processor_destroy(bp);
+	sqfs_compressor_destroy(desc.cmp);
+	sqfs_file_destroy(file);
+}
+
+static void test_files_complete(void **state)
+{
+	(void)state;
+	run_files_complete(0);
+	run_files_complete(1);
+	run_files_complete(3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +739,7 @@ int main(void)
 	    cmocka_unit_test(test_destroy_mid_stream),
 	    cmocka_unit_test(test_small_files_keep_workers_busy),
 	    cmocka_unit_test(test_probe_skips_incompressible),
+	    cmocka_unit_test(test_files_complete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,6 +105,10 @@ typedef struct {
 	bool raw_data;
 	/* Store every fragment block raw. */
 	bool raw_fragments;
+	/* Records of distinct tails kept in memory (about 40 bytes each)
+	 * before the older ones go to sorted runs in a spill file; 0: all
+	 * stay in memory. Dedup finds the same duplicates either way. */
+	size_t tail_index_records;
 } block_processor_desc_t;
 
 typedef struct {
@@ -178,5 +182,18 @@ int block_processor_adopt_file(block_processor_t *bp, const file_data_t *fd);
 
 void block_processor_get_stats(const block_processor_t *bp,
 			       block_stats_t *stats);
+
+/*
+ * How many files, counted from the first begin, are complete: their file
+ * data records are final and the processor no longer touches them (their
+ * blocks written and deduplicated, their tails placed). Files complete in
+ * the order they began, so a caller that keeps records in that order can
+ * hand off (and free) every record before this count.
+ */
+uint64_t block_processor_files_complete(const block_processor_t *bp);
+
+/* The words of a failure of the processor's temporary files ("temporary
+ * file in /tmp: No space left on device"), or "" if there was none. */
+const char *block_processor_spill_error(const block_processor_t *bp);
 
 #endif /* SQFS_BLOCK_PROCESSOR_BLOCK_PROCESSOR_H */

@@ -362,6 +362,7 @@ static int finish_file(bp_writer_t *wr, const bp_block_t *blk)
 	}
 
 	wr->fd = NULL;
+	wr->files_written += 1;
 	return 0;
 }
 

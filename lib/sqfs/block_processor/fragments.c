@@ -8,7 +8,7 @@
  * each record links to the previous one. A candidate with the same size and
  * hash is compared byte for byte: directly in the open fragment block, or
  * in a written fragment block read back from the output and decoded (the
- * last one decoded is kept, since duplicates tend to cluster). Tails of up
+ * blocks decoded are cached: see bp_frag_cache_slot_t). Tails of up
  * to BP_EXACT_TAIL bytes need no comparison: their hash is their bytes.
  */
 #include "config.h"
@@ -18,14 +18,11 @@
 #include "sqfs/error.h"
 #include "sqfs/inode.h"
 #include "sqfs/io.h"
+#include "util/spill.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bp_fragment_t *frag_at(const bp_packer_t *pk, size_t i)
-{
-	return (bp_fragment_t *)pk->list.data + i;
-}
 
 static bp_pending_t *pending_list(const bp_packer_t *pk)
 {
@@ -34,7 +31,7 @@ static bp_pending_t *pending_list(const bp_packer_t *pk)
 
 void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 		    sqfs_compressor_t *cmp, bp_frag_table_t *ftable,
-		    const bp_block_sink_t *sink)
+		    const bp_block_sink_t *sink, size_t tail_records)
 {
 	memset(pk, 0, sizeof(*pk));
 	pk->block_size = block_size;
@@ -42,8 +39,19 @@ void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 	pk->cmp = cmp;
 	pk->ftable = ftable;
 	pk->sink = *sink;
-	hash_table_init(&pk->map);
-	pk->cache_index = BP_NONE;
+	bp_tail_index_init(&pk->tails, tail_records);
+	/* 24 bytes of raw tail for each record in memory; without a limit,
+	 * 16 MiB */
+	pk->store_memory = tail_records != 0 ? tail_records * 24 : (16u << 20);
+
+	/* as many slots as the byte budget allows, at least 2 */
+	pk->cache_slots = BP_FRAG_CACHE_BYTES / block_size;
+	if (pk->cache_slots < 2)
+		pk->cache_slots = 2;
+	if (pk->cache_slots > BP_FRAG_CACHE_SLOTS)
+		pk->cache_slots = BP_FRAG_CACHE_SLOTS;
+	for (size_t i = 0; i < BP_FRAG_CACHE_SLOTS; ++i)
+		pk->cache[i].index = BP_NONE;
 }
 
 void bp_packer_cleanup(bp_packer_t *pk)
@@ -51,14 +59,19 @@ void bp_packer_cleanup(bp_packer_t *pk)
 	if (pk->blk != NULL)
 		pk->sink.release(pk->sink.ctx, pk->blk);
 	pk->blk = NULL;
-	array_cleanup(&pk->list);
-	free(pk->cache);
+	bp_tail_index_cleanup(&pk->tails);
+	for (size_t i = 0; i < BP_FRAG_CACHE_SLOTS; ++i) {
+		free(pk->cache[i].data);
+		pk->cache[i].data = NULL;
+		pk->cache[i].index = BP_NONE;
+	}
 	free(pk->scratch);
 	array_cleanup(&pk->pending);
-	hash_table_cleanup(&pk->map);
-	pk->cache = NULL;
 	pk->scratch = NULL;
-	pk->cache_index = BP_NONE;
+	spill_file_destroy(pk->store);
+	pk->store = NULL;
+	free(pk->store_buf);
+	pk->store_buf = NULL;
 }
 
 /* Whether fragment block idx is on disk (its table entry is filled in). */
@@ -69,14 +82,42 @@ static bool written(const bp_packer_t *pk, uint32_t idx)
 	return e != NULL && e->size != 0;
 }
 
-/* Decode written fragment block number idx into the cache. */
-static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
+/* The slot to decode a block into: an empty one, else the least recently
+ * used. */
+static bp_frag_cache_slot_t *victim_slot(bp_packer_t *pk)
+{
+	bp_frag_cache_slot_t *best = &pk->cache[0];
+
+	for (size_t i = 0; i < pk->cache_slots; ++i) {
+		bp_frag_cache_slot_t *s = &pk->cache[i];
+
+		if (s->index == BP_NONE)
+			return s;
+		if (s->last_use < best->last_use)
+			best = s;
+	}
+	return best;
+}
+
+/* Written fragment block number idx, decoded: from the cache, or read back
+ * and decoded into it. */
+static int load_fragment_block(bp_packer_t *pk, uint32_t idx,
+			       const bp_frag_cache_slot_t **out)
 {
 	const size_t bs = pk->block_size;
 	sqfs_file_t *file = pk->file;
 	const bp_frag_entry_t *e;
+	bp_frag_cache_slot_t *slot;
 	uint32_t len;
 	ptrdiff_t ret;
+
+	for (size_t i = 0; i < pk->cache_slots; ++i) {
+		if (pk->cache[i].index == idx) {
+			pk->cache[i].last_use = ++pk->clock;
+			*out = &pk->cache[i];
+			return 0;
+		}
+	}
 
 	e = bp_frag_table_get(pk->ftable, idx);
 	if (e == NULL)
@@ -85,15 +126,16 @@ static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
 	if (len == 0 || len > bs)
 		return SQFS_ERROR_INTERNAL;
 
-	if (pk->cache == NULL) {
-		pk->cache = malloc(bs);
-		if (pk->cache == NULL)
+	slot = victim_slot(pk);
+	if (slot->data == NULL) {
+		slot->data = malloc(bs);
+		if (slot->data == NULL)
 			return SQFS_ERROR_ALLOC;
 	}
-	pk->cache_index = BP_NONE;
+	slot->index = BP_NONE;
 
 	if (e->size & SQFS_SIZE_WORD_RAW) {
-		ret = file->read_at(file, e->start, pk->cache, len);
+		ret = file->read_at(file, e->start, slot->data, len);
 		if (ret != 0)
 			return (int)ret;
 		ret = len;
@@ -107,13 +149,15 @@ static int load_fragment_block(bp_packer_t *pk, uint32_t idx)
 		if (ret != 0)
 			return (int)ret;
 		ret = sqfs_compressor_uncompress(pk->cmp, pk->scratch, len,
-						 pk->cache, bs);
+						 slot->data, bs);
 		if (ret < 0)
 			return (int)ret;
 	}
 
-	pk->cache_index = idx;
-	pk->cache_size = (uint32_t)ret;
+	slot->index = idx;
+	slot->size = (uint32_t)ret;
+	slot->last_use = ++pk->clock;
+	*out = slot;
 	return 0;
 }
 
@@ -166,12 +210,33 @@ static const bp_block_t *pending_block(bp_packer_t *pk, uint32_t idx)
 	return NULL;
 }
 
+/* Keep the words of a failure of the tail store. */
+static int store_failed(bp_packer_t *pk, int ret)
+{
+	if (pk->why[0] == '\0' && pk->store != NULL)
+		snprintf(pk->why, sizeof(pk->why), "%s",
+			 spill_file_error(pk->store));
+	return ret;
+}
+
 /* The bytes of an earlier fragment. */
-static int fragment_bytes(bp_packer_t *pk, const bp_fragment_t *rec,
+static int fragment_bytes(bp_packer_t *pk, const bp_tail_t *rec,
 			  const uint8_t **out)
 {
 	const bp_block_t *blk = pk->blk;
+	const bp_frag_cache_slot_t *slot;
 	int ret;
+
+	if (rec->store != 0) {
+		if (rec->size > BP_STORED_TAIL_MAX || pk->store == NULL)
+			return SQFS_ERROR_INTERNAL;
+		ret = spill_file_read_at(pk->store, rec->store - 1,
+					 pk->store_buf, rec->size);
+		if (ret != 0)
+			return store_failed(pk, ret);
+		*out = pk->store_buf;
+		return 0;
+	}
 
 	if (blk == NULL || rec->block != blk->index) {
 		if (bp_frag_table_get(pk->ftable, rec->block) == NULL)
@@ -186,139 +251,135 @@ static int fragment_bytes(bp_packer_t *pk, const bp_fragment_t *rec,
 		return 0;
 	}
 
-	if (rec->block != pk->cache_index) {
-		ret = load_fragment_block(pk, rec->block);
-		if (ret != 0)
-			return ret;
-	}
+	ret = load_fragment_block(pk, rec->block, &slot);
+	if (ret != 0)
+		return ret;
 	/* what we wrote ourselves decoded shorter: the output changed */
-	if (rec->offset > pk->cache_size ||
-	    rec->size > pk->cache_size - rec->offset)
+	if (rec->offset > slot->size || rec->size > slot->size - rec->offset)
 		return SQFS_ERROR_CORRUPTED;
-	*out = pk->cache + rec->offset;
+	*out = slot->data + rec->offset;
 	return 0;
 }
 
-/* Look for an earlier fragment equal to the tail: *out receives its
- * record, or BP_NONE. */
-static int find_fragment(bp_packer_t *pk, const bp_block_t *tail, uint32_t *out)
+typedef struct {
+	bp_packer_t *pk;
+	const bp_block_t *tail;
+	unsigned int tried;
+	bp_tail_t found;
+} candidate_search_t;
+
+/* One earlier tail of the same size and hash: 1 if its bytes are the
+ * tail's, 0 to go on, 2 to give up (too many hash collisions). */
+static int try_candidate(void *user, const bp_tail_t *rec)
 {
-	unsigned int tried = 0;
+	candidate_search_t *cs = user;
 	const uint8_t *bytes;
-	uint64_t i;
 	int ret;
 
-	*out = BP_NONE;
-	if (!hash_table_get(&pk->map, bp_dedup_key(tail->hash, tail->size), &i))
-		return 0;
-
-	for (; i != BP_NONE; i = frag_at(pk, i)->prev) {
-		const bp_fragment_t *rec;
-
-		if (i >= pk->list.count)
-			return SQFS_ERROR_INTERNAL;
-		rec = frag_at(pk, i);
-		if (rec->size != tail->size || rec->hash != tail->hash)
-			continue;
-		/* a tiny tail's hash is its bytes (bp_tail_hash) */
-		if (tail->size <= BP_EXACT_TAIL) {
-			*out = (uint32_t)i;
-			return 0;
-		}
-		if (tried++ == BP_MAX_CANDIDATES)
-			break;
-
-		ret = fragment_bytes(pk, rec, &bytes);
-		if (ret != 0)
-			return ret;
-		if (memcmp(bytes, tail->data, tail->size) == 0) {
-			*out = (uint32_t)i;
-			return 0;
-		}
+	/* a tiny tail's hash is its bytes (bp_tail_hash) */
+	if (cs->tail->size <= BP_EXACT_TAIL) {
+		cs->found = *rec;
+		return 1;
 	}
-	return 0;
+	if (cs->tried++ == BP_MAX_CANDIDATES)
+		return 2;
+
+	ret = fragment_bytes(cs->pk, rec, &bytes);
+	if (ret != 0)
+		return ret;
+	if (memcmp(bytes, cs->tail->data, cs->tail->size) != 0)
+		return 0;
+	cs->found = *rec;
+	return 1;
+}
+
+/* Look for an earlier fragment equal to the tail, newest first: 1 with
+ * *out set, or 0. */
+static int find_fragment(bp_packer_t *pk, const bp_block_t *tail,
+			 bp_tail_t *out)
+{
+	candidate_search_t cs = {pk, tail, 0, {0, 0, 0, 0, 0}};
+	int ret;
+
+	ret = bp_tail_index_find(&pk->tails, tail->hash, tail->size,
+				 try_candidate, &cs);
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		*out = cs.found;
+	return ret == 1;
 }
 
 static int record(bp_packer_t *pk, uint64_t hash, uint32_t size, uint32_t block,
-		  uint32_t offset)
+		  uint32_t offset, const uint8_t *bytes)
 {
-	uint64_t key = bp_dedup_key(hash, size), prev;
-	bp_fragment_t *rec;
+	bp_tail_t rec = {hash, size, block, offset, 0};
 	int ret;
 
-	/* records are linked by u32 numbers; past that, stop recording */
-	if (pk->list.count >= BP_NONE - 1)
-		return 0;
-
-	ret = array_reserve(&pk->list, sizeof(*rec), 1);
-	if (ret != 0)
-		return ret;
-
-	rec = frag_at(pk, pk->list.count);
-	rec->hash = hash;
-	rec->size = size;
-	rec->block = block;
-	rec->offset = offset;
-	rec->prev = BP_NONE;
-	if (hash_table_get(&pk->map, key, &prev))
-		rec->prev = (uint32_t)prev;
-
-	ret = hash_table_put(&pk->map, key, pk->list.count);
-	if (ret != 0)
-		return ret;
-	pk->list.count += 1;
-	return 0;
+	if (size > BP_EXACT_TAIL && size <= BP_STORED_TAIL_MAX) {
+		if (pk->store == NULL) {
+			pk->store_buf = malloc(BP_STORED_TAIL_MAX);
+			if (pk->store_buf == NULL)
+				return SQFS_ERROR_ALLOC;
+			/* in memory as long as the tails in memory fit */
+			ret = spill_file_create(pk->store_memory, &pk->store,
+						pk->why);
+			if (ret != 0)
+				return ret;
+		}
+		rec.store = spill_file_size(pk->store) + 1;
+		ret = spill_file_append(pk->store, bytes, size);
+		if (ret != 0)
+			return store_failed(pk, ret);
+	}
+	return bp_tail_index_add(&pk->tails, &rec);
 }
 
 static int record_fragment(bp_packer_t *pk, const bp_block_t *tail,
 			   uint32_t block, uint32_t offset)
 {
-	return record(pk, tail->hash, tail->size, block, offset);
+	return record(pk, tail->hash, tail->size, block, offset, tail->data);
 }
 
-/* Whether a tail at (block, offset) of size and hash is recorded already
- * (old files that shared one tail). */
-static bool recorded(const bp_packer_t *pk, uint64_t hash, uint32_t size,
-		     uint32_t block, uint32_t offset)
+/* A record at exactly the place asked for: 1, else 0. */
+static int same_place(void *user, const bp_tail_t *rec)
 {
-	uint64_t i;
+	const bp_tail_t *want = user;
 
-	if (!hash_table_get(&pk->map, bp_dedup_key(hash, size), &i))
-		return false;
-	for (; i != BP_NONE && i < pk->list.count; i = frag_at(pk, i)->prev) {
-		const bp_fragment_t *rec = frag_at(pk, i);
-
-		if (rec->size == size && rec->hash == hash &&
-		    rec->block == block && rec->offset == offset)
-			return true;
-	}
-	return false;
+	return rec->block == want->block && rec->offset == want->offset;
 }
 
 int bp_packer_adopt_tail(bp_packer_t *pk, uint32_t block, uint32_t offset,
 			 uint32_t size, bp_hash_fn_t fn)
 {
 	const bp_frag_entry_t *e = bp_frag_table_get(pk->ftable, block);
+	const bp_frag_cache_slot_t *slot;
+	bp_tail_t want;
 	uint64_t hash;
 	int ret;
 
 	if (pk->blk != NULL || e == NULL || e->size == 0 || size == 0 ||
 	    size >= pk->block_size)
 		return SQFS_ERROR_INTERNAL;
-	if (block != pk->cache_index) {
-		ret = load_fragment_block(pk, block);
-		/* the old image's block, not one we wrote */
-		if (ret == SQFS_ERROR_INTERNAL)
-			ret = SQFS_ERROR_CORRUPTED;
-		if (ret != 0)
-			return ret;
-	}
-	if (offset > pk->cache_size || size > pk->cache_size - offset)
+	ret = load_fragment_block(pk, block, &slot);
+	/* the old image's block, not one we wrote */
+	if (ret == SQFS_ERROR_INTERNAL)
+		ret = SQFS_ERROR_CORRUPTED;
+	if (ret != 0)
+		return ret;
+	if (offset > slot->size || size > slot->size - offset)
 		return SQFS_ERROR_CORRUPTED;
-	hash = bp_tail_hash(fn, pk->cache + offset, size);
-	if (recorded(pk, hash, size, block, offset))
-		return 0;
-	return record(pk, hash, size, block, offset);
+	hash = bp_tail_hash(fn, slot->data + offset, size);
+
+	/* old files that shared one tail: recorded once */
+	want.hash = hash;
+	want.size = size;
+	want.block = block;
+	want.offset = offset;
+	ret = bp_tail_index_find(&pk->tails, hash, size, same_place, &want);
+	if (ret != 0)
+		return ret < 0 ? ret : 0;
+	return record(pk, hash, size, block, offset, slot->data + offset);
 }
 
 /* Open a new fragment block with the next fragment table index. */
@@ -367,7 +428,8 @@ int bp_packer_add(bp_packer_t *pk, const bp_block_t *tail)
 {
 	bool dedup = !(tail->flags & BP_FILE_DONT_DEDUPLICATE);
 	file_data_t *fd = tail->fd;
-	uint32_t match, offset;
+	bp_tail_t match;
+	uint32_t offset;
 	int ret;
 
 	if (fd == NULL || tail->size == 0 || tail->size >= pk->block_size)
@@ -375,11 +437,11 @@ int bp_packer_add(bp_packer_t *pk, const bp_block_t *tail)
 
 	if (dedup) {
 		ret = find_fragment(pk, tail, &match);
-		if (ret != 0)
+		if (ret < 0)
 			return ret;
-		if (match != BP_NONE) {
-			fd->fragment_index = frag_at(pk, match)->block;
-			fd->fragment_offset = frag_at(pk, match)->offset;
+		if (ret > 0) {
+			fd->fragment_index = match.block;
+			fd->fragment_offset = match.offset;
 			pk->stats.duplicate_fragments += 1;
 			return 0;
 		}

@@ -111,7 +111,8 @@ int block_processor_create(const block_processor_desc_t *desc,
 		};
 
 		bp_packer_init(&bp->packer, desc->block_size, desc->file,
-			       desc->cmp, &bp->ftable, &sink);
+			       desc->cmp, &bp->ftable, &sink,
+			       desc->tail_index_records);
 	}
 
 #ifdef WITH_PTHREAD
@@ -495,4 +496,22 @@ void block_processor_get_stats(const block_processor_t *bp,
 	add_stats(stats, &bp->stats);
 	add_stats(stats, &bp->writer.stats);
 	add_stats(stats, &bp->packer.stats);
+}
+
+uint64_t block_processor_files_complete(const block_processor_t *bp)
+{
+	/* Asked between calls: a file's end marker is written at the
+	 * earliest during its end, which places the tail before returning,
+	 * so a written marker means a complete record. */
+	uint64_t ended = bp->stats.files;
+
+	return bp->writer.files_written < ended ? bp->writer.files_written
+						: ended;
+}
+
+const char *block_processor_spill_error(const block_processor_t *bp)
+{
+	if (bp->packer.why[0] != '\0')
+		return bp->packer.why;
+	return bp->packer.tails.why;
 }

@@ -67,8 +67,9 @@
  * data block, two per fragment block; at most the backlog's blocks and 64
  * MiB), the block the front end fills, the open fragment block, a scratch
  * buffer per worker, the writer's two verification buffers and the
- * packer's cache, plus per stored block one bp_index_entry_t, per fragment
- * one bp_fragment_t and per fragment block one table entry.
+ * packer's cache of decoded fragment blocks (BP_FRAG_CACHE_BYTES), plus per
+ * stored block one bp_index_entry_t, per fragment one bp_fragment_t and per
+ * fragment block one table entry.
  */
 #ifndef SQFS_BLOCK_PROCESSOR_PARTS_H
 #define SQFS_BLOCK_PROCESSOR_PARTS_H
@@ -325,6 +326,10 @@ typedef struct {
 	/* Verification buffers, block_size bytes each, made on first use. */
 	uint8_t *buf_a;
 	uint8_t *buf_b;
+
+	/* Files whose end marker was written: their records are final but
+	 * for the tail, which the front end places when it ends the file. */
+	uint64_t files_written;
 } bp_writer_t;
 
 void bp_writer_init(bp_writer_t *wr, sqfs_file_t *file, uint32_t block_size,
@@ -357,15 +362,109 @@ typedef struct {
 	void (*release)(void *ctx, bp_block_t *blk);
 } bp_block_sink_t;
 
-/* One distinct fragment. */
+/*
+ * One distinct tail: its size, hash and place (fragment block number,
+ * offset), and where its bytes are kept raw for the byte comparison with
+ * a later equal tail (the tail store's offset + 1; 0: not kept, read the
+ * fragment block back instead).
+ */
 typedef struct {
 	uint64_t hash;
 	uint32_t size;
 	uint32_t block;
 	uint32_t offset;
-	/* The previous fragment with the same key, or BP_NONE. */
+	uint64_t store;
+} bp_tail_t;
+
+/* A distinct tail in memory, linked to the previous one of its key
+ * (BP_NONE: none). */
+typedef struct {
+	bp_tail_t tail;
 	uint32_t prev;
 } bp_fragment_t;
+
+/*
+ * Written fragment blocks read back and decoded to compare a tail with an
+ * earlier one are kept, the least recently used going first: duplicates
+ * of popular files (licences, boilerplate, generated stubs) point at a few
+ * blocks again and again, and with xz each read-back costs the decoding
+ * of a whole block (1 to 3 ms). With one block kept, a million small
+ * files with 10% duplicates spent 90% of the pack decoding. At most
+ * BP_FRAG_CACHE_SLOTS blocks and BP_FRAG_CACHE_BYTES, at least 2 blocks.
+ */
+#define BP_FRAG_CACHE_BYTES (8u << 20)
+
+/*
+ * Distinct tails up to this size also go, raw, to a spill file (the tail
+ * store), and a later tail of the same size and hash is compared with
+ * them there: one read of a few bytes from the page cache instead of
+ * decoding a whole fragment block. A tree of small files whose
+ * duplicates point anywhere in the image (not at a few popular blocks)
+ * otherwise decodes a block per duplicate: 244 s instead of seconds for
+ * half a million files with xz. Larger tails are rare by count and cost
+ * the decoding of a block no larger than themselves twice over.
+ */
+#define BP_STORED_TAIL_MAX 4096u
+#define BP_FRAG_CACHE_SLOTS 64u
+
+typedef struct {
+	uint8_t *data;
+	uint64_t last_use;
+	/* Fragment block number, or BP_NONE for an empty slot. */
+	uint32_t index;
+	uint32_t size;
+} bp_frag_cache_slot_t;
+
+/* ---- tail_index.c: the index of distinct tails ----------------------------
+ */
+
+/*
+ * Every distinct tail packed is recorded (size, hash, where it is), so
+ * that a later equal tail is found. The newest records are in memory: an
+ * array and a hash map from key (bp_dedup_key) to the newest record of
+ * that key, each record linking to the previous one. Past max_records in
+ * memory they are sorted by key and written to a run in a spill file,
+ * with a filter (a blocked Bloom filter, about 10 bits per record) and
+ * the first key of each page kept in memory; runs of one size are merged
+ * four at a time (a tiered log-structured merge), so a lookup checks a
+ * few filters, not one per run. A lookup visits the records of a size
+ * and hash newest first, in memory and then in the runs from the newest:
+ * the same order as with everything in memory, so dedup decisions, and
+ * images, do not depend on the limit.
+ */
+typedef struct bp_tail_run bp_tail_run_t;
+
+typedef struct {
+	/* Records in memory before a spill; 0: never spill. */
+	size_t max_records;
+	/* In memory: distinct fragments (bp_fragment_t), key -> newest. */
+	array_t list;
+	hash_table_t map;
+	/* Spilled runs, oldest first, in one spill file. */
+	bp_tail_run_t *runs;
+	size_t run_count;
+	struct spill_file *file;
+	/* Records spilled and merge passes, for tests and figures. */
+	uint64_t spilled;
+	uint64_t merges;
+	/* The words of a spill failure. */
+	char why[256];
+} bp_tail_index_t;
+
+/* Visit a candidate: 1 stops the lookup (found), 0 goes on, < 0 fails. */
+typedef int (*bp_tail_visit_fn)(void *user, const bp_tail_t *rec);
+
+void bp_tail_index_init(bp_tail_index_t *ti, size_t max_records);
+
+void bp_tail_index_cleanup(bp_tail_index_t *ti);
+
+/* Record a distinct tail (newer than every record so far). */
+int bp_tail_index_add(bp_tail_index_t *ti, const bp_tail_t *rec);
+
+/* Visit the records of rec's size and hash, newest first, until visit
+ * stops it: 1 if it did, 0 if every record was visited. */
+int bp_tail_index_find(bp_tail_index_t *ti, uint64_t hash, uint32_t size,
+		       bp_tail_visit_fn visit, void *user);
 
 /* A fragment block submitted but perhaps not yet written. */
 typedef struct {
@@ -386,22 +485,31 @@ typedef struct {
 	/* The open fragment block or NULL, and the bytes in it. */
 	bp_block_t *blk;
 	uint32_t fill;
-	/* Distinct fragments (bp_fragment_t), and key -> latest. */
-	array_t list;
-	hash_table_t map;
+	/* Distinct fragments. */
+	bp_tail_index_t tails;
 	/* Fragment blocks submitted whose table entry is still 0
 	 * (bp_pending_t): their data is read from memory. */
 	array_t pending;
-	/* The last fragment block read back and decoded. */
-	uint8_t *cache;
-	uint32_t cache_index;
-	uint32_t cache_size;
+	/* Raw bytes of distinct tails of BP_EXACT_TAIL + 1 to
+	 * BP_STORED_TAIL_MAX bytes (bp_tail_t.store), and room to read one
+	 * back; why: the words of a failure of the store. */
+	struct spill_file *store;
+	size_t store_memory;
+	uint8_t *store_buf;
+	char why[256];
+	/* Fragment blocks read back and decoded, least recently used first
+	 * to go; clock counts the uses. */
+	bp_frag_cache_slot_t cache[BP_FRAG_CACHE_SLOTS];
+	size_t cache_slots;
+	uint64_t clock;
 	uint8_t *scratch;
 } bp_packer_t;
 
+/* tail_records: records of distinct tails kept in memory before they
+ * are spilled (bp_tail_index_t); 0: never. */
 void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 		    sqfs_compressor_t *cmp, bp_frag_table_t *ftable,
-		    const bp_block_sink_t *sink);
+		    const bp_block_sink_t *sink, size_t tail_records);
 
 /* Frees what the packer owns; an open fragment block goes back to the
  * sink. */
@@ -418,7 +526,7 @@ int bp_packer_flush(bp_packer_t *pk);
 /*
  * Offer a tail that is already in the output (size bytes at offset in
  * written fragment block number block) to later tails: its block is read
- * back and decoded (the last one stays cached), the tail hashed with fn
+ * back and decoded (and cached), the tail hashed with fn
  * and recorded, once however many files share it. SQFS_ERROR_CORRUPTED
  * if the block does not decode or the tail lies outside it.
  */

@@ -22,6 +22,8 @@
 #include "sqfs/super.h"
 #include "sqfs/writer.h"
 #include "sqfs/block_processor/block_processor.h"
+#include "sqfs/writer/record.h"
+#include "util/extsort.h"
 
 #include <sys/stat.h>
 
@@ -185,8 +187,126 @@ uint32_t wr_tree_find(const wr_tree_t *t, const char *path);
 /* The path of a node, "a/b/c", malloc'd; NULL if out of memory. */
 char *wr_tree_node_path(const wr_tree_t *t, uint32_t id);
 
+/* The path "a/b/name" of an entry named name in directory parent,
+ * malloc'd; NULL if out of memory. */
+char *wr_entry_path(const wr_tree_t *t, uint32_t parent, const char *name);
+
 /* Bytes malloc'd by the tree, without the arena (names and targets). */
 size_t wr_tree_memory(const wr_tree_t *t);
+
+/* ---- entries.c ---- */
+
+/* A regular file whose data is in flight: its record waits for the block
+ * processor to fill in fd. */
+typedef struct {
+	wr_record_t rec;
+	/* the block processor's number of the file (in begin order) */
+	uint64_t ordinal;
+	char *name;
+	file_data_t *fd;
+} wr_pending_t;
+
+typedef struct {
+	extsort_t *sorter;
+	wr_pending_t *pending;
+	size_t npending;
+	size_t pending_cap;
+	uint64_t next_seq;
+	/* records added (pending files included) */
+	uint64_t count;
+	/* sequence numbers bound links hold (objects that may be linked) */
+	uint64_t *bound;
+	size_t nbound;
+	size_t bound_cap;
+	uint8_t *scratch;
+	size_t scratch_cap;
+	/* the last record wr_entries_newest found */
+	uint8_t *found;
+	size_t found_len;
+	size_t found_cap;
+} wr_entries_t;
+
+int wr_entries_init(wr_entries_t *e, size_t mem_limit);
+void wr_entries_cleanup(wr_entries_t *e);
+const char *wr_entries_error(const wr_entries_t *e);
+
+/* Add a complete record (its sequence number set by the caller). */
+int wr_entries_add(wr_entries_t *e, const wr_record_t *r);
+
+/* Add a regular file's record whose data the block processor, as file
+ * number ordinal, is about to fill into *fd (zeroed, at a fixed address
+ * until the record is handed off). */
+int wr_entries_add_file(wr_entries_t *e, const wr_record_t *r, uint64_t ordinal,
+			file_data_t **fd);
+
+/* Hand off the records of files numbered below files_complete. */
+int wr_entries_flush(wr_entries_t *e, uint64_t files_complete);
+
+/*
+ * The newest record of (parent, name): 1 with *out set (valid until the
+ * next call), 0 if there is none or it is a tombstone, or an error.
+ */
+int wr_entries_newest(wr_entries_t *e, uint32_t parent, const char *name,
+		      size_t len, wr_record_t *out);
+
+/* ---- links.c ---- */
+
+/* What a link resolves to when its target is missing, a directory, or a
+ * loop. */
+#define WR_LINK_BROKEN UINT64_MAX
+
+typedef struct {
+	uint64_t seq;
+	uint32_t parent;
+	char *name;
+	/* canonical target path */
+	char *target;
+	/* wr_links_resolve: still in the image, and the sequence number of
+	 * the object it reaches or WR_LINK_BROKEN */
+	bool live;
+	uint64_t result;
+} wr_unbound_t;
+
+typedef struct {
+	/* in the order added, which is sequence number order */
+	wr_unbound_t *list;
+	size_t count;
+	size_t cap;
+} wr_links_t;
+
+void wr_links_cleanup(wr_links_t *l);
+
+int wr_links_add_unbound(wr_links_t *l, uint64_t seq, uint32_t parent,
+			 const char *name, size_t len, const char *target);
+
+struct sqfs_writer;
+
+/* Resolve every unbound link still in the image (wr_tree_mark_dead must
+ * have run); *broken gets the number of broken ones. */
+int wr_links_resolve(struct sqfs_writer *wr, size_t *broken);
+
+/* After wr_links_resolve: hide every broken link, reporting each; returns
+ * how many. */
+int wr_links_drop_broken(struct sqfs_writer *wr,
+			 void (*report)(void *user, const char *path,
+					const char *target),
+			 void *user);
+
+/* The first broken link's path (malloc'd) and target. */
+void wr_links_first_broken(struct sqfs_writer *wr, char **path,
+			   const char **target);
+
+/*
+ * The newest record a canonical path names now, through the directory
+ * index: 1 with *out set, 0 if it names a directory (or the root),
+ * nothing, or a tombstone.
+ */
+int wr_newest_at_path(struct sqfs_writer *wr, const char *path,
+		      wr_record_t *out);
+
+/* After wr_links_resolve: the object an unbound link in the image
+ * reaches, or WR_LINK_BROKEN. */
+uint64_t wr_links_result(const wr_links_t *l, uint64_t seq);
 
 /* ---- the writer ---- */
 
@@ -201,8 +321,17 @@ struct sqfs_writer {
 
 	wr_tree_t tree;
 
-	/* The regular file being written, or NODE_NIL. */
-	uint32_t open_file;
+	/* Entries that are not directories, and the hard links not bound
+	 * when they were added. */
+	wr_entries_t entries;
+	wr_links_t links;
+	/* Files begun, the block processor's numbers for them. */
+	uint64_t files_begun;
+
+	/* A regular file is being written: its place, for words. */
+	bool file_open;
+	uint32_t open_parent;
+	char *open_name;
 	bool finished;
 
 	/* Words of the last failure (sqfs_writer_error). */
@@ -216,6 +345,9 @@ struct sqfs_writer {
 };
 
 /* ---- writer.c, for append.c ---- */
+
+/* The memory limit in bytes (mem_limit_mib, or the default). */
+uint64_t wr_mem_limit(const sqfs_writer_options_t *opt);
 
 /* Write what follows the superblock's place at the start of the output
  * (a new image's compressor options; an old image's data area); *stage
@@ -231,19 +363,32 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 int wr_add_existing(sqfs_writer_t *wr, const sqfs_entry_t *entry,
 		    const file_data_t *data);
 
-/* ---- links.c ---- */
-
-/*
- * Resolve every live hard link (wr_tree_mark_dead must have run): its
- * node.num becomes the id of the final non-link entry, or LINK_BROKEN.
- * Returns the number of broken links.
- */
-size_t wr_links_resolve(wr_tree_t *t);
-
 /* ---- serialize.c ---- */
 
+/*
+ * What the export table is made from, when the image is exportable: the
+ * inode table's reference of each inode in number order, kept virtual
+ * (in the metadata pipeline's block numbers) in a spill file, 8 bytes
+ * each, and the position of each of the inode table's blocks, which makes
+ * them real. The table is written after the fragment table, when the
+ * pipeline is gone.
+ */
+typedef struct {
+	struct spill_file *refs;
+	uint64_t *block_pos;
+	uint64_t block_count;
+	uint32_t count;
+} wr_export_t;
+
+/* Give back what exp holds. */
+void wr_export_cleanup(wr_export_t *exp);
+
+/* export_table_write's source: count real references from first on. */
+int wr_export_fill(void *exp, uint64_t first, uint64_t *refs, size_t count);
+
 /* Number the inodes and write the inode and directory tables, recording
- * their positions, the inode count and the root reference in super. */
-int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table);
+ * their positions, the inode count and the root reference in super;
+ * exportable, fill *exp (zeroed otherwise). */
+int wr_write_tables(sqfs_writer_t *wr, wr_export_t *exp);
 
 #endif /* SQFS_WRITER_INTERNAL_H */

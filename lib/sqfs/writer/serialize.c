@@ -1,22 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Numbering the inodes and writing the inode and directory tables.
+ * Numbering the inodes and writing the inode and directory tables, from
+ * the directory index and the records (doc/scale.md, "Finishing, step by
+ * step").
  *
- * Directories are visited in post-order (subdirectories first, in sorted
- * order); a visit numbers the directory's non-directory children, in
- * sorted order, then the directory itself, so the root is last. The first
- * pass only numbers (a directory inode needs its parent's number, which
- * comes later); the second pass repeats the same walk and writes each
- * inode in number order, so a directory's listing can always refer to its
- * children's inodes, which are already written.
+ * The order is that of a post-order walk of the directories (each
+ * directory's subdirectories first, by name); a directory's visit numbers
+ * and writes its new objects (its non-directory entries, in name order,
+ * less the hard-linked objects met earlier in the walk), then the
+ * directory itself, so the root is last. A directory's inode needs its
+ * parent's number, which comes later in the walk: so the numbers of the
+ * directories are counted first (count), then the walk writes (emit).
  *
- * The walk (walk, number_dir, emit_dir) only decides the order; the
- * emission (write_*) encodes each record into the streams of the
- * metadata pipeline (meta_pipeline_internal.h), which compresses the
- * blocks on worker threads. Every reference kept while writing (a node's
- * ref, the export table) is virtual, in the pipeline's block numbers; the
- * pipeline fills in the fields of the tables itself, and the root
- * reference and the export table are made real at the end.
+ * Memory: per directory its group's place and counts; per hard-linked
+ * object its link count and, once written, its number and reference. The
+ * entries themselves are read from spill files, one directory at a time.
+ *
+ * The walk only decides the order; the inodes and listings are encoded
+ * into the streams of the metadata pipeline (meta_pipeline_internal.h),
+ * which compresses the blocks on worker threads. Every reference kept
+ * while writing (a linked object's, a directory node's, the export
+ * table's) is virtual, in the pipeline's block numbers: the pipeline
+ * fills in the fields inside the tables itself, the root reference is
+ * made real at the end, and the export table when it is written
+ * (wr_export_t). The directory table must follow the inode table on
+ * disk but is made at the same time: it waits in a spill file.
  */
 #include "config.h"
 
@@ -25,26 +33,73 @@
 #include "sqfs/inode_internal.h"
 #include "sqfs/meta_pipeline_internal.h"
 #include "sqfs/io.h"
+#include "util/hash_table.h"
+#include "util/le.h"
+#include "util/spill.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* An occurrence of an object a link may reach: a link to it, or its own
+ * entry. */
+typedef struct {
+	uint64_t object;
+	uint32_t dir;
+	/* the directory's rank in the walk (count) */
+	uint32_t rank;
+	bool is_link;
+	char *name;
+} occurrence_t;
+
 typedef struct {
 	const char *name;
 	uint32_t id;
-} child_t;
+} subdir_t;
 
+/* A hard-linked object, sorted by object. */
 typedef struct {
-	uint32_t dir;
-	uint32_t cursor;
-} frame_t;
+	uint64_t object;
+	uint32_t nlink;
+	/* once written */
+	uint32_t num;
+	uint64_t ref;
+	uint8_t itype;
+	bool written;
+} linked_t;
 
 typedef struct {
 	sqfs_writer_t *wr;
 	wr_tree_t *t;
-	/* Children of node i: children[start[i] .. start[i + 1]). */
-	uint32_t *start;
-	child_t *children;
+
+	/* Winners, grouped by directory: per directory the group's offset
+	 * in groups and its count. */
+	spill_file_t *groups;
+	uint64_t *grp_off;
+	uint32_t *grp_count;
+	/* New objects per directory. */
+	uint32_t *newcount;
+
+	/* Directories in walk order, each one's rank, and its
+	 * subdirectories sorted by name (sub[sub_start[d] ..
+	 * sub_start[d + 1])). */
+	uint32_t *order;
+	uint32_t order_count;
+	uint32_t *rank;
+	uint32_t *sub_start;
+	subdir_t *sub;
+
+	/* Records of objects that links may reach, by sequence number:
+	 * store holds them, where maps sequence -> offset + 1 (0: wanted,
+	 * not stored yet). */
+	spill_file_t *store;
+	hash_table_t where;
+
+	occurrence_t *occ;
+	size_t nocc;
+	size_t occ_cap;
+	linked_t *linked;
+	size_t nlinked;
+
 	/* Inodes numbered, and written. */
 	uint32_t numbered;
 	uint32_t written;
@@ -55,89 +110,398 @@ typedef struct {
 	dir_writer_t *dw;
 	sqfs_inode_t *ino;
 	size_t ino_capacity;
-	uint64_t *export_table;
+	/* exportable: the virtual reference of each inode in number order
+	 * (which is the order they are written in) */
+	spill_file_t *export_refs;
+	uint8_t *buf;
+	size_t buf_cap;
 } ser_t;
 
-static int compare_children(const void *a, const void *b)
+static int spill_words(ser_t *s, spill_file_t *f, int ret, const char *why)
 {
-	/* strcmp compares as unsigned char: the on-disk order. */
-	return strcmp(((const child_t *)a)->name, ((const child_t *)b)->name);
+	if (ret == SQFS_ERROR_IO && f != NULL)
+		return errtext_set(&s->wr->err, ret, "%s", spill_file_error(f));
+	if (ret == SQFS_ERROR_IO && why != NULL && why[0] != '\0')
+		return errtext_set(&s->wr->err, ret, "%s", why);
+	return ret;
 }
 
-/* The node a directory entry stands for: a link's final target. */
-static wr_node_t *entry_object(const ser_t *s, uint32_t id)
+static int reserve_buf(ser_t *s, size_t size)
 {
-	wr_node_t *n = wr_node(s->t, id);
+	if (size > s->buf_cap) {
+		uint8_t *p = realloc(s->buf, size);
 
-	if (n->flags & NODE_HARDLINK)
-		return wr_node(s->t, n->num);
-	return n;
-}
-
-static int build_children(ser_t *s)
-{
-	wr_tree_t *t = s->t;
-	uint32_t count = t->node_count;
-
-	s->start = calloc((size_t)count + 1, sizeof(s->start[0]));
-	s->children = malloc(((size_t)count + 1) * sizeof(s->children[0]));
-	if (s->start == NULL || s->children == NULL)
-		return SQFS_ERROR_ALLOC;
-
-	for (uint32_t id = 0; id < count; ++id) {
-		wr_node_t *n = wr_node(t, id);
-
-		if (!(n->flags & NODE_HARDLINK))
-			n->num = 0;
-		/* a replaced object still reached through a link bound to it
-		 * has no entry of its own */
-		if (n->flags & NODE_DEAD)
-			n->nlink = 0;
-		else
-			n->nlink = wr_node_is_dir(n) ? 2 : 1;
-	}
-
-	for (uint32_t id = 1; id < count; ++id) {
-		wr_node_t *n = wr_node(t, id);
-
-		if (n->flags & NODE_DEAD)
-			continue;
-		s->start[n->parent + 1] += 1;
-		if (wr_node_is_dir(n))
-			wr_node(t, n->parent)->nlink += 1;
-		if (n->flags & NODE_HARDLINK)
-			wr_node(t, n->num)->nlink += 1;
-	}
-
-	for (uint32_t i = 0; i < count; ++i)
-		s->start[i + 1] += s->start[i];
-
-	/* Place each child at its parent's cursor, then shift the cursors
-	 * (now at each range's end) back to the starts. */
-	for (uint32_t id = 1; id < count; ++id) {
-		wr_node_t *n = wr_node(t, id);
-		child_t *c;
-
-		if (n->flags & NODE_DEAD)
-			continue;
-		c = &s->children[s->start[n->parent]++];
-		c->name = n->name;
-		c->id = id;
-	}
-	for (uint32_t i = count; i > 0; --i)
-		s->start[i] = s->start[i - 1];
-	s->start[0] = 0;
-
-	for (uint32_t id = 0; id < count; ++id) {
-		uint32_t n = s->start[id + 1] - s->start[id];
-
-		if (n > 1) {
-			qsort(s->children + s->start[id], n,
-			      sizeof(s->children[0]), compare_children);
-		}
+		if (p == NULL)
+			return SQFS_ERROR_ALLOC;
+		s->buf = p;
+		s->buf_cap = size;
 	}
 	return 0;
 }
+
+/* ---- step 1: resolve ----------------------------------------------------- */
+
+static int add_occurrence(ser_t *s, uint64_t object, uint32_t dir,
+			  const char *name, size_t len, bool is_link)
+{
+	occurrence_t *o;
+
+	if (s->nocc == s->occ_cap) {
+		size_t cap = s->occ_cap ? s->occ_cap * 2 : 64;
+		occurrence_t *p = realloc(s->occ, cap * sizeof(p[0]));
+
+		if (p == NULL)
+			return SQFS_ERROR_ALLOC;
+		s->occ = p;
+		s->occ_cap = cap;
+	}
+	o = &s->occ[s->nocc];
+	o->object = object;
+	o->dir = dir;
+	o->rank = 0;
+	o->is_link = is_link;
+	o->name = malloc(len + 1);
+	if (o->name == NULL)
+		return SQFS_ERROR_ALLOC;
+	memcpy(o->name, name, len);
+	o->name[len] = '\0';
+	s->nocc += 1;
+	return 0;
+}
+
+static int append_record(spill_file_t *f, const void *rec, size_t len)
+{
+	uint8_t word[4];
+	int ret;
+
+	put_le32(word, (uint32_t)len);
+	ret = spill_file_append(f, word, 4);
+	if (ret == 0)
+		ret = spill_file_append(f, rec, len);
+	return ret;
+}
+
+/* Every record, winner or not, that a link may reach goes to the store. */
+static int maybe_store(ser_t *s, const void *rec, size_t len,
+		       const wr_record_t *r)
+{
+	uint64_t off;
+	int ret;
+
+	if (!hash_table_get(&s->where, r->seq, &off) || off != 0)
+		return 0;
+	off = spill_file_size(s->store);
+	ret = append_record(s->store, rec, len);
+	if (ret != 0)
+		return spill_words(s, s->store, ret, NULL);
+	return hash_table_put(&s->where, r->seq, off + 1);
+}
+
+/* The winner of a name: into its directory's group, and counted. */
+static int take_winner(ser_t *s, const void *rec, size_t len,
+		       const wr_record_t *r)
+{
+	uint64_t object;
+	int ret;
+
+	if (r->kind == WR_REC_GONE ||
+	    (wr_node(s->t, r->parent)->flags & NODE_DEAD) ||
+	    !wr_node_is_dir(wr_node(s->t, r->parent)))
+		return 0;
+	/* a directory of the same name outranks the records */
+	if (wr_tree_lookup(s->t, r->parent, r->name, r->name_len) != NODE_NIL)
+		return 0;
+
+	if (s->grp_count[r->parent] == 0)
+		s->grp_off[r->parent] = spill_file_size(s->groups);
+	else if (s->grp_count[r->parent] == UINT32_MAX)
+		return SQFS_ERROR_OVERFLOW;
+	ret = append_record(s->groups, rec, len);
+	if (ret != 0)
+		return spill_words(s, s->groups, ret, NULL);
+	s->grp_count[r->parent] += 1;
+
+	if (r->kind == WR_REC_LINK) {
+		object = r->bound != 0 ? r->bound
+				       : wr_links_result(&s->wr->links, r->seq);
+		if (object == WR_LINK_BROKEN)
+			return SQFS_ERROR_INTERNAL;
+		return add_occurrence(s, object, r->parent, r->name,
+				      r->name_len, true);
+	}
+	if (hash_table_get(&s->where, r->seq, NULL))
+		return add_occurrence(s, r->seq, r->parent, r->name,
+				      r->name_len, false);
+	s->newcount[r->parent] += 1;
+	return 0;
+}
+
+static int resolve(ser_t *s)
+{
+	extsort_t *sorter = s->wr->entries.sorter;
+	wr_links_t *links = &s->wr->links;
+	wr_entries_t *e = &s->wr->entries;
+	uint8_t *prev = NULL;
+	size_t prev_len = 0, prev_cap = 0, len;
+	char why[SPILL_WHY_SIZE];
+	const void *rec;
+	wr_record_t r;
+	int ret;
+
+	/* The records' sorter still holds its buffer (three quarters of
+	 * the limit) while the groups are made: each spill buffer here
+	 * takes a sixteenth. */
+	ret = spill_file_create((size_t)(wr_mem_limit(&s->wr->opt) / 16),
+				&s->groups, why);
+	if (ret == 0)
+		ret = spill_file_create(
+		    (size_t)(wr_mem_limit(&s->wr->opt) / 16), &s->store, why);
+	if (ret != 0)
+		return spill_words(s, NULL, ret, why);
+
+	/* the objects links may reach */
+	for (size_t i = 0; i < e->nbound; ++i) {
+		ret = hash_table_put(&s->where, e->bound[i], 0);
+		if (ret != 0)
+			return ret;
+	}
+	for (size_t i = 0; i < links->count; ++i) {
+		const wr_unbound_t *u = &links->list[i];
+
+		if (u->live && u->result != WR_LINK_BROKEN) {
+			ret = hash_table_put(&s->where, u->result, 0);
+			if (ret != 0)
+				return ret;
+		}
+	}
+
+	ret = extsort_finish(sorter);
+	if (ret != 0)
+		return errtext_set(&s->wr->err, ret, "%s",
+				   extsort_error(sorter));
+
+	/* records of one name come together, oldest first: the last one
+	 * of a run of equal keys wins */
+	for (;;) {
+		int more = extsort_next(sorter, &rec, &len);
+
+		if (more < 0) {
+			ret = errtext_set(&s->wr->err, more, "%s",
+					  extsort_error(sorter));
+			break;
+		}
+		if (more > 0) {
+			ret = wr_record_decode(rec, len, &r);
+			if (ret == 0)
+				ret = maybe_store(s, rec, len, &r);
+			if (ret != 0)
+				break;
+		}
+		if (prev != NULL) {
+			wr_record_t pr;
+			bool same = false;
+
+			ret = wr_record_decode(prev, prev_len, &pr);
+			if (ret != 0)
+				break;
+			if (more > 0)
+				same = pr.parent == r.parent &&
+				       pr.name_len == r.name_len &&
+				       memcmp(pr.name, r.name, r.name_len) == 0;
+			if (!same) {
+				ret = take_winner(s, prev, prev_len, &pr);
+				if (ret != 0)
+					break;
+			}
+		}
+		if (more == 0)
+			break;
+		if (len > prev_cap) {
+			uint8_t *p = realloc(prev, len);
+
+			if (p == NULL) {
+				ret = SQFS_ERROR_ALLOC;
+				break;
+			}
+			prev = p;
+			prev_cap = len;
+		}
+		memcpy(prev, rec, len);
+		prev_len = len;
+	}
+	free(prev);
+	return ret;
+}
+
+/* ---- step 2: count ------------------------------------------------------- */
+
+static int compare_subdirs(const void *a, const void *b)
+{
+	/* strcmp compares as unsigned char: the on-disk order */
+	return strcmp(((const subdir_t *)a)->name, ((const subdir_t *)b)->name);
+}
+
+/* Subdirectory lists by name, the walk order, ranks, directory nlinks. */
+static int walk_dirs(ser_t *s)
+{
+	wr_tree_t *t = s->t;
+	uint32_t count = t->node_count, *cursor, *stack;
+	size_t depth;
+
+	s->sub_start = calloc((size_t)count + 1, sizeof(uint32_t));
+	s->sub = malloc(((size_t)count + 1) * sizeof(subdir_t));
+	s->order = malloc(((size_t)count + 1) * sizeof(uint32_t));
+	s->rank = calloc((size_t)count + 1, sizeof(uint32_t));
+	cursor = malloc(((size_t)count + 1) * sizeof(uint32_t));
+	stack = malloc(((size_t)count + 1) * sizeof(uint32_t));
+	if (s->sub_start == NULL || s->sub == NULL || s->order == NULL ||
+	    s->rank == NULL || cursor == NULL || stack == NULL) {
+		free(cursor);
+		free(stack);
+		return SQFS_ERROR_ALLOC;
+	}
+
+	for (uint32_t id = 0; id < count; ++id) {
+		wr_node_t *n = wr_node(t, id);
+
+		n->nlink = (n->flags & NODE_DEAD) ? 0 : 2;
+		n->num = 0;
+	}
+	for (uint32_t id = 1; id < count; ++id) {
+		wr_node_t *n = wr_node(t, id);
+
+		if (n->flags & NODE_DEAD)
+			continue;
+		s->sub_start[n->parent + 1] += 1;
+		wr_node(t, n->parent)->nlink += 1;
+	}
+	for (uint32_t i = 0; i < count; ++i)
+		s->sub_start[i + 1] += s->sub_start[i];
+	memcpy(cursor, s->sub_start, (size_t)count * sizeof(uint32_t));
+	for (uint32_t id = 1; id < count; ++id) {
+		wr_node_t *n = wr_node(t, id);
+		subdir_t *sd;
+
+		if (n->flags & NODE_DEAD)
+			continue;
+		sd = &s->sub[cursor[n->parent]++];
+		sd->name = n->name;
+		sd->id = id;
+	}
+	for (uint32_t id = 0; id < count; ++id) {
+		uint32_t n = s->sub_start[id + 1] - s->sub_start[id];
+
+		if (n > 1)
+			qsort(s->sub + s->sub_start[id], n, sizeof(subdir_t),
+			      compare_subdirs);
+	}
+
+	/* post-order: a directory after all its subdirectories */
+	depth = 1;
+	stack[0] = NODE_ROOT;
+	cursor[NODE_ROOT] = s->sub_start[NODE_ROOT];
+	while (depth > 0) {
+		uint32_t d = stack[depth - 1];
+
+		if (cursor[d] < s->sub_start[d + 1]) {
+			uint32_t c = s->sub[cursor[d]++].id;
+
+			cursor[c] = s->sub_start[c];
+			stack[depth++] = c;
+			continue;
+		}
+		s->rank[d] = s->order_count;
+		s->order[s->order_count++] = d;
+		depth -= 1;
+	}
+	free(cursor);
+	free(stack);
+	return 0;
+}
+
+/* By object, then in the walk's order: the directory's rank, the name. */
+static int compare_occurrences(const void *a, const void *b)
+{
+	const occurrence_t *oa = a, *ob = b;
+
+	if (oa->object != ob->object)
+		return oa->object < ob->object ? -1 : 1;
+	if (oa->rank != ob->rank)
+		return oa->rank < ob->rank ? -1 : 1;
+	return strcmp(oa->name, ob->name);
+}
+
+/* Link counts of linked objects, the directory of each one's first
+ * occurrence (which numbers it), and every directory's number. */
+static int count_objects(ser_t *s)
+{
+	size_t i = 0;
+	int ret;
+
+	ret = walk_dirs(s);
+	if (ret != 0)
+		return ret;
+
+	for (size_t k = 0; k < s->nocc; ++k)
+		s->occ[k].rank = s->rank[s->occ[k].dir];
+	if (s->nocc > 1)
+		qsort(s->occ, s->nocc, sizeof(s->occ[0]), compare_occurrences);
+
+	s->linked = calloc(s->nocc + 1, sizeof(s->linked[0]));
+	if (s->linked == NULL)
+		return SQFS_ERROR_ALLOC;
+
+	while (i < s->nocc) {
+		size_t j = i;
+		bool any_link = false;
+
+		while (j < s->nocc && s->occ[j].object == s->occ[i].object) {
+			any_link = any_link || s->occ[j].is_link;
+			++j;
+		}
+		/* the first occurrence numbers the object */
+		s->newcount[s->occ[i].dir] += 1;
+		if (any_link) {
+			linked_t *l = &s->linked[s->nlinked++];
+
+			l->object = s->occ[i].object;
+			if (j - i > UINT32_MAX)
+				return SQFS_ERROR_OVERFLOW;
+			l->nlink = (uint32_t)(j - i);
+		}
+		i = j;
+	}
+
+	for (uint32_t k = 0; k < s->order_count; ++k) {
+		uint32_t d = s->order[k];
+
+		if ((uint64_t)s->numbered + s->newcount[d] + 1 >
+		    UINT32_MAX - 16)
+			return SQFS_ERROR_OVERFLOW;
+		s->numbered += s->newcount[d];
+		wr_node(s->t, d)->num = ++s->numbered;
+	}
+	return 0;
+}
+
+static linked_t *find_linked(const ser_t *s, uint64_t object)
+{
+	size_t lo = 0, hi = s->nlinked;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->linked[mid].object < object)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->nlinked && s->linked[lo].object == object)
+		return &s->linked[lo];
+	return NULL;
+}
+
+/* ---- step 3: emit -------------------------------------------------------- */
 
 static sqfs_inode_t *scratch_inode(ser_t *s, size_t payload_size)
 {
@@ -162,20 +526,23 @@ static sqfs_inode_t *scratch_inode(ser_t *s, size_t payload_size)
 	return s->ino;
 }
 
-static void fill_common(sqfs_inode_t *ino, const wr_node_t *n, uint16_t type,
+static void fill_common(sqfs_inode_t *ino, uint16_t mode, uint16_t uid_idx,
+			uint16_t gid_idx, uint32_t mtime, uint32_t xattr,
+			uint32_t num, uint32_t nlink, uint16_t type,
 			uint16_t ext_type, bool ext)
 {
 	ino->type = ext ? ext_type : type;
-	ino->mode = n->mode & 07777;
-	ino->uid_idx = n->uid_idx;
-	ino->gid_idx = n->gid_idx;
-	ino->mtime = n->mtime;
-	ino->inode_number = n->num;
-	ino->nlink = n->nlink;
-	ino->xattr_index = n->xattr;
+	ino->mode = mode & 07777;
+	ino->uid_idx = uid_idx;
+	ino->gid_idx = gid_idx;
+	ino->mtime = mtime;
+	ino->inode_number = num;
+	ino->nlink = nlink;
+	ino->xattr_index = xattr;
 }
 
-static int emit_inode(ser_t *s, wr_node_t *n, sqfs_inode_t *ino)
+/* Write ino at the inode table's current position: *ref gets it. */
+static int emit_inode(ser_t *s, sqfs_inode_t *ino, uint32_t num, uint64_t *ref)
 {
 	uint64_t block;
 	uint32_t offset;
@@ -184,24 +551,33 @@ static int emit_inode(ser_t *s, wr_node_t *n, sqfs_inode_t *ino)
 	meta_stream_position(s->im, &block, &offset);
 	if (block > (UINT64_MAX >> 16))
 		return SQFS_ERROR_OVERFLOW;
+	if (num != s->written + 1)
+		return SQFS_ERROR_INTERNAL;
 
 	ret = inode_write_stream(s->im, ino);
 	if (ret != 0)
 		return ret;
 
-	n->ref = (block << 16) | offset;
-	n->itype = (uint8_t)ino->type;
-	if (s->export_table != NULL)
-		s->export_table[n->num - 1] = n->ref;
+	*ref = (block << 16) | offset;
+	if (s->export_refs != NULL) {
+		uint8_t word[8];
+
+		put_le64(word, *ref);
+		ret = spill_file_append(s->export_refs, word, sizeof(word));
+		if (ret != 0)
+			return spill_words(s, s->export_refs, ret, NULL);
+	}
 	s->written += 1;
 	return 0;
 }
 
-static int write_file(ser_t *s, wr_node_t *n)
+static int write_file(ser_t *s, const wr_record_t *r, uint32_t num,
+		      uint32_t nlink, uint64_t *ref, uint8_t *itype)
 {
-	const file_data_t *fd = n->data.file;
+	const file_data_t *fd = &r->data;
 	uint64_t size = fd->size, sparse = fd->sparse_bytes;
 	sqfs_inode_t *ino;
+	uint32_t *sizes;
 	bool ext;
 
 	if ((uint64_t)fd->block_count * sizeof(uint32_t) > (uint64_t)SIZE_MAX)
@@ -211,9 +587,10 @@ static int write_file(ser_t *s, wr_node_t *n)
 	if (ino == NULL)
 		return SQFS_ERROR_ALLOC;
 
-	ext = n->xattr != SQFS_NO_XATTR || n->nlink > 1 || size > 0xFFFFFFFFu ||
+	ext = r->xattr != SQFS_NO_XATTR || nlink > 1 || size > 0xFFFFFFFFu ||
 	      fd->blocks_start > 0xFFFFFFFFu || sparse != 0;
-	fill_common(ino, n, SQFS_INODE_FILE, SQFS_INODE_EXT_FILE, ext);
+	fill_common(ino, r->mode, r->uid_idx, r->gid_idx, r->mtime, r->xattr,
+		    num, nlink, SQFS_INODE_FILE, SQFS_INODE_EXT_FILE, ext);
 
 	if (size == 0) {
 		ino->data.file.fragment_index = SQFS_NO_FRAGMENT;
@@ -230,76 +607,143 @@ static int write_file(ser_t *s, wr_node_t *n)
 	if (sqfs_inode_block_count(ino, s->wr->opt.block_size) !=
 	    fd->block_count)
 		return SQFS_ERROR_INTERNAL;
-	if (fd->block_count > 0) {
-		memcpy(sqfs_inode_block_sizes(ino), fd->block_sizes,
-		       (size_t)fd->block_count * sizeof(uint32_t));
-	}
-	return emit_inode(s, n, ino);
+	sizes = sqfs_inode_block_sizes(ino);
+	for (uint32_t i = 0; i < fd->block_count; ++i)
+		sizes[i] = wr_record_block_size(r, i);
+	*itype = (uint8_t)ino->type;
+	return emit_inode(s, ino, num, ref);
 }
 
-static int write_object(ser_t *s, wr_node_t *n)
+/* Write the inode of a non-directory object. */
+static int write_object(ser_t *s, const wr_record_t *r, uint32_t num,
+			uint32_t nlink, uint64_t *ref, uint8_t *itype)
 {
-	bool ext = n->xattr != SQFS_NO_XATTR;
+	bool ext = r->xattr != SQFS_NO_XATTR;
 	sqfs_inode_t *ino;
-	size_t len;
 
-	switch (n->mode & S_IFMT) {
-	case S_IFREG:
-		return write_file(s, n);
-	case S_IFLNK:
-		len = strlen(n->data.target);
-		ino = scratch_inode(s, len + 1);
+	switch (r->kind) {
+	case WR_REC_FILE:
+		return write_file(s, r, num, nlink, ref, itype);
+	case WR_REC_SLINK:
+		ino = scratch_inode(s, r->text_len + 1);
 		if (ino == NULL)
 			return SQFS_ERROR_ALLOC;
-		fill_common(ino, n, SQFS_INODE_SLINK, SQFS_INODE_EXT_SLINK,
-			    ext);
-		ino->data.slink.target_size = (uint32_t)len;
-		memcpy(ino->payload, n->data.target, len + 1);
+		fill_common(ino, r->mode, r->uid_idx, r->gid_idx, r->mtime,
+			    r->xattr, num, nlink, SQFS_INODE_SLINK,
+			    SQFS_INODE_EXT_SLINK, ext);
+		ino->data.slink.target_size = (uint32_t)r->text_len;
+		memcpy(ino->payload, r->text, r->text_len);
+		ino->payload[r->text_len] = '\0';
 		break;
-	case S_IFBLK:
-	case S_IFCHR:
+	case WR_REC_DEV:
 		ino = scratch_inode(s, 0);
 		if (ino == NULL)
 			return SQFS_ERROR_ALLOC;
-		if ((n->mode & S_IFMT) == S_IFBLK)
-			fill_common(ino, n, SQFS_INODE_BDEV,
-				    SQFS_INODE_EXT_BDEV, ext);
+		if ((r->mode & S_IFMT) == S_IFBLK)
+			fill_common(ino, r->mode, r->uid_idx, r->gid_idx,
+				    r->mtime, r->xattr, num, nlink,
+				    SQFS_INODE_BDEV, SQFS_INODE_EXT_BDEV, ext);
 		else
-			fill_common(ino, n, SQFS_INODE_CDEV,
-				    SQFS_INODE_EXT_CDEV, ext);
-		ino->data.dev.rdev = n->data.rdev;
+			fill_common(ino, r->mode, r->uid_idx, r->gid_idx,
+				    r->mtime, r->xattr, num, nlink,
+				    SQFS_INODE_CDEV, SQFS_INODE_EXT_CDEV, ext);
+		ino->data.dev.rdev = r->rdev;
 		break;
-	case S_IFIFO:
+	case WR_REC_IPC:
 		ino = scratch_inode(s, 0);
 		if (ino == NULL)
 			return SQFS_ERROR_ALLOC;
-		fill_common(ino, n, SQFS_INODE_FIFO, SQFS_INODE_EXT_FIFO, ext);
-		break;
-	case S_IFSOCK:
-		ino = scratch_inode(s, 0);
-		if (ino == NULL)
-			return SQFS_ERROR_ALLOC;
-		fill_common(ino, n, SQFS_INODE_SOCKET, SQFS_INODE_EXT_SOCKET,
-			    ext);
+		if ((r->mode & S_IFMT) == S_IFIFO)
+			fill_common(ino, r->mode, r->uid_idx, r->gid_idx,
+				    r->mtime, r->xattr, num, nlink,
+				    SQFS_INODE_FIFO, SQFS_INODE_EXT_FIFO, ext);
+		else
+			fill_common(ino, r->mode, r->uid_idx, r->gid_idx,
+				    r->mtime, r->xattr, num, nlink,
+				    SQFS_INODE_SOCKET, SQFS_INODE_EXT_SOCKET,
+				    ext);
 		break;
 	default:
 		return SQFS_ERROR_INTERNAL;
 	}
-	return emit_inode(s, n, ino);
+	*itype = (uint8_t)ino->type;
+	return emit_inode(s, ino, num, ref);
 }
 
-static int write_dir(ser_t *s, uint32_t id)
+/* The record of object seq from the store (into s->buf). */
+static int load_object(ser_t *s, uint64_t seq, wr_record_t *r)
+{
+	uint8_t word[4];
+	uint64_t off;
+	size_t len;
+	int ret;
+
+	if (!hash_table_get(&s->where, seq, &off) || off == 0)
+		return SQFS_ERROR_INTERNAL;
+	off -= 1;
+	ret = spill_file_read_at(s->store, off, word, 4);
+	if (ret != 0)
+		return spill_words(s, s->store, ret, NULL);
+	len = get_le32(word);
+	ret = reserve_buf(s, len);
+	if (ret == 0)
+		ret = spill_file_read_at(s->store, off + 4, s->buf, len);
+	if (ret != 0)
+		return spill_words(s, s->store, ret, NULL);
+	return wr_record_decode(s->buf, len, r);
+}
+
+/* A non-directory entry of the directory being written: its object's
+ * inode if this is the object's first occurrence, and its listing entry's
+ * number, reference and type. */
+static int emit_entry(ser_t *s, const wr_record_t *r, uint32_t *num,
+		      uint64_t *ref, uint8_t *itype)
+{
+	uint64_t object = r->seq;
+	wr_record_t obj;
+	linked_t *l;
+	int ret;
+
+	if (r->kind == WR_REC_LINK)
+		object = r->bound != 0 ? r->bound
+				       : wr_links_result(&s->wr->links, r->seq);
+
+	l = find_linked(s, object);
+	if (l == NULL) {
+		if (r->kind == WR_REC_LINK)
+			return SQFS_ERROR_INTERNAL;
+		*num = s->written + 1;
+		return write_object(s, r, *num, 1, ref, itype);
+	}
+	if (!l->written) {
+		if (r->kind == WR_REC_LINK) {
+			ret = load_object(s, object, &obj);
+			if (ret != 0)
+				return ret;
+			r = &obj;
+		}
+		l->num = s->written + 1;
+		ret = write_object(s, r, l->num, l->nlink, &l->ref, &l->itype);
+		if (ret != 0)
+			return ret;
+		l->written = true;
+	}
+	*num = l->num;
+	*ref = l->ref;
+	*itype = l->itype;
+	return 0;
+}
+
+static int write_dir_inode(ser_t *s, uint32_t id, bool empty)
 {
 	wr_node_t *n = wr_node(s->t, id);
-	uint32_t first = s->start[id], end = s->start[id + 1];
 	const uint8_t *index = NULL;
 	size_t index_size = 0, index_count = 0;
 	uint64_t size = 3, dref;
 	sqfs_inode_t *ino;
 	bool ext;
-	int ret;
 
-	if (first == end) {
+	if (empty) {
 		/* An empty directory has no listing; point at where the
 		 * next one would go, as mksquashfs does. */
 		uint64_t block;
@@ -308,19 +752,6 @@ static int write_dir(ser_t *s, uint32_t id)
 		meta_stream_position(s->dm, &block, &offset);
 		dref = (block << 16) | offset;
 	} else {
-		ret = dir_writer_begin(s->dw);
-		for (uint32_t i = first; ret == 0 && i < end; ++i) {
-			const child_t *c = &s->children[i];
-			const wr_node_t *obj = entry_object(s, c->id);
-
-			ret = dir_writer_add_entry(s->dw, c->name, obj->num,
-						   obj->ref, obj->itype);
-		}
-		if (ret == 0)
-			ret = dir_writer_end(s->dw);
-		if (ret != 0)
-			return ret;
-
 		size = dir_writer_get_size(s->dw);
 		if (size > 0xFFFFFFFFu - 3u)
 			return SQFS_ERROR_OVERFLOW;
@@ -337,7 +768,8 @@ static int write_dir(ser_t *s, uint32_t id)
 	ino = scratch_inode(s, index_size);
 	if (ino == NULL)
 		return SQFS_ERROR_ALLOC;
-	fill_common(ino, n, SQFS_INODE_DIR, SQFS_INODE_EXT_DIR, ext);
+	fill_common(ino, n->mode, n->uid_idx, n->gid_idx, n->mtime, n->xattr,
+		    n->num, n->nlink, SQFS_INODE_DIR, SQFS_INODE_EXT_DIR, ext);
 	ino->data.dir.start_block = (uint32_t)(dref >> 16);
 	ino->data.dir.offset = (uint16_t)(dref & 0xFFFF);
 	ino->data.dir.size = (uint32_t)size;
@@ -347,148 +779,246 @@ static int write_dir(ser_t *s, uint32_t id)
 	if (index_size > 0)
 		memcpy(ino->payload, index, index_size);
 
-	return emit_inode(s, n, ino);
+	if (n->num != s->written + 1)
+		return SQFS_ERROR_INTERNAL;
+	n->itype = (uint8_t)ino->type;
+	return emit_inode(s, ino, n->num, &n->ref);
 }
 
-/* A directory's visit in the numbering pass. */
-static int number_dir(ser_t *s, uint32_t id)
-{
-	for (uint32_t i = s->start[id]; i < s->start[id + 1]; ++i) {
-		wr_node_t *n = wr_node(s->t, s->children[i].id);
-		wr_node_t *obj = entry_object(s, s->children[i].id);
+/* Reads a directory's group of records back, in pages. */
+typedef struct {
+	spill_file_t *file;
+	uint64_t pos;
+	uint32_t left;
+	uint8_t *page;
+	size_t fill;
+	size_t at;
+	uint8_t *big;
+} group_reader_t;
 
-		if (!wr_node_is_dir(n) && obj->num == 0)
-			obj->num = ++s->numbered;
-	}
-	wr_node(s->t, id)->num = ++s->numbered;
-	return 0;
-}
+#define GROUP_PAGE (64u << 10)
 
-/* A directory's visit in the writing pass: the same order. */
-static int emit_dir(ser_t *s, uint32_t id)
+/* The next record of the group: 1, or 0 at its end. */
+static int group_next(ser_t *s, group_reader_t *g, wr_record_t *r)
 {
+	size_t avail, len;
 	int ret;
 
-	for (uint32_t i = s->start[id]; i < s->start[id + 1]; ++i) {
-		wr_node_t *n = wr_node(s->t, s->children[i].id);
-		wr_node_t *obj = entry_object(s, s->children[i].id);
+	if (g->left == 0)
+		return 0;
 
-		/* A shared object is written at its first occurrence,
-		 * which got the next number in the first pass. */
-		if (wr_node_is_dir(n) || obj->num != s->written + 1)
-			continue;
-		ret = write_object(s, obj);
+	for (;;) {
+		avail = g->fill - g->at;
+		if (avail >= 4 &&
+		    avail >= 4 + (size_t)get_le32(g->page + g->at))
+			break;
+
+		/* what is left to the front */
+		memmove(g->page, g->page + g->at, avail);
+		g->fill = avail;
+		g->at = 0;
+
+		if (avail >= 4 && 4 + (size_t)get_le32(g->page) > GROUP_PAGE) {
+			/* larger than a page: a buffer of its own */
+			len = get_le32(g->page);
+			free(g->big);
+			g->big = malloc(len);
+			if (g->big == NULL)
+				return SQFS_ERROR_ALLOC;
+			memcpy(g->big, g->page + 4, avail - 4);
+			ret = spill_file_read_at(g->file, g->pos,
+						 g->big + (avail - 4),
+						 len - (avail - 4));
+			if (ret != 0)
+				return spill_words(s, g->file, ret, NULL);
+			g->pos += len - (avail - 4);
+			g->fill = 0;
+			g->left -= 1;
+			ret = wr_record_decode(g->big, len, r);
+			return ret != 0 ? ret : 1;
+		}
+
+		len = GROUP_PAGE - g->fill;
+		if ((uint64_t)len > spill_file_size(g->file) - g->pos)
+			len = (size_t)(spill_file_size(g->file) - g->pos);
+		if (len == 0)
+			return SQFS_ERROR_CORRUPTED;
+		ret =
+		    spill_file_read_at(g->file, g->pos, g->page + g->fill, len);
+		if (ret != 0)
+			return spill_words(s, g->file, ret, NULL);
+		g->pos += len;
+		g->fill += len;
+	}
+
+	len = get_le32(g->page + g->at);
+	ret = wr_record_decode(g->page + g->at + 4, len, r);
+	if (ret != 0)
+		return ret;
+	g->at += 4 + len;
+	g->left -= 1;
+	return 1;
+}
+
+/* A directory's visit: its new objects' inodes and its listing, in name
+ * order (its records merged with its subdirectories), then its inode. */
+static int emit_dir(ser_t *s, uint32_t id, group_reader_t *g)
+{
+	uint32_t si = s->sub_start[id], send = s->sub_start[id + 1];
+	bool empty = s->grp_count[id] == 0 && si == send;
+	wr_record_t r;
+	int have, ret;
+
+	g->pos = s->grp_off[id];
+	g->left = s->grp_count[id];
+	g->fill = 0;
+	g->at = 0;
+
+	if (!empty) {
+		ret = dir_writer_begin(s->dw);
 		if (ret != 0)
 			return ret;
 	}
+	have = group_next(s, g, &r);
+	while (have > 0 || si < send) {
+		const wr_node_t *sd =
+		    si < send ? wr_node(s->t, s->sub[si].id) : NULL;
+		uint32_t num;
+		uint64_t ref;
+		uint8_t itype;
+		char name[257];
 
-	if (wr_node(s->t, id)->num != s->written + 1)
-		return SQFS_ERROR_INTERNAL;
-	return write_dir(s, id);
-}
-
-static int walk(ser_t *s, int (*visit)(ser_t *, uint32_t))
-{
-	size_t depth = 1, capacity = 64;
-	frame_t *stack = malloc(capacity * sizeof(stack[0]));
-	int ret = 0;
-
-	if (stack == NULL)
-		return SQFS_ERROR_ALLOC;
-	stack[0].dir = NODE_ROOT;
-	stack[0].cursor = s->start[NODE_ROOT];
-
-	while (depth > 0) {
-		frame_t *top = &stack[depth - 1];
-		uint32_t sub = NODE_NIL;
-
-		while (top->cursor < s->start[top->dir + 1]) {
-			uint32_t c = s->children[top->cursor++].id;
-
-			if (wr_node_is_dir(wr_node(s->t, c))) {
-				sub = c;
-				break;
-			}
+		if (have > 0) {
+			memcpy(name, r.name, r.name_len);
+			name[r.name_len] = '\0';
 		}
-
-		if (sub == NODE_NIL) {
-			ret = visit(s, top->dir);
-			if (ret != 0)
-				break;
-			depth -= 1;
-			continue;
+		if (sd != NULL && (have <= 0 || strcmp(sd->name, name) < 0)) {
+			ret = dir_writer_add_entry(s->dw, sd->name, sd->num,
+						   sd->ref, sd->itype);
+			si += 1;
+		} else {
+			ret = emit_entry(s, &r, &num, &ref, &itype);
+			if (ret == 0)
+				ret = dir_writer_add_entry(s->dw, name, num,
+							   ref, itype);
+			if (ret == 0)
+				have = group_next(s, g, &r);
 		}
-
-		if (depth == capacity) {
-			frame_t *grown;
-
-			capacity *= 2;
-			grown = realloc(stack, capacity * sizeof(stack[0]));
-			if (grown == NULL) {
-				ret = SQFS_ERROR_ALLOC;
-				break;
-			}
-			stack = grown;
-		}
-		stack[depth].dir = sub;
-		stack[depth].cursor = s->start[sub];
-		depth += 1;
+		if (ret != 0)
+			return ret;
 	}
-
-	free(stack);
-	return ret;
+	if (have < 0)
+		return have;
+	if (!empty) {
+		ret = dir_writer_end(s->dw);
+		if (ret != 0)
+			return ret;
+	}
+	return write_dir_inode(s, id, empty);
 }
 
-/* The pipeline's virtual references made real: the root's, the export
- * table's. */
-static int resolve_refs(ser_t *s)
+void wr_export_cleanup(wr_export_t *exp)
 {
+	spill_file_destroy(exp->refs);
+	free(exp->block_pos);
+	memset(exp, 0, sizeof(*exp));
+}
+
+int wr_export_fill(void *user, uint64_t first, uint64_t *refs, size_t count)
+{
+	wr_export_t *exp = user;
+	uint8_t raw[8 * 1024];
 	int ret;
 
-	ret = meta_pipe_resolve(s->mp, META_PIPE_INODES,
-				wr_node(s->t, NODE_ROOT)->ref,
-				&s->wr->super.root_inode_ref);
-	for (uint32_t i = 0;
-	     ret == 0 && s->export_table != NULL && i < s->numbered; ++i) {
-		ret =
-		    meta_pipe_resolve(s->mp, META_PIPE_INODES,
-				      s->export_table[i], &s->export_table[i]);
+	if (count > sizeof(raw) / 8 || first + count > exp->count)
+		return SQFS_ERROR_INTERNAL;
+	ret = spill_file_read_at(exp->refs, first * 8, raw, count * 8);
+	if (ret != 0)
+		return ret;
+	for (size_t i = 0; i < count; ++i) {
+		uint64_t vref = get_le64(raw + i * 8), block = vref >> 16;
+
+		if (block >= exp->block_count)
+			return SQFS_ERROR_INTERNAL;
+		refs[i] = (exp->block_pos[block] << 16) | (vref & 0xFFFF);
 	}
-	return ret;
+	return 0;
 }
 
-int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
+/* Keep what the export table needs past the pipeline: the positions of
+ * the inode table's blocks. */
+static int keep_export(ser_t *s, wr_export_t *exp)
+{
+	uint64_t blocks = meta_pipe_block_count(s->mp, META_PIPE_INODES);
+
+	if (blocks > SIZE_MAX / sizeof(uint64_t))
+		return SQFS_ERROR_OVERFLOW;
+	exp->block_pos = malloc((size_t)(blocks > 0 ? blocks : 1) *
+				sizeof(uint64_t));
+	if (exp->block_pos == NULL)
+		return SQFS_ERROR_ALLOC;
+	for (uint64_t b = 0; b < blocks; ++b) {
+		uint64_t ref;
+		int ret = meta_pipe_resolve(s->mp, META_PIPE_INODES, b << 16,
+					    &ref);
+
+		if (ret != 0)
+			return ret;
+		exp->block_pos[b] = ref >> 16;
+	}
+	exp->block_count = blocks;
+	exp->count = s->numbered;
+	exp->refs = s->export_refs;
+	s->export_refs = NULL;
+	return 0;
+}
+
+int wr_write_tables(sqfs_writer_t *wr, wr_export_t *exp)
 {
 	sqfs_file_t *file = wr->file;
 	meta_file_sink_t inode_sink;
-	meta_memory_sink_t dir_sink;
+	meta_spill_sink_t dir_sink;
+	char why[SPILL_WHY_SIZE];
 	meta_pipe_desc_t desc;
+	group_reader_t g;
+	uint32_t count;
 	ser_t s;
 	int ret;
 
 	memset(&s, 0, sizeof(s));
+	memset(&g, 0, sizeof(g));
+	memset(exp, 0, sizeof(*exp));
+	memset(&dir_sink, 0, sizeof(dir_sink));
 	s.wr = wr;
 	s.t = &wr->tree;
-	*export_table = NULL;
+	hash_table_init(&s.where);
+	count = s.t->node_count;
+
+	s.grp_off = calloc((size_t)count + 1, sizeof(s.grp_off[0]));
+	s.grp_count = calloc((size_t)count + 1, sizeof(s.grp_count[0]));
+	s.newcount = calloc((size_t)count + 1, sizeof(s.newcount[0]));
+	if (s.grp_off == NULL || s.grp_count == NULL || s.newcount == NULL) {
+		ret = SQFS_ERROR_ALLOC;
+		goto out;
+	}
+
+	ret = resolve(&s);
+	if (ret == 0)
+		ret = count_objects(&s);
+	if (ret != 0)
+		goto out;
+
 	/* the inode table goes after the data at once; the directory table
-	 * must follow it, so it is held back until the end */
+	 * must follow it, so it waits in a spill file */
 	meta_file_sink_init(&inode_sink, file);
-	meta_memory_sink_init(&dir_sink);
-
-	ret = build_children(&s);
-	if (ret != 0)
+	ret = meta_spill_sink_init(
+	    &dir_sink, (size_t)(wr_mem_limit(&wr->opt) / 16), why);
+	if (ret == 0 && (wr->opt.flags & SQFS_WRITER_EXPORTABLE))
+		ret = spill_file_create(
+		    (size_t)(wr_mem_limit(&wr->opt) / 64), &s.export_refs, why);
+	if (ret != 0) {
+		ret = spill_words(&s, NULL, ret, why);
 		goto out;
-
-	ret = walk(&s, number_dir);
-	if (ret != 0)
-		goto out;
-
-	if (wr->opt.flags & SQFS_WRITER_EXPORTABLE) {
-		s.export_table = calloc(s.numbered, sizeof(uint64_t));
-		if (s.export_table == NULL) {
-			ret = SQFS_ERROR_ALLOC;
-			goto out;
-		}
 	}
 
 	memset(&desc, 0, sizeof(desc));
@@ -509,11 +1039,21 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 
 	wr->super.inode_table_start = file->get_size(file);
 
-	ret = walk(&s, emit_dir);
+	g.file = s.groups;
+	g.page = malloc(GROUP_PAGE);
+	if (g.page == NULL) {
+		ret = SQFS_ERROR_ALLOC;
+		goto out;
+	}
+	for (uint32_t k = 0; ret == 0 && k < s.order_count; ++k)
+		ret = emit_dir(&s, s.order[k], &g);
 	if (ret == 0 && s.written != s.numbered)
 		ret = SQFS_ERROR_INTERNAL;
 	if (ret == 0)
 		ret = meta_pipe_finish(s.mp);
+	if (ret == SQFS_ERROR_IO && meta_spill_sink_error(&dir_sink)[0] != 0)
+		ret = spill_words(&s, NULL, ret,
+				  meta_spill_sink_error(&dir_sink));
 	if (ret != 0)
 		goto out;
 
@@ -523,9 +1063,16 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 		ret = SQFS_ERROR_INTERNAL;
 		goto out;
 	}
-	ret = meta_memory_sink_write_out(&dir_sink, file);
+	ret = meta_spill_sink_write_out(&dir_sink, file);
+	if (ret == SQFS_ERROR_IO && meta_spill_sink_error(&dir_sink)[0] != 0)
+		ret = spill_words(&s, NULL, ret,
+				  meta_spill_sink_error(&dir_sink));
 	if (ret == 0)
-		ret = resolve_refs(&s);
+		ret = meta_pipe_resolve(s.mp, META_PIPE_INODES,
+					wr_node(s.t, NODE_ROOT)->ref,
+					&wr->super.root_inode_ref);
+	if (ret == 0 && s.export_refs != NULL)
+		ret = keep_export(&s, exp);
 	if (ret != 0)
 		goto out;
 
@@ -535,17 +1082,31 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 	    wr->super.directory_table_start - wr->super.inode_table_start;
 	wr->stats.directory_table_bytes =
 	    file->get_size(file) - wr->super.directory_table_start;
-
-	*export_table = s.export_table;
-	s.export_table = NULL;
 out:
+	if (ret != 0)
+		wr_export_cleanup(exp);
+	free(g.page);
+	free(g.big);
 	if (s.dw != NULL)
 		dir_writer_destroy(s.dw);
 	meta_pipe_destroy(s.mp);
-	meta_memory_sink_cleanup(&dir_sink);
-	free(s.export_table);
+	meta_spill_sink_cleanup(&dir_sink);
+	spill_file_destroy(s.export_refs);
 	free(s.ino);
-	free(s.children);
-	free(s.start);
+	free(s.buf);
+	for (size_t i = 0; i < s.nocc; ++i)
+		free(s.occ[i].name);
+	free(s.occ);
+	free(s.linked);
+	free(s.order);
+	free(s.rank);
+	free(s.sub_start);
+	free(s.sub);
+	free(s.grp_off);
+	free(s.grp_count);
+	free(s.newcount);
+	hash_table_cleanup(&s.where);
+	spill_file_destroy(s.groups);
+	spill_file_destroy(s.store);
 	return ret;
 }

@@ -371,6 +371,25 @@ char *wr_tree_node_path(const wr_tree_t *t, uint32_t id)
 	return buf;
 }
 
+char *wr_entry_path(const wr_tree_t *t, uint32_t parent, const char *name)
+{
+	char *dir = wr_tree_node_path(t, parent), *out;
+	size_t dlen, nlen = strlen(name);
+
+	if (dir == NULL)
+		return NULL;
+	dlen = strlen(dir);
+	out = malloc(dlen + 1 + nlen + 1);
+	if (out != NULL) {
+		memcpy(out, dir, dlen);
+		if (dlen > 0)
+			out[dlen++] = '/';
+		memcpy(out + dlen, name, nlen + 1);
+	}
+	free(dir);
+	return out;
+}
+
 size_t wr_tree_memory(const wr_tree_t *t)
 {
 	size_t bytes = t->chunk_count * sizeof(t->chunks[0]);

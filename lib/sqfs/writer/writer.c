@@ -13,11 +13,13 @@
 #include "sqfs/path.h"
 #include "sqfs/format_internal.h"
 #include "sqfs/table_internal.h"
+#include "util/spill.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* An entry's attributes in the form the tree stores them. */
 typedef struct {
@@ -60,6 +62,9 @@ void sqfs_writer_destroy(sqfs_writer_t *wr)
 
 	/* The processor may still refer to file data records. */
 	block_processor_destroy(wr->bp);
+	wr_entries_cleanup(&wr->entries);
+	wr_links_cleanup(&wr->links);
+	free(wr->open_name);
 	wr_tree_cleanup(&wr->tree);
 	if (wr->xw != NULL)
 		xattr_writer_destroy(wr->xw);
@@ -147,6 +152,45 @@ static int write_options(sqfs_writer_t *wr, void *user, const char **stage)
 	return 0;
 }
 
+/* The memory limit in bytes: the option, or a sixteenth of the machine's
+ * memory within 64 .. 768 MiB (doc/scale.md). */
+uint64_t wr_mem_limit(const sqfs_writer_options_t *opt)
+{
+	uint64_t mib = opt->mem_limit_mib;
+
+	if (mib == 0) {
+		long pages = sysconf(_SC_PHYS_PAGES);
+		long page_size = sysconf(_SC_PAGESIZE);
+
+		mib = 256;
+		if (pages > 0 && page_size > 0)
+			mib =
+			    ((uint64_t)pages * (uint64_t)page_size >> 20) / 16;
+		if (mib < 64)
+			mib = 64;
+		if (mib > 768)
+			mib = 768;
+	}
+	return mib << 20;
+}
+
+/* The records take three quarters of the limit... */
+static size_t wr_records_memory(const sqfs_writer_options_t *opt)
+{
+	uint64_t bytes = wr_mem_limit(opt) / 4 * 3;
+
+	return bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+}
+
+/* ...and the distinct tails in memory an eighth, at about 48 bytes each
+ * (the rest: their filters once spilled, the caches). */
+static size_t wr_tail_records(const sqfs_writer_options_t *opt)
+{
+	uint64_t n = wr_mem_limit(opt) / 8 / 48;
+
+	return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
 int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	      wr_head_fn_t head, void *user, sqfs_writer_t **out, char *why)
 {
@@ -180,7 +224,6 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	wr->file = file;
 	wr->opt = *opt;
 	wr->opt.default_mode &= 07777;
-	wr->open_file = NODE_NIL;
 
 	ret = sqfs_super_init(&wr->super, opt->block_size, opt->mkfs_time,
 			      opt->compressor.id);
@@ -207,6 +250,8 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 		ret = xattr_writer_create(&wr->xw);
 	if (ret == 0)
 		ret = wr_tree_init(&wr->tree);
+	if (ret == 0)
+		ret = wr_entries_init(&wr->entries, wr_records_memory(opt));
 	if (ret != 0)
 		goto fail;
 
@@ -228,6 +273,7 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	desc.raw_data = (opt->flags & SQFS_WRITER_UNCOMPRESSED_DATA) != 0;
 	desc.raw_fragments =
 	    (opt->flags & SQFS_WRITER_UNCOMPRESSED_FRAGMENTS) != 0;
+	desc.tail_index_records = wr_tail_records(opt);
 
 	ret = block_processor_create(&desc, &wr->bp);
 	if (ret != 0)
@@ -413,7 +459,7 @@ static int check_state(sqfs_writer_t *wr)
 	if (wr->finished)
 		return errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
 				   "the image is finished");
-	if (wr->open_file != NODE_NIL)
+	if (wr->file_open)
 		return errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
 				   "a file is still open: "
 				   "sqfs_writer_end_file comes first");
@@ -492,15 +538,22 @@ static int plan_place(sqfs_writer_t *wr, const char *path, place_t *pl)
 		} else {
 			id = wr_tree_lookup(&wr->tree, dir, comp, clen);
 			if (id == NODE_NIL) {
+				wr_record_t r;
+				int found = wr_entries_newest(&wr->entries, dir,
+							      comp, clen, &r);
+
+				if (found < 0)
+					return found;
+				if (found > 0)
+					return errtext_set(
+					    &wr->err, SQFS_ERROR_NOT_DIR,
+					    "'%.*s': not a directory",
+					    (int)((size_t)(comp - start) +
+						  clen),
+					    start);
 				creating = true;
 				pl->rest = comp;
 				pl->missing = 1;
-			} else if (!wr_node_is_dir(wr_node(&wr->tree, id))) {
-				return errtext_set(
-				    &wr->err, SQFS_ERROR_NOT_DIR,
-				    "'%.*s': not a directory",
-				    (int)((size_t)(comp - start) + clen),
-				    start);
 			} else {
 				dir = id;
 			}
@@ -553,7 +606,9 @@ static int check_room(sqfs_writer_t *wr, const sqfs_entry_t *e,
 				   "owner %u, group %u: the image holds "
 				   "at most %u different ids",
 				   e->uid, e->gid, (unsigned int)SQFS_MAX_IDS);
-	if ((uint64_t)wr->tree.node_count + pl->missing + 1 > NODE_MAX_COUNT)
+	if ((uint64_t)wr->tree.node_count + wr->entries.count + pl->missing +
+		1 >
+	    NODE_MAX_COUNT)
 		return errtext_set(&wr->err, SQFS_ERROR_LIMIT,
 				   "the image holds at most %u entries",
 				   (unsigned int)NODE_MAX_COUNT);
@@ -666,25 +721,43 @@ static int commit_parents(sqfs_writer_t *wr, const place_t *pl,
 	return 0;
 }
 
-/* Create a node named name in parent, replacing what is there (with its
- * subtree, if a directory), and put it into the tree. */
-static int place_node(sqfs_writer_t *wr, uint32_t parent, const char *name,
-		      size_t len, uint32_t *id)
+/* Make room for a non-directory named name in parent: a directory there
+ * goes, with its subtree. */
+static void unplace_dir(sqfs_writer_t *wr, uint32_t parent, const char *name,
+			size_t len)
 {
 	uint32_t old = wr_tree_lookup(&wr->tree, parent, name, len);
-	int ret;
-
-	ret = wr_tree_new_node(&wr->tree, parent, name, len, id);
-	if (ret != 0)
-		return ret;
 
 	if (old != NODE_NIL)
 		wr_tree_remove(&wr->tree, old);
+}
 
+/* A new directory named name in parent; no directory of that name is
+ * there (records of that name are outranked by it). */
+static int place_dir(sqfs_writer_t *wr, uint32_t parent, const char *name,
+		     size_t len, uint32_t *id)
+{
+	int ret = wr_tree_new_node(&wr->tree, parent, name, len, id);
+
+	if (ret != 0)
+		return ret;
 	ret = wr_tree_insert(&wr->tree, *id);
 	if (ret != 0)
 		wr_tree_remove(&wr->tree, *id);
 	return ret;
+}
+
+/* The common part of a record for an entry. */
+static void record_init(sqfs_writer_t *wr, wr_record_t *r, uint32_t parent,
+			const place_t *pl, uint8_t kind)
+{
+	memset(r, 0, sizeof(*r));
+	r->parent = parent;
+	r->name = pl->name;
+	r->name_len = pl->len;
+	r->seq = wr->entries.next_seq++;
+	r->kind = kind;
+	r->xattr = SQFS_NO_XATTR;
 }
 
 /* ---- adding entries ------------------------------------------------------ */
@@ -707,41 +780,47 @@ static int check_hard_link(sqfs_writer_t *wr, const sqfs_entry_t *e,
 	return 0;
 }
 
+/*
+ * The object a hard link to canonical path target binds to now: the
+ * sequence number of the newest record there (or what a bound link there
+ * holds), 0 if there is none, it is a directory or an unbound link.
+ */
+static int bind_target(sqfs_writer_t *wr, const char *target, uint64_t *bound)
+{
+	wr_record_t r;
+	int ret;
+
+	*bound = 0;
+	ret = wr_newest_at_path(wr, target, &r);
+	if (ret <= 0)
+		return ret;
+	*bound = r.kind == WR_REC_LINK ? r.bound : r.seq;
+	return 0;
+}
+
 static int commit_hard_link(sqfs_writer_t *wr, uint32_t parent,
 			    const place_t *pl, const char *target)
 {
 	const char *canon;
-	uint32_t id, bound;
+	uint64_t bound;
+	wr_record_t r;
 	int ret;
 
 	ret = wr_path_canonical(&wr->tree, target, &canon);
+	if (ret == 0)
+		ret = bind_target(wr, canon, &bound);
 	if (ret != 0)
 		return ret;
 
-	/* bind to the object the target names now; a target added later is
-	 * resolved by path at finish */
-	bound = wr_tree_find(&wr->tree, canon);
-	if (bound != NODE_NIL) {
-		const wr_node_t *tn = wr_node(&wr->tree, bound);
-
-		if (tn->flags & NODE_HARDLINK)
-			bound =
-			    (tn->flags & NODE_LINK_BOUND) ? tn->num : NODE_NIL;
-		else if (wr_node_is_dir(tn))
-			bound = NODE_NIL;
-	}
-
-	ret = place_node(wr, parent, pl->name, pl->len, &id);
-	if (ret == 0) {
-		wr_node_t *n = wr_node(&wr->tree, id);
-
-		n->flags |= NODE_HARDLINK;
-		n->data.target = canon;
-		if (bound != NODE_NIL) {
-			n->flags |= NODE_LINK_BOUND;
-			n->num = bound;
-		}
-	}
+	unplace_dir(wr, parent, pl->name, pl->len);
+	record_init(wr, &r, parent, pl, WR_REC_LINK);
+	r.bound = bound;
+	r.text = canon;
+	r.text_len = strlen(canon);
+	ret = wr_entries_add(&wr->entries, &r);
+	if (ret == 0 && bound == 0)
+		ret = wr_links_add_unbound(&wr->links, r.seq, parent, pl->name,
+					   pl->len, canon);
 	return ret;
 }
 
@@ -768,33 +847,18 @@ static unsigned int block_flags(unsigned int flags)
 	return out;
 }
 
-/* A copy of a complete file data record, block list included. */
-static int copy_file_data(file_data_t *fd, const file_data_t *from)
-{
-	*fd = *from;
-	fd->block_sizes = NULL;
-	if (from->block_count == 0)
-		return 0;
-	fd->block_sizes = malloc((size_t)from->block_count * sizeof(uint32_t));
-	if (fd->block_sizes == NULL) {
-		fd->block_count = 0;
-		return SQFS_ERROR_ALLOC;
-	}
-	memcpy(fd->block_sizes, from->block_sizes,
-	       (size_t)from->block_count * sizeof(uint32_t));
-	return 0;
-}
-
-/* Put an entry that is not a hard link into the tree, at parent; a regular
- * file with existing data is complete at once, any other stays open. */
+/* Put an entry that is not a hard link into the image, at parent: a
+ * directory into the tree, anything else as a record; a regular file
+ * with existing data is complete at once, any other stays open. */
 static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
 			 const sqfs_entry_t *e, unsigned int file_flags,
 			 const file_data_t *existing)
 {
 	uint32_t fmt = e->mode & S_IFMT, id;
 	file_data_t *fd = NULL;
-	const char *target = NULL;
 	node_attr_t a;
+	wr_record_t r;
+	uint8_t kind;
 	int ret;
 
 	ret = commit_attr(wr, e, &a);
@@ -807,51 +871,76 @@ static int commit_object(sqfs_writer_t *wr, uint32_t parent, const place_t *pl,
 	}
 	if (fmt == S_IFDIR) {
 		id = wr_tree_lookup(&wr->tree, parent, pl->name, pl->len);
-		if (id != NODE_NIL && wr_node_is_dir(wr_node(&wr->tree, id))) {
-			set_attr(wr_node(&wr->tree, id), &a);
-			return 0;
+		if (id == NODE_NIL) {
+			ret = place_dir(wr, parent, pl->name, pl->len, &id);
+			if (ret != 0)
+				return ret;
 		}
-	} else if (fmt == S_IFLNK) {
-		target = wr_arena_strndup(&wr->tree.arena, e->symlink_target,
-					  strlen(e->symlink_target));
-		if (target == NULL)
-			return SQFS_ERROR_ALLOC;
-	} else if (fmt == S_IFREG && existing != NULL) {
-		ret = wr_tree_new_file_data(&wr->tree, &fd);
-		if (ret == 0)
-			ret = copy_file_data(fd, existing);
-		if (ret != 0)
-			return ret;
-	} else if (fmt == S_IFREG) {
-		ret = wr_tree_new_file_data(&wr->tree, &fd);
-		if (ret == 0)
-			ret = block_processor_begin(
-			    wr->bp, fd,
-			    block_flags(
-				file_flags |
+		set_attr(wr_node(&wr->tree, id), &a);
+		return 0;
+	}
+
+	switch (fmt) {
+	case S_IFREG:
+		kind = WR_REC_FILE;
+		break;
+	case S_IFLNK:
+		kind = WR_REC_SLINK;
+		break;
+	case S_IFCHR:
+	case S_IFBLK:
+		kind = WR_REC_DEV;
+		break;
+	default:
+		kind = WR_REC_IPC;
+		break;
+	}
+
+	unplace_dir(wr, parent, pl->name, pl->len);
+	record_init(wr, &r, parent, pl, kind);
+	r.mode = a.mode;
+	r.uid_idx = a.uid_idx;
+	r.gid_idx = a.gid_idx;
+	r.mtime = a.mtime;
+	r.xattr = a.xattr;
+	r.rdev = a.rdev;
+	if (kind == WR_REC_SLINK) {
+		r.text = e->symlink_target;
+		r.text_len = strlen(e->symlink_target);
+	}
+
+	if (kind != WR_REC_FILE)
+		return wr_entries_add(&wr->entries, &r);
+	if (existing != NULL) {
+		r.data = *existing;
+		return wr_entries_add(&wr->entries, &r);
+	}
+
+	ret = wr_entries_add_file(&wr->entries, &r, wr->files_begun, &fd);
+	if (ret == 0)
+		ret = block_processor_begin(
+		    wr->bp, fd,
+		    block_flags(file_flags |
 				((wr->opt.flags & SQFS_WRITER_NO_DEDUPLICATION)
 				     ? SQFS_FILE_DONT_DEDUPLICATE
 				     : 0)));
-		if (ret != 0)
-			return ret;
-	}
-
-	ret = place_node(wr, parent, pl->name, pl->len, &id);
 	if (ret != 0)
 		return ret;
-	set_attr(wr_node(&wr->tree, id), &a);
-	if (fmt == S_IFLNK) {
-		wr_node(&wr->tree, id)->data.target = target;
-	} else if (fmt == S_IFCHR || fmt == S_IFBLK) {
-		wr_node(&wr->tree, id)->data.rdev = a.rdev;
-	} else if (fmt == S_IFREG) {
-		wr_node(&wr->tree, id)->data.file = fd;
-		/* data already in the image needs no more */
-		if (existing == NULL)
-			wr->open_file = id;
-	}
+	wr->files_begun += 1;
+
+	/* for the words of a failure while its data is taken */
+	free(wr->open_name);
+	wr->open_name = malloc(pl->len + 1);
+	if (wr->open_name == NULL)
+		return SQFS_ERROR_ALLOC;
+	memcpy(wr->open_name, pl->name, pl->len);
+	wr->open_name[pl->len] = '\0';
+	wr->open_parent = parent;
+	wr->file_open = true;
 	return 0;
 }
+
+static int records_failed(sqfs_writer_t *wr, int ret);
 
 /* 0 when the entry was added; a refusal (nothing changed) or, with
  * *broken set, a failure of the writer. */
@@ -914,6 +1003,7 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 		ret = link ? commit_hard_link(wr, parent, &pl, e->hard_link)
 			   : commit_object(wr, parent, &pl, e, file_flags,
 					   existing);
+	ret = records_failed(wr, ret);
 	if (ret == 0)
 		*broken = false;
 	return ret;
@@ -921,10 +1011,31 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 
 /* ---- file data ----------------------------------------------------------- */
 
+/* A failure of the block processor: with the words of its temporary
+ * files if they failed (a full $TMPDIR), which say more than a code. */
+static int bp_failed(sqfs_writer_t *wr, int ret)
+{
+	const char *words = block_processor_spill_error(wr->bp);
+
+	if (ret != 0 && words[0] != '\0')
+		return errtext_set(&wr->err, ret, "%s", words);
+	return ret;
+}
+
+/* A failure of the records' temporary files, with their words. */
+static int records_failed(sqfs_writer_t *wr, int ret)
+{
+	const char *words = wr_entries_error(&wr->entries);
+
+	if (ret != 0 && words[0] != '\0')
+		return errtext_set(&wr->err, ret, "%s", words);
+	return ret;
+}
+
 /* Data can only go to an open file. */
 static int check_open(sqfs_writer_t *wr)
 {
-	if (wr->finished || wr->open_file == NODE_NIL)
+	if (wr->finished || !wr->file_open)
 		return errtext_set(&wr->err, SQFS_ERROR_SEQUENCE,
 				   "no file is open: "
 				   "sqfs_writer_add of a regular file "
@@ -944,7 +1055,7 @@ static int append(sqfs_writer_t *wr, const void *data, size_t size,
 	if (size == 0)
 		return 0;
 	*broken = true;
-	return block_processor_append(wr->bp, data, size);
+	return bp_failed(wr, block_processor_append(wr->bp, data, size));
 }
 
 static int append_hole(sqfs_writer_t *wr, uint64_t size, bool *broken)
@@ -968,8 +1079,14 @@ static int end_file(sqfs_writer_t *wr, bool *broken)
 
 	*broken = true;
 	ret = block_processor_end(wr->bp);
-	if (ret == 0)
-		wr->open_file = NODE_NIL;
+	ret = bp_failed(wr, ret);
+	if (ret == 0) {
+		wr->file_open = false;
+		ret = records_failed(
+		    wr,
+		    wr_entries_flush(&wr->entries,
+				     block_processor_files_complete(wr->bp)));
+	}
 	return ret;
 }
 
@@ -980,63 +1097,32 @@ static int drop_broken_links(sqfs_writer_t *wr,
 					    const char *target),
 			     void *user)
 {
-	wr_tree_t *t;
-	int count = 0;
+	size_t broken;
 	int ret;
 
 	ret = check_state(wr);
 	if (ret != 0)
 		return ret;
-	t = &wr->tree;
 
-	wr_tree_mark_dead(t);
-	if (wr_links_resolve(t) == 0)
-		return 0;
-
-	for (uint32_t id = 0; id < t->node_count; ++id) {
-		wr_node_t *n = wr_node(t, id);
-
-		if (!(n->flags & NODE_HARDLINK) || (n->flags & NODE_DEAD) ||
-		    n->num != LINK_BROKEN)
-			continue;
-
-		if (report != NULL) {
-			char *path = wr_tree_node_path(t, id);
-
-			if (path == NULL)
-				return SQFS_ERROR_ALLOC;
-			report(user, path, n->data.target);
-			free(path);
-		}
-
-		wr_tree_remove(t, id);
-		n->flags |= NODE_DEAD;
-		if (count < INT_MAX)
-			count += 1;
-	}
-	return count;
+	wr_tree_mark_dead(&wr->tree);
+	ret = wr_links_resolve(wr, &broken);
+	if (ret != 0 || broken == 0)
+		return ret;
+	return wr_links_drop_broken(wr, report, user);
 }
 
 /* Words for the first hard link wr_links_resolve found broken. */
 static int broken_link(sqfs_writer_t *wr)
 {
-	wr_tree_t *t = &wr->tree;
+	char *path = NULL;
+	const char *target = NULL;
 
-	for (uint32_t id = 0; id < t->node_count; ++id) {
-		wr_node_t *n = wr_node(t, id);
-		char *path;
-
-		if (!(n->flags & NODE_HARDLINK) || (n->flags & NODE_DEAD) ||
-		    n->num != LINK_BROKEN)
-			continue;
-		path = wr_tree_node_path(t, id);
-		errtext_set(&wr->err, SQFS_ERROR_NO_ENTRY,
-			    "hard link '%s': target '%s' does not exist "
-			    "or is a directory",
-			    path != NULL ? path : "?", n->data.target);
-		free(path);
-		break;
-	}
+	wr_links_first_broken(wr, &path, &target);
+	errtext_set(&wr->err, SQFS_ERROR_NO_ENTRY,
+		    "hard link '%s': target '%s' does not exist "
+		    "or is a directory",
+		    path != NULL ? path : "?", target != NULL ? target : "?");
+	free(path);
 	return SQFS_ERROR_NO_ENTRY;
 }
 
@@ -1089,7 +1175,7 @@ static int finish(sqfs_writer_t *wr)
 	const uint32_t flags = wr->opt.flags;
 	const bool raw_inodes = (flags & SQFS_WRITER_UNCOMPRESSED_INODES) != 0;
 	wr_node_t *root;
-	uint64_t *export_table = NULL;
+	wr_export_t exp = {0};
 	sqfs_super_t *super;
 	int ret;
 
@@ -1113,21 +1199,37 @@ static int finish(sqfs_writer_t *wr)
 	/* Checked before anything is written, so the caller may still drop
 	 * the broken links and finish. */
 	wr_tree_mark_dead(&wr->tree);
-	if (wr_links_resolve(&wr->tree) != 0)
-		return broken_link(wr);
+	{
+		size_t broken;
+
+		ret = wr_links_resolve(wr, &broken);
+		if (ret != 0)
+			return ret;
+		if (broken != 0)
+			return broken_link(wr);
+	}
 
 	wr->finished = true;
 
-	ret = block_processor_finish(wr->bp);
+	ret = bp_failed(wr, block_processor_finish(wr->bp));
 	if (ret == 0)
-		ret = wr_write_tables(wr, &export_table);
+		ret = wr_entries_flush(&wr->entries,
+				       block_processor_files_complete(wr->bp));
+	if (ret == 0 && wr->entries.npending != 0)
+		ret = SQFS_ERROR_INTERNAL;
+	if (ret == 0)
+		ret = records_failed(wr, wr_write_tables(wr, &exp));
 	if (ret == 0)
 		ret = block_processor_write_fragment_table(wr->bp, super);
-	if (ret == 0 && export_table != NULL)
-		ret = export_table_write(
-		    wr->file, table_compressor(wr, raw_inodes), export_table,
-		    super->inode_count, super);
-	free(export_table);
+	if (ret == 0 && exp.refs != NULL) {
+		ret = export_table_write(wr->file,
+					 table_compressor(wr, raw_inodes),
+					 exp.count, wr_export_fill, &exp, super);
+		if (ret == SQFS_ERROR_IO && spill_file_error(exp.refs)[0] != 0)
+			ret = errtext_set(&wr->err, ret, "%s",
+					  spill_file_error(exp.refs));
+	}
+	wr_export_cleanup(&exp);
 	if (ret == 0)
 		ret = sqfs_id_table_write(
 		    wr->idtbl, wr->file, super,
@@ -1221,9 +1323,9 @@ static int data_end(sqfs_writer_t *wr, int ret, bool broken)
 {
 	char *path, ctx[SQFS_ERROR_TEXT_SIZE];
 
-	if (ret == 0 || wr->open_file == NODE_NIL)
+	if (ret == 0 || !wr->file_open)
 		return call_end(wr, ret, broken, NULL);
-	path = wr_tree_node_path(&wr->tree, wr->open_file);
+	path = wr_entry_path(&wr->tree, wr->open_parent, wr->open_name);
 	snprintf(ctx, sizeof(ctx), "data of '%s'", path != NULL ? path : "?");
 	free(path);
 	return call_end(wr, ret, broken, ctx);
