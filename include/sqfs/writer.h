@@ -118,9 +118,11 @@ typedef struct {
 	uint32_t devblk_size;
 	/* Compressor and its settings; block_size must match the above. */
 	sqfs_compressor_config_t compressor;
-	/* Worker threads compressing blocks; 0: none, everything on the
-	 * calling thread (also what a build without pthreads does). The
-	 * image is the same byte for byte whatever the number. */
+	/* Worker threads compressing blocks: the data while entries are
+	 * added, the inode and directory tables at sqfs_writer_finish
+	 * (there, 1 works as 0); 0: none, everything on the calling thread
+	 * (also what a build without pthreads does). The image is the same
+	 * byte for byte whatever the number. */
 	unsigned int num_jobs;
 	/* Most block buffers in flight (blocks being compressed or waiting
 	 * to be written: a data block holds one buffer, a fragment block

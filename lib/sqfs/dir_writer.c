@@ -15,7 +15,7 @@
 #include "sqfs/error.h"
 #include "sqfs/path.h"
 #include "sqfs/inode.h"
-#include "sqfs/meta_writer.h"
+#include "sqfs/meta_stream_internal.h"
 #include "sqfs/super.h"
 #include "util/array.h"
 #include "util/le.h"
@@ -49,7 +49,7 @@ typedef struct {
 
 /* A growable array of fixed-size items. */
 struct dir_writer {
-	sqfs_meta_writer_t *dm;
+	meta_stream_t *ms;
 	bool open;
 
 	array_t entries; /* dir_entry_t */
@@ -63,16 +63,16 @@ struct dir_writer {
 	uint64_t size;
 };
 
-int dir_writer_create(sqfs_meta_writer_t *dm, dir_writer_t **out)
+int dir_writer_create(meta_stream_t *ms, dir_writer_t **out)
 {
 	dir_writer_t *dw;
 
-	if (dm == NULL || out == NULL)
+	if (ms == NULL || out == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	dw = calloc(1, sizeof(*dw));
 	if (dw == NULL)
 		return SQFS_ERROR_ALLOC;
-	dw->dm = dm;
+	dw->ms = ms;
 	*out = dw;
 	return 0;
 }
@@ -308,10 +308,13 @@ static int add_index_entry(dir_writer_t *dw, const run_t *run, uint64_t block)
  * Append the listing, pausing at each header to be indexed to note the
  * block it lands in. Past 65535 headers only every stride-th is indexed:
  * the index is a lookup shortcut and a subset of headers is still valid.
+ * Every header's start_block is an inode-table block number, declared to
+ * the stream before any of the listing is appended.
  */
 static int emit_listing(dir_writer_t *dw)
 {
 	const run_t *runs = dw->runs.data;
+	const dir_entry_t *ents = dw->entries.data;
 	const uint8_t *data = dw->listing.data;
 	size_t i, done = 0, stride = 1;
 	bool indexed = dw->entries.count >= INDEX_MIN_ENTRIES;
@@ -319,24 +322,31 @@ static int emit_listing(dir_writer_t *dw)
 	uint32_t offset;
 	int ret;
 
+	for (i = 0; i < dw->runs.count; ++i) {
+		ret = meta_stream_refer(dw->ms, runs[i].offset + 4,
+					ents[runs[i].first].inode_ref >> 16);
+		if (ret != 0)
+			return ret;
+	}
+
 	if (indexed) {
 		stride = dw->runs.count / MAX_INDEX_COUNT +
 			 (dw->runs.count % MAX_INDEX_COUNT != 0 ? 1 : 0);
 		for (i = 0; i < dw->runs.count; i += stride) {
-			ret = sqfs_meta_writer_append(dw->dm, data + done,
-						      runs[i].offset - done);
+			ret = meta_stream_append(dw->ms, data + done,
+						 runs[i].offset - done);
 			if (ret != 0)
 				return ret;
 			done = runs[i].offset;
 
-			sqfs_meta_writer_get_position(dw->dm, &block, &offset);
+			meta_stream_position(dw->ms, &block, &offset);
 			ret = add_index_entry(dw, runs + i, block);
 			if (ret != 0)
 				return ret;
 		}
 	}
-	return sqfs_meta_writer_append(dw->dm, data + done,
-				       dw->listing.count - done);
+	return meta_stream_append(dw->ms, data + done,
+				  dw->listing.count - done);
 }
 
 int dir_writer_end(dir_writer_t *dw)
@@ -351,7 +361,7 @@ int dir_writer_end(dir_writer_t *dw)
 		return SQFS_ERROR_SEQUENCE;
 	dw->open = false;
 
-	sqfs_meta_writer_get_position(dw->dm, &block, &offset);
+	meta_stream_position(dw->ms, &block, &offset);
 	if (block > UINT32_MAX)
 		return SQFS_ERROR_OVERFLOW;
 	dw->dir_ref = (block << 16) | offset;

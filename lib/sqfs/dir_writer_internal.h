@@ -16,11 +16,18 @@
 #define SQFS_DIR_WRITER_INTERNAL_H
 
 #include "sqfs/predef.h"
+#include "sqfs/meta_stream_internal.h"
 
 typedef struct dir_writer dir_writer_t;
 
-/* Create a writer emitting into dm, the directory table's stream. */
-int dir_writer_create(sqfs_meta_writer_t *dm, dir_writer_t **out);
+/*
+ * Create a writer emitting into ms, the directory table's stream. The
+ * inode references given to it are in the terms of the inode table's
+ * stream of the same kind (block numbers of a metadata pipeline, or
+ * positions on disk); the headers' start_block fields are declared to ms
+ * as inode-table block numbers (meta_stream_refer).
+ */
+int dir_writer_create(meta_stream_t *ms, dir_writer_t **out);
 
 void dir_writer_destroy(dir_writer_t *dw);
 

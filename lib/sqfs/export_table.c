@@ -19,28 +19,48 @@
 #include <string.h>
 
 int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
-		       const uint64_t *refs, uint32_t count,
+		       uint32_t count, export_source_t source, void *user,
 		       sqfs_super_t *super)
 {
-	uint8_t *raw;
-	uint32_t i;
-	int ret;
+	enum { PER_BLOCK = SQFS_META_BLOCK_SIZE / SQFS_EXPORT_ENTRY_SIZE };
+	uint64_t refs[PER_BLOCK];
+	uint8_t raw[SQFS_META_BLOCK_SIZE];
+	uint64_t blocks, pos;
+	uint8_t *index;
+	int ret = 0;
 
-	/* 32-bit hosts: a size_t must hold the table */
-	if (count == 0 ||
-	    (uint64_t)count * SQFS_EXPORT_ENTRY_SIZE > (uint64_t)SIZE_MAX)
+	if (count == 0)
 		return SQFS_ERROR_OVERFLOW;
-	raw = malloc((size_t)count * SQFS_EXPORT_ENTRY_SIZE);
-	if (raw == NULL)
+	blocks = ((uint64_t)count + PER_BLOCK - 1) / PER_BLOCK;
+	index = malloc((size_t)blocks * sizeof(uint64_t));
+	if (index == NULL)
 		return SQFS_ERROR_ALLOC;
-	for (i = 0; i < count; ++i)
-		put_le64(raw + (size_t)i * SQFS_EXPORT_ENTRY_SIZE, refs[i]);
-	ret = sqfs_table_write(file, cmp, raw,
-			       (size_t)count * SQFS_EXPORT_ENTRY_SIZE,
-			       &super->export_table_start);
-	free(raw);
-	if (ret == 0)
-		super->flags |= SQFS_FLAG_EXPORTABLE;
+
+	/* one metadata block per call: the same blocks as the whole
+	 * table written at once */
+	for (uint64_t b = 0; ret == 0 && b < blocks; ++b) {
+		uint64_t first = b * PER_BLOCK;
+		size_t n = count - first < PER_BLOCK ? (size_t)(count - first)
+						     : PER_BLOCK;
+
+		ret = source(user, first, refs, n);
+		for (size_t i = 0; ret == 0 && i < n; ++i)
+			put_le64(raw + i * SQFS_EXPORT_ENTRY_SIZE, refs[i]);
+		if (ret == 0)
+			ret = table_write_blocks(
+			    file, cmp, raw, n * SQFS_EXPORT_ENTRY_SIZE,
+			    index + b * sizeof(uint64_t));
+	}
+	if (ret == 0) {
+		pos = file->get_size(file);
+		ret = file->write_at(file, pos, index,
+				     (size_t)blocks * sizeof(uint64_t));
+		if (ret == 0) {
+			super->export_table_start = pos;
+			super->flags |= SQFS_FLAG_EXPORTABLE;
+		}
+	}
+	free(index);
 	return ret;
 }
 

@@ -16,6 +16,7 @@
 #include "sqfs/super.h"
 #include "util/le.h"
 #include "sqfs/format_internal.h"
+#include "sqfs/inode_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -271,7 +272,7 @@ static size_t encode_body(const sqfs_inode_t *inode, uint8_t *p)
 	}
 }
 
-static int write_block_sizes(sqfs_meta_writer_t *mw, const sqfs_inode_t *inode)
+static int write_block_sizes(meta_stream_t *ms, const sqfs_inode_t *inode)
 {
 	const uint32_t *words = (const uint32_t *)(const void *)inode->payload;
 	size_t count = inode->payload_size / sizeof(uint32_t);
@@ -283,7 +284,7 @@ static int write_block_sizes(sqfs_meta_writer_t *mw, const sqfs_inode_t *inode)
 		n = count < WORD_CHUNK ? count : WORD_CHUNK;
 		for (i = 0; i < n; ++i)
 			put_le32(buf + i * sizeof(uint32_t), words[i]);
-		ret = sqfs_meta_writer_append(mw, buf, n * sizeof(uint32_t));
+		ret = meta_stream_append(ms, buf, n * sizeof(uint32_t));
 		if (ret != 0)
 			return ret;
 		words += n;
@@ -292,13 +293,40 @@ static int write_block_sizes(sqfs_meta_writer_t *mw, const sqfs_inode_t *inode)
 	return 0;
 }
 
-int sqfs_inode_write(sqfs_meta_writer_t *mw, const sqfs_inode_t *inode)
+/*
+ * Declare the fields that hold directory-table block numbers: the start
+ * of the listing, and each directory index entry's block. ahead counts
+ * from the inode's first byte; the index is the payload, after the body.
+ */
+static int refer_dir_blocks(meta_stream_t *ms, const sqfs_inode_t *inode)
+{
+	const size_t body = SQFS_INODE_HEADER_SIZE;
+	/* the index follows the extended body's 24 bytes (encode_body) */
+	size_t pos = 0, head = body + 24;
+	const uint8_t *p;
+	int ret;
+
+	if (inode->type == SQFS_INODE_DIR)
+		return meta_stream_refer(ms, body, inode->data.dir.start_block);
+	if (inode->type != SQFS_INODE_EXT_DIR)
+		return 0;
+	ret = meta_stream_refer(ms, body + 8, inode->data.dir.start_block);
+	/* check_dir_index has walked this payload already */
+	while (ret == 0 && pos < inode->payload_size) {
+		p = inode->payload + pos;
+		ret = meta_stream_refer(ms, head + pos + 4, get_le32(p + 4));
+		pos += SQFS_DIR_INDEX_HEADER_SIZE + (size_t)get_le32(p + 8) + 1;
+	}
+	return ret;
+}
+
+int inode_write_stream(meta_stream_t *ms, const sqfs_inode_t *inode)
 {
 	uint8_t buf[SQFS_INODE_HEADER_SIZE + MAX_BODY_SIZE];
 	size_t size;
 	int ret;
 
-	if (mw == NULL || inode == NULL)
+	if (ms == NULL || inode == NULL)
 		return SQFS_ERROR_ARG_INVALID;
 	ret = check_inode(inode);
 	if (ret != 0)
@@ -313,28 +341,40 @@ int sqfs_inode_write(sqfs_meta_writer_t *mw, const sqfs_inode_t *inode)
 	size = SQFS_INODE_HEADER_SIZE +
 	       encode_body(inode, buf + SQFS_INODE_HEADER_SIZE);
 
-	ret = sqfs_meta_writer_append(mw, buf, size);
+	ret = refer_dir_blocks(ms, inode);
+	if (ret == 0)
+		ret = meta_stream_append(ms, buf, size);
 	if (ret != 0)
 		return ret;
 
 	switch (inode->type) {
 	case SQFS_INODE_FILE:
 	case SQFS_INODE_EXT_FILE:
-		return write_block_sizes(mw, inode);
+		return write_block_sizes(ms, inode);
 	case SQFS_INODE_SLINK:
 	case SQFS_INODE_EXT_SLINK:
-		ret = sqfs_meta_writer_append(mw, inode->payload,
-					      inode->data.slink.target_size);
+		ret = meta_stream_append(ms, inode->payload,
+					 inode->data.slink.target_size);
 		if (ret != 0 || inode->type == SQFS_INODE_SLINK)
 			return ret;
 		put_le32(buf, inode->xattr_index);
-		return sqfs_meta_writer_append(mw, buf, 4);
+		return meta_stream_append(ms, buf, 4);
 	case SQFS_INODE_EXT_DIR:
-		return sqfs_meta_writer_append(mw, inode->payload,
-					       inode->payload_size);
+		return meta_stream_append(ms, inode->payload,
+					  inode->payload_size);
 	default:
 		return 0;
 	}
+}
+
+int sqfs_inode_write(sqfs_meta_writer_t *mw, const sqfs_inode_t *inode)
+{
+	meta_writer_stream_t ms;
+
+	if (mw == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	meta_writer_stream_init(&ms, mw);
+	return inode_write_stream(&ms.base, inode);
 }
 
 /* ---- reading ------------------------------------------------------------ */

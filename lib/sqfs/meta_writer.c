@@ -16,6 +16,7 @@
 #include "sqfs/super.h"
 #include "util/le.h"
 #include "sqfs/format_internal.h"
+#include "sqfs/meta_stream_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -212,4 +213,28 @@ int sqfs_meta_writer_reset(sqfs_meta_writer_t *mw)
 		return SQFS_ERROR_SEQUENCE;
 	mw->block_pos = 0;
 	return 0;
+}
+
+/* ---- the writer as a meta_stream_t (meta_stream_internal.h) ---- */
+
+static int stream_append(meta_stream_t *ms, const void *data, size_t size)
+{
+	return sqfs_meta_writer_append(((meta_writer_stream_t *)ms)->mw, data,
+				       size);
+}
+
+static void stream_position(const meta_stream_t *ms, uint64_t *block,
+			    uint32_t *offset)
+{
+	sqfs_meta_writer_get_position(((const meta_writer_stream_t *)ms)->mw,
+				      block, offset);
+}
+
+void meta_writer_stream_init(meta_writer_stream_t *s, sqfs_meta_writer_t *mw)
+{
+	s->base.append = stream_append;
+	s->base.position = stream_position;
+	/* positions are final: nothing to fill in later */
+	s->base.refer = NULL;
+	s->mw = mw;
 }

@@ -153,10 +153,16 @@ int fragment_table_load(sqfs_file_t *file, sqfs_compressor_t *cmp,
 /* ---- export_table.c -------------------------------------------------------
  */
 
-/* Write refs[0 .. count) (of inodes 1 .. count) as the export table, record
- * it in super and mark the image exportable. */
+/* Where the export table's references come from: fill refs[0 .. count)
+ * with those of inodes first + 1 .. first + count; 0 or an error. */
+typedef int (*export_source_t)(void *user, uint64_t first, uint64_t *refs,
+			       size_t count);
+
+/* Write the references of inodes 1 .. count as the export table, a
+ * block's worth at a time from source (no more than a block is held),
+ * record it in super and mark the image exportable. */
 int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
-		       const uint64_t *refs, uint32_t count,
+		       uint32_t count, export_source_t source, void *user,
 		       sqfs_super_t *super);
 
 /*

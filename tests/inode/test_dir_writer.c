@@ -27,6 +27,7 @@ typedef struct {
 	sqfs_file_t *file;
 	sqfs_compressor_t *cmp;
 	sqfs_meta_writer_t *dm;
+	meta_writer_stream_t ms;
 	dir_writer_t *dw;
 } fixture_t;
 
@@ -73,7 +74,8 @@ static void fixture_open(fixture_t *fx, bool compress, size_t prefill)
 			     fx->cmp == NULL ? SQFS_META_WRITER_NO_COMPRESS : 0,
 			     &fx->dm),
 			 0);
-	assert_int_equal(dir_writer_create(fx->dm, &fx->dw), 0);
+	meta_writer_stream_init(&fx->ms, fx->dm);
+	assert_int_equal(dir_writer_create(&fx->ms.base, &fx->dw), 0);
 
 	/* move the listings off block offset 0 */
 	if (prefill > 0) {

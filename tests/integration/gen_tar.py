@@ -455,6 +455,39 @@ def case_dir20000(out):
     w.close()
 
 
+def case_tinydirs(out):
+    """2,400 small directories and their 5,000 entries: in the metadata
+    tables a directory's listing and its inode alternate closely, the
+    longest chains of references between the two tables' blocks; hard
+    links between the directories, names of every length."""
+    w = Writer(out)
+    r = random.Random(24)
+    files = []
+    for a in range(40):
+        top = "t%02d" % a
+        w.dir(top, mtime=T0 + a)
+        for b in range(60):
+            d = "%s/d%02d" % (top, b)
+            w.dir(d, mode=0o755 if b % 5 else 0o700, uid=b % 3,
+                  mtime=T0 + b)
+            for c in range(r.randrange(0, 5)):
+                kind = r.randrange(10)
+                name = "%s/%s%d" % (d, "n" * r.randrange(1, 40), c)
+                if kind == 0 and files:
+                    w.hardlink(name, r.choice(files))
+                elif kind == 1:
+                    w.symlink(name, "../" + "s" * r.randrange(1, 120))
+                elif kind == 2:
+                    w.dir(name, mtime=T0 + c)
+                elif kind == 3:
+                    w.fifo(name)
+                else:
+                    w.file(name, text(a * 100 + b, r.randrange(0, 300)),
+                           mtime=T0 + c)
+                    files.append(name)
+    w.close()
+
+
 def case_deep(out):
     w = Writer(out)
     path = ""
@@ -777,6 +810,7 @@ CASES = {
     "xattrs_badns": case_xattrs_badns,
     "dir300": case_dir300,
     "dir20000": case_dir20000,
+    "tinydirs": case_tinydirs,
     "deep": case_deep,
     "duplicates": case_duplicates,
     "duplicates_hardlink": case_duplicates_hardlink,

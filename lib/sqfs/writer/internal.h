@@ -66,7 +66,8 @@ typedef struct {
 		/* Device number, encoded. */
 		uint32_t rdev;
 	} data;
-	/* Finish: the inode's reference in the inode table. */
+	/* Finish: the inode's reference in the inode table, virtual (in
+	 * the metadata pipeline's block numbers, serialize.c). */
 	uint64_t ref;
 	uint32_t parent;
 	uint32_t hash_next;
@@ -364,8 +365,30 @@ int wr_add_existing(sqfs_writer_t *wr, const sqfs_entry_t *entry,
 
 /* ---- serialize.c ---- */
 
+/*
+ * What the export table is made from, when the image is exportable: the
+ * inode table's reference of each inode in number order, kept virtual
+ * (in the metadata pipeline's block numbers) in a spill file, 8 bytes
+ * each, and the position of each of the inode table's blocks, which makes
+ * them real. The table is written after the fragment table, when the
+ * pipeline is gone.
+ */
+typedef struct {
+	struct spill_file *refs;
+	uint64_t *block_pos;
+	uint64_t block_count;
+	uint32_t count;
+} wr_export_t;
+
+/* Give back what exp holds. */
+void wr_export_cleanup(wr_export_t *exp);
+
+/* export_table_write's source: count real references from first on. */
+int wr_export_fill(void *exp, uint64_t first, uint64_t *refs, size_t count);
+
 /* Number the inodes and write the inode and directory tables, recording
- * their positions, the inode count and the root reference in super. */
-int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table);
+ * their positions, the inode count and the root reference in super;
+ * exportable, fill *exp (zeroed otherwise). */
+int wr_write_tables(sqfs_writer_t *wr, wr_export_t *exp);
 
 #endif /* SQFS_WRITER_INTERNAL_H */

@@ -15,13 +15,23 @@
  * Memory: per directory its group's place and counts; per hard-linked
  * object its link count and, once written, its number and reference. The
  * entries themselves are read from spill files, one directory at a time.
+ *
+ * The walk only decides the order; the inodes and listings are encoded
+ * into the streams of the metadata pipeline (meta_pipeline_internal.h),
+ * which compresses the blocks on worker threads. Every reference kept
+ * while writing (a linked object's, a directory node's, the export
+ * table's) is virtual, in the pipeline's block numbers: the pipeline
+ * fills in the fields inside the tables itself, the root reference is
+ * made real at the end, and the export table when it is written
+ * (wr_export_t). The directory table must follow the inode table on
+ * disk but is made at the same time: it waits in a spill file.
  */
 #include "config.h"
 
 #include "sqfs/writer/internal.h"
 #include "sqfs/dir_writer_internal.h"
-#include "sqfs/inode.h"
-#include "sqfs/meta_writer.h"
+#include "sqfs/inode_internal.h"
+#include "sqfs/meta_pipeline_internal.h"
 #include "sqfs/io.h"
 #include "util/hash_table.h"
 #include "util/le.h"
@@ -93,12 +103,16 @@ typedef struct {
 	/* Inodes numbered, and written. */
 	uint32_t numbered;
 	uint32_t written;
-	sqfs_meta_writer_t *im;
-	sqfs_meta_writer_t *dm;
+	meta_pipe_t *mp;
+	/* the inode and directory tables' streams */
+	meta_stream_t *im;
+	meta_stream_t *dm;
 	dir_writer_t *dw;
 	sqfs_inode_t *ino;
 	size_t ino_capacity;
-	uint64_t *export_table;
+	/* exportable: the virtual reference of each inode in number order
+	 * (which is the order they are written in) */
+	spill_file_t *export_refs;
 	uint8_t *buf;
 	size_t buf_cap;
 } ser_t;
@@ -234,8 +248,10 @@ static int resolve(ser_t *s)
 	wr_record_t r;
 	int ret;
 
-	/* the groups stay in memory up to a quarter of the limit */
-	ret = spill_file_create((size_t)(wr_mem_limit(&s->wr->opt) / 4),
+	/* The records' sorter still holds its buffer (three quarters of
+	 * the limit) while the groups are made: each spill buffer here
+	 * takes a sixteenth. */
+	ret = spill_file_create((size_t)(wr_mem_limit(&s->wr->opt) / 16),
 				&s->groups, why);
 	if (ret == 0)
 		ret = spill_file_create(
@@ -532,17 +548,25 @@ static int emit_inode(ser_t *s, sqfs_inode_t *ino, uint32_t num, uint64_t *ref)
 	uint32_t offset;
 	int ret;
 
-	sqfs_meta_writer_get_position(s->im, &block, &offset);
+	meta_stream_position(s->im, &block, &offset);
 	if (block > (UINT64_MAX >> 16))
 		return SQFS_ERROR_OVERFLOW;
+	if (num != s->written + 1)
+		return SQFS_ERROR_INTERNAL;
 
-	ret = sqfs_inode_write(s->im, ino);
+	ret = inode_write_stream(s->im, ino);
 	if (ret != 0)
 		return ret;
 
 	*ref = (block << 16) | offset;
-	if (s->export_table != NULL)
-		s->export_table[num - 1] = *ref;
+	if (s->export_refs != NULL) {
+		uint8_t word[8];
+
+		put_le64(word, *ref);
+		ret = spill_file_append(s->export_refs, word, sizeof(word));
+		if (ret != 0)
+			return spill_words(s, s->export_refs, ret, NULL);
+	}
 	s->written += 1;
 	return 0;
 }
@@ -725,7 +749,7 @@ static int write_dir_inode(ser_t *s, uint32_t id, bool empty)
 		uint64_t block;
 		uint32_t offset;
 
-		sqfs_meta_writer_get_position(s->dm, &block, &offset);
+		meta_stream_position(s->dm, &block, &offset);
 		dref = (block << 16) | offset;
 	} else {
 		size = dir_writer_get_size(s->dw);
@@ -893,21 +917,81 @@ static int emit_dir(ser_t *s, uint32_t id, group_reader_t *g)
 	return write_dir_inode(s, id, empty);
 }
 
-int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
+void wr_export_cleanup(wr_export_t *exp)
+{
+	spill_file_destroy(exp->refs);
+	free(exp->block_pos);
+	memset(exp, 0, sizeof(*exp));
+}
+
+int wr_export_fill(void *user, uint64_t first, uint64_t *refs, size_t count)
+{
+	wr_export_t *exp = user;
+	uint8_t raw[8 * 1024];
+	int ret;
+
+	if (count > sizeof(raw) / 8 || first + count > exp->count)
+		return SQFS_ERROR_INTERNAL;
+	ret = spill_file_read_at(exp->refs, first * 8, raw, count * 8);
+	if (ret != 0)
+		return ret;
+	for (size_t i = 0; i < count; ++i) {
+		uint64_t vref = get_le64(raw + i * 8), block = vref >> 16;
+
+		if (block >= exp->block_count)
+			return SQFS_ERROR_INTERNAL;
+		refs[i] = (exp->block_pos[block] << 16) | (vref & 0xFFFF);
+	}
+	return 0;
+}
+
+/* Keep what the export table needs past the pipeline: the positions of
+ * the inode table's blocks. */
+static int keep_export(ser_t *s, wr_export_t *exp)
+{
+	uint64_t blocks = meta_pipe_block_count(s->mp, META_PIPE_INODES);
+
+	if (blocks > SIZE_MAX / sizeof(uint64_t))
+		return SQFS_ERROR_OVERFLOW;
+	exp->block_pos = malloc((size_t)(blocks > 0 ? blocks : 1) *
+				sizeof(uint64_t));
+	if (exp->block_pos == NULL)
+		return SQFS_ERROR_ALLOC;
+	for (uint64_t b = 0; b < blocks; ++b) {
+		uint64_t ref;
+		int ret = meta_pipe_resolve(s->mp, META_PIPE_INODES, b << 16,
+					    &ref);
+
+		if (ret != 0)
+			return ret;
+		exp->block_pos[b] = ref >> 16;
+	}
+	exp->block_count = blocks;
+	exp->count = s->numbered;
+	exp->refs = s->export_refs;
+	s->export_refs = NULL;
+	return 0;
+}
+
+int wr_write_tables(sqfs_writer_t *wr, wr_export_t *exp)
 {
 	sqfs_file_t *file = wr->file;
+	meta_file_sink_t inode_sink;
+	meta_spill_sink_t dir_sink;
+	char why[SPILL_WHY_SIZE];
+	meta_pipe_desc_t desc;
 	group_reader_t g;
-	unsigned int raw;
 	uint32_t count;
 	ser_t s;
 	int ret;
 
 	memset(&s, 0, sizeof(s));
 	memset(&g, 0, sizeof(g));
+	memset(exp, 0, sizeof(*exp));
+	memset(&dir_sink, 0, sizeof(dir_sink));
 	s.wr = wr;
 	s.t = &wr->tree;
 	hash_table_init(&s.where);
-	*export_table = NULL;
 	count = s.t->node_count;
 
 	s.grp_off = calloc((size_t)count + 1, sizeof(s.grp_off[0]));
@@ -924,25 +1008,32 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 	if (ret != 0)
 		goto out;
 
-	if (wr->opt.flags & SQFS_WRITER_EXPORTABLE) {
-		s.export_table = calloc(s.numbered, sizeof(uint64_t));
-		if (s.export_table == NULL) {
-			ret = SQFS_ERROR_ALLOC;
-			goto out;
-		}
+	/* the inode table goes after the data at once; the directory table
+	 * must follow it, so it waits in a spill file */
+	meta_file_sink_init(&inode_sink, file);
+	ret = meta_spill_sink_init(
+	    &dir_sink, (size_t)(wr_mem_limit(&wr->opt) / 16), why);
+	if (ret == 0 && (wr->opt.flags & SQFS_WRITER_EXPORTABLE))
+		ret = spill_file_create(
+		    (size_t)(wr_mem_limit(&wr->opt) / 64), &s.export_refs, why);
+	if (ret != 0) {
+		ret = spill_words(&s, NULL, ret, why);
+		goto out;
 	}
 
+	memset(&desc, 0, sizeof(desc));
 	/* -noI: both tables raw */
-	raw = (wr->opt.flags & SQFS_WRITER_UNCOMPRESSED_INODES)
-		  ? SQFS_META_WRITER_NO_COMPRESS
-		  : 0;
-	ret = sqfs_meta_writer_create(file, wr->cmp, raw, &s.im);
-	if (ret == 0)
-		ret = sqfs_meta_writer_create(
-		    file, wr->cmp, SQFS_META_WRITER_KEEP_IN_MEMORY | raw,
-		    &s.dm);
-	if (ret == 0)
-		ret = dir_writer_create(s.dm, &s.dw);
+	desc.cmp =
+	    (wr->opt.flags & SQFS_WRITER_UNCOMPRESSED_INODES) ? NULL : wr->cmp;
+	desc.sinks[META_PIPE_INODES] = &inode_sink.base;
+	desc.sinks[META_PIPE_DIRS] = &dir_sink.base;
+	desc.num_workers = wr->opt.num_jobs;
+	ret = meta_pipe_create(&desc, &s.mp);
+	if (ret != 0)
+		goto out;
+	s.im = meta_pipe_stream(s.mp, META_PIPE_INODES);
+	s.dm = meta_pipe_stream(s.mp, META_PIPE_DIRS);
+	ret = dir_writer_create(s.dm, &s.dw);
 	if (ret != 0)
 		goto out;
 
@@ -959,35 +1050,48 @@ int wr_write_tables(sqfs_writer_t *wr, uint64_t **export_table)
 	if (ret == 0 && s.written != s.numbered)
 		ret = SQFS_ERROR_INTERNAL;
 	if (ret == 0)
-		ret = sqfs_meta_writer_flush(s.im);
+		ret = meta_pipe_finish(s.mp);
+	if (ret == SQFS_ERROR_IO && meta_spill_sink_error(&dir_sink)[0] != 0)
+		ret = spill_words(&s, NULL, ret,
+				  meta_spill_sink_error(&dir_sink));
 	if (ret != 0)
 		goto out;
 
 	wr->super.directory_table_start = file->get_size(file);
-	ret = sqfs_meta_writer_flush(s.dm);
+	if (wr->super.directory_table_start - wr->super.inode_table_start !=
+	    meta_pipe_table_size(s.mp, META_PIPE_INODES)) {
+		ret = SQFS_ERROR_INTERNAL;
+		goto out;
+	}
+	ret = meta_spill_sink_write_out(&dir_sink, file);
+	if (ret == SQFS_ERROR_IO && meta_spill_sink_error(&dir_sink)[0] != 0)
+		ret = spill_words(&s, NULL, ret,
+				  meta_spill_sink_error(&dir_sink));
 	if (ret == 0)
-		ret = sqfs_meta_writer_write_out(s.dm);
+		ret = meta_pipe_resolve(s.mp, META_PIPE_INODES,
+					wr_node(s.t, NODE_ROOT)->ref,
+					&wr->super.root_inode_ref);
+	if (ret == 0 && s.export_refs != NULL)
+		ret = keep_export(&s, exp);
 	if (ret != 0)
 		goto out;
 
 	wr->super.inode_count = s.numbered;
-	wr->super.root_inode_ref = wr_node(s.t, NODE_ROOT)->ref;
 	wr->stats.inodes = s.numbered;
 	wr->stats.inode_table_bytes =
 	    wr->super.directory_table_start - wr->super.inode_table_start;
 	wr->stats.directory_table_bytes =
 	    file->get_size(file) - wr->super.directory_table_start;
-
-	*export_table = s.export_table;
-	s.export_table = NULL;
 out:
+	if (ret != 0)
+		wr_export_cleanup(exp);
 	free(g.page);
 	free(g.big);
 	if (s.dw != NULL)
 		dir_writer_destroy(s.dw);
-	sqfs_meta_writer_destroy(s.dm);
-	sqfs_meta_writer_destroy(s.im);
-	free(s.export_table);
+	meta_pipe_destroy(s.mp);
+	meta_spill_sink_cleanup(&dir_sink);
+	spill_file_destroy(s.export_refs);
 	free(s.ino);
 	free(s.buf);
 	for (size_t i = 0; i < s.nocc; ++i)

@@ -13,6 +13,7 @@
 #include "sqfs/path.h"
 #include "sqfs/format_internal.h"
 #include "sqfs/table_internal.h"
+#include "util/spill.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -1174,7 +1175,7 @@ static int finish(sqfs_writer_t *wr)
 	const uint32_t flags = wr->opt.flags;
 	const bool raw_inodes = (flags & SQFS_WRITER_UNCOMPRESSED_INODES) != 0;
 	wr_node_t *root;
-	uint64_t *export_table = NULL;
+	wr_export_t exp = {0};
 	sqfs_super_t *super;
 	int ret;
 
@@ -1217,14 +1218,18 @@ static int finish(sqfs_writer_t *wr)
 	if (ret == 0 && wr->entries.npending != 0)
 		ret = SQFS_ERROR_INTERNAL;
 	if (ret == 0)
-		ret = records_failed(wr, wr_write_tables(wr, &export_table));
+		ret = records_failed(wr, wr_write_tables(wr, &exp));
 	if (ret == 0)
 		ret = block_processor_write_fragment_table(wr->bp, super);
-	if (ret == 0 && export_table != NULL)
-		ret = export_table_write(
-		    wr->file, table_compressor(wr, raw_inodes), export_table,
-		    super->inode_count, super);
-	free(export_table);
+	if (ret == 0 && exp.refs != NULL) {
+		ret = export_table_write(wr->file,
+					 table_compressor(wr, raw_inodes),
+					 exp.count, wr_export_fill, &exp, super);
+		if (ret == SQFS_ERROR_IO && spill_file_error(exp.refs)[0] != 0)
+			ret = errtext_set(&wr->err, ret, "%s",
+					  spill_file_error(exp.refs));
+	}
+	wr_export_cleanup(&exp);
 	if (ret == 0)
 		ret = sqfs_id_table_write(
 		    wr->idtbl, wr->file, super,
