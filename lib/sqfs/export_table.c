@@ -47,9 +47,9 @@ int export_table_write(sqfs_file_t *file, sqfs_compressor_t *cmp,
 		for (size_t i = 0; ret == 0 && i < n; ++i)
 			put_le64(raw + i * SQFS_EXPORT_ENTRY_SIZE, refs[i]);
 		if (ret == 0)
-			ret = table_write_blocks(
-			    file, cmp, raw, n * SQFS_EXPORT_ENTRY_SIZE,
-			    index + b * sizeof(uint64_t));
+			ret = table_write_blocks(file, cmp, raw,
+						 n * SQFS_EXPORT_ENTRY_SIZE,
+						 index + b * sizeof(uint64_t));
 	}
 	if (ret == 0) {
 		pos = file->get_size(file);

@@ -33,8 +33,7 @@ static int spill_write(meta_sink_t *base, const void *data, size_t size)
 	return spill_file_append(sink->spill, data, size);
 }
 
-int meta_spill_sink_init(meta_spill_sink_t *sink, size_t buffer_size,
-			 char *why)
+int meta_spill_sink_init(meta_spill_sink_t *sink, size_t buffer_size, char *why)
 {
 	memset(sink, 0, sizeof(*sink));
 	sink->base.write = spill_write;

@@ -953,14 +953,14 @@ static int keep_export(ser_t *s, wr_export_t *exp)
 
 	if (blocks > SIZE_MAX / sizeof(uint64_t))
 		return SQFS_ERROR_OVERFLOW;
-	exp->block_pos = malloc((size_t)(blocks > 0 ? blocks : 1) *
-				sizeof(uint64_t));
+	exp->block_pos =
+	    malloc((size_t)(blocks > 0 ? blocks : 1) * sizeof(uint64_t));
 	if (exp->block_pos == NULL)
 		return SQFS_ERROR_ALLOC;
 	for (uint64_t b = 0; b < blocks; ++b) {
 		uint64_t ref;
-		int ret = meta_pipe_resolve(s->mp, META_PIPE_INODES, b << 16,
-					    &ref);
+		int ret =
+		    meta_pipe_resolve(s->mp, META_PIPE_INODES, b << 16, &ref);
 
 		if (ret != 0)
 			return ret;
@@ -1011,11 +1011,11 @@ int wr_write_tables(sqfs_writer_t *wr, wr_export_t *exp)
 	/* the inode table goes after the data at once; the directory table
 	 * must follow it, so it waits in a spill file */
 	meta_file_sink_init(&inode_sink, file);
-	ret = meta_spill_sink_init(
-	    &dir_sink, (size_t)(wr_mem_limit(&wr->opt) / 16), why);
+	ret = meta_spill_sink_init(&dir_sink,
+				   (size_t)(wr_mem_limit(&wr->opt) / 16), why);
 	if (ret == 0 && (wr->opt.flags & SQFS_WRITER_EXPORTABLE))
-		ret = spill_file_create(
-		    (size_t)(wr_mem_limit(&wr->opt) / 64), &s.export_refs, why);
+		ret = spill_file_create((size_t)(wr_mem_limit(&wr->opt) / 64),
+					&s.export_refs, why);
 	if (ret != 0) {
 		ret = spill_words(&s, NULL, ret, why);
 		goto out;

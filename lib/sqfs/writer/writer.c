@@ -1222,9 +1222,9 @@ static int finish(sqfs_writer_t *wr)
 	if (ret == 0)
 		ret = block_processor_write_fragment_table(wr->bp, super);
 	if (ret == 0 && exp.refs != NULL) {
-		ret = export_table_write(wr->file,
-					 table_compressor(wr, raw_inodes),
-					 exp.count, wr_export_fill, &exp, super);
+		ret = export_table_write(
+		    wr->file, table_compressor(wr, raw_inodes), exp.count,
+		    wr_export_fill, &exp, super);
 		if (ret == SQFS_ERROR_IO && spill_file_error(exp.refs)[0] != 0)
 			ret = errtext_set(&wr->err, ret, "%s",
 					  spill_file_error(exp.refs));
