@@ -97,6 +97,8 @@ struct extsort {
 	run_t *runs;
 	size_t run_count;
 	size_t run_cap;
+	/* Bytes of the runs' filters and samples (with lookups). */
+	size_t lookup_bytes;
 
 	/* The merge: one cursor per run, a heap of cursor numbers. */
 	cursor_t *cursors;
@@ -337,15 +339,24 @@ static bool lookups(const extsort_t *s)
 	return s->desc.key_hash != NULL && s->desc.key_cmp != NULL;
 }
 
-/* The most the block may take: all of the limit, or with lookups room
- * left for the hash map (at most 8 bytes per record, records taking at
- * least 28 bytes of the block, and the map up to twice the records). */
+/* The most the block may take: all of the limit, or with lookups what
+ * the runs' filters and samples leave of it (down to a quarter: past
+ * that the limit is exceeded rather than a run made per record), and of
+ * that room for the hash map (at most 8 bytes per record, records taking
+ * at least 28 bytes of the block, and the map up to twice the records).
+ * How large the block is changes where runs are cut, never the order. */
 static size_t block_limit(const extsort_t *s)
 {
 	size_t limit = s->desc.mem_limit;
 
-	if (lookups(s))
+	if (lookups(s)) {
+		size_t floor = limit / 4;
+
+		limit = limit > s->lookup_bytes + floor
+			    ? limit - s->lookup_bytes
+			    : floor;
 		limit = limit / 8 * 5;
+	}
 	return limit - limit % sizeof(entry_t);
 }
 
@@ -485,6 +496,12 @@ static int spill_buffer(extsort_t *s, bool for_lookups)
 	lookup.offset = s->runs[s->run_count - 1].offset;
 	lookup.bytes = s->runs[s->run_count - 1].bytes;
 	s->runs[s->run_count - 1] = lookup;
+	s->lookup_bytes +=
+	    lookup.nblocks * BLOOM_BLOCK_WORDS * sizeof(uint64_t) +
+	    lookup.nsamples * (sizeof(uint64_t) + sizeof(size_t));
+	for (size_t i = 0; i < lookup.nsamples; ++i)
+		s->lookup_bytes += 4 + get_le32(lookup.samples +
+						lookup.sample_at[i]);
 	s->stats.runs += 1;
 	if (s->buckets != NULL)
 		memset(s->buckets, 0, s->nbuckets * sizeof(s->buckets[0]));
@@ -825,6 +842,7 @@ int extsort_finish(extsort_t *s)
 	/* no lookups from here on */
 	for (size_t i = 0; i < s->run_count; ++i)
 		free_run_lookup(&s->runs[i]);
+	s->lookup_bytes = 0;
 	ret = reduce_runs(s);
 	if (ret != 0)
 		return ret;

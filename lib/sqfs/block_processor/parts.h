@@ -435,8 +435,14 @@ typedef struct {
 typedef struct bp_tail_run bp_tail_run_t;
 
 typedef struct {
-	/* Records in memory before a spill; 0: never spill. */
+	/* Records in memory before a spill; 0: never spill. The filters
+	 * and page keys of the runs count against it (LOOKUP_RECORD_BYTES
+	 * of them as one record), down to a quarter: what the index holds
+	 * stays near max_records records' worth however many runs there
+	 * are. */
 	size_t max_records;
+	/* Bytes of filters and page keys held for the runs. */
+	size_t lookup_bytes;
 	/* In memory: distinct fragments (bp_fragment_t), key -> newest. */
 	array_t list;
 	hash_table_t map;

@@ -36,6 +36,9 @@
 #define PAGE_SIZE (RECORD_SIZE * RECORDS_PER_PAGE)
 #define BLOOM_BITS_PER_RECORD 10u
 #define MERGE_FANIN 4u
+/* What a record in memory costs (bp_fragment_t, its share of the hash
+ * map), for weighing the runs' filters against max_records. */
+#define LOOKUP_RECORD_BYTES 48u
 /* Read buffer of a run being merged. */
 #define MERGE_BUFFER (64u * PAGE_SIZE)
 
@@ -337,7 +340,23 @@ static int spill(bp_tail_index_t *ti)
 		if (ret != 0)
 			return ret;
 	}
+
+	ti->lookup_bytes = 0;
+	for (size_t i = 0; i < ti->run_count; ++i)
+		ti->lookup_bytes +=
+		    ti->runs[i].pages * sizeof(uint64_t) +
+		    ti->runs[i].nblocks * BLOOM_BLOCK_WORDS * sizeof(uint64_t);
 	return 0;
+}
+
+/* Records in memory before the next spill: max_records less the runs'
+ * filters, at least a quarter of it. */
+static size_t memory_records(const bp_tail_index_t *ti)
+{
+	size_t held = ti->lookup_bytes / LOOKUP_RECORD_BYTES;
+	size_t floor = ti->max_records / 4 > 0 ? ti->max_records / 4 : 1;
+
+	return ti->max_records > held + floor ? ti->max_records - held : floor;
 }
 
 int bp_tail_index_add(bp_tail_index_t *ti, const bp_tail_t *rec)
@@ -347,7 +366,7 @@ int bp_tail_index_add(bp_tail_index_t *ti, const bp_tail_t *rec)
 	int ret;
 
 	/* records in memory are linked by u32 numbers */
-	if (ti->max_records != 0 && ti->list.count >= ti->max_records) {
+	if (ti->max_records != 0 && ti->list.count >= memory_records(ti)) {
 		ret = spill(ti);
 		if (ret != 0)
 			return ret;
