@@ -500,8 +500,8 @@ static int spill_buffer(extsort_t *s, bool for_lookups)
 	    lookup.nblocks * BLOOM_BLOCK_WORDS * sizeof(uint64_t) +
 	    lookup.nsamples * (sizeof(uint64_t) + sizeof(size_t));
 	for (size_t i = 0; i < lookup.nsamples; ++i)
-		s->lookup_bytes += 4 + get_le32(lookup.samples +
-						lookup.sample_at[i]);
+		s->lookup_bytes +=
+		    4 + get_le32(lookup.samples + lookup.sample_at[i]);
 	s->stats.runs += 1;
 	if (s->buckets != NULL)
 		memset(s->buckets, 0, s->nbuckets * sizeof(s->buckets[0]));
