@@ -169,7 +169,7 @@ printf 'kind\tn\tcomp\ttool\trun\twall_s\tusr_s\tsys_s\trss_kb\tbytes\tstatus\n'
 # kill the child over the memory limit or after the time limit. Sets
 # STATUS ("ok", "killed at X GB", "stopped after S s").
 watch() {
-	local pid=$1 start=$EPOCHREALTIME child rss now
+	local pid=$1 start=$EPOCHREALTIME child rss now rd
 	STATUS=ok
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 0.5
@@ -182,8 +182,10 @@ watch() {
 			now=$EPOCHREALTIME
 			if awk -v a="$start" -v b="$now" -v l="$limit" \
 				'BEGIN { exit !(b - a > l) }'; then
+				# how far it got: the bytes of the stream it had read
+				rd=$(awk '/^rchar:/ { printf "%.0f", $2 / 1048576 }' "/proc/$child/io" 2>/dev/null)
 				kill -TERM "$child" 2>/dev/null
-				STATUS="stopped after $limit s"
+				STATUS="stopped after $limit s${rd:+, having read $rd MiB}"
 			fi
 		done
 	done
