@@ -136,6 +136,11 @@ int main(void)
 	OFF(sqfs_image_source_options_t, max_entries, 16);
 	OFF(sqfs_image_source_options_t, max_bytes, 24);
 	OFF(sqfs_image_source_options_t, reserved, 32);
+	SIZE(sqfs_dir_source_options_t, 56);
+	OFF(sqfs_dir_source_options_t, flags, 0);
+	OFF(sqfs_dir_source_options_t, warn, 8);
+	OFF(sqfs_dir_source_options_t, user, 16);
+	OFF(sqfs_dir_source_options_t, reserved, 24);
 	SIZE(sqfs_entry_t, 120);
 	OFF(sqfs_entry_t, path, 0);
 	OFF(sqfs_entry_t, mode, 8);
