@@ -141,6 +141,16 @@ int main(void)
 	OFF(sqfs_dir_source_options_t, warn, 8);
 	OFF(sqfs_dir_source_options_t, user, 16);
 	OFF(sqfs_dir_source_options_t, reserved, 24);
+	SIZE(sqfs_unpack_options_t, 88);
+	OFF(sqfs_unpack_options_t, flags, 0);
+	OFF(sqfs_unpack_options_t, num_jobs, 4);
+	OFF(sqfs_unpack_options_t, mtime, 8);
+	OFF(sqfs_unpack_options_t, image_name, 16);
+	OFF(sqfs_unpack_options_t, select, 24);
+	OFF(sqfs_unpack_options_t, report, 32);
+	OFF(sqfs_unpack_options_t, warn, 40);
+	OFF(sqfs_unpack_options_t, user, 48);
+	OFF(sqfs_unpack_options_t, reserved, 56);
 	SIZE(sqfs_entry_t, 120);
 	OFF(sqfs_entry_t, path, 0);
 	OFF(sqfs_entry_t, mode, 8);

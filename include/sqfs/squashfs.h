@@ -26,6 +26,7 @@
 #include "sqfs/file_stream.h"
 #include "sqfs/image_source.h"
 #include "sqfs/dir_source.h"
+#include "sqfs/unpack.h"
 #include "sqfs/fs.h"
 
 SQFS_BEGIN_DECLS
