@@ -39,7 +39,14 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#define KNOWN_FLAGS 0x7fffu
+#define KNOWN_FLAGS                                                           \
+	(SQFS_UNPACK_SET_XATTRS | SQFS_UNPACK_SET_TIMES | SQFS_UNPACK_CHMOD | \
+	 SQFS_UNPACK_CHOWN | SQFS_UNPACK_OVERWRITE | SQFS_UNPACK_NO_DEVICES | \
+	 SQFS_UNPACK_NO_SOCKETS | SQFS_UNPACK_NO_FIFOS |                      \
+	 SQFS_UNPACK_NO_SYMLINKS | SQFS_UNPACK_NO_EMPTY_DIRS |                \
+	 SQFS_UNPACK_NO_SPARSE | SQFS_UNPACK_KEEP_PARENTS |                   \
+	 SQFS_UNPACK_ROOT_ATTRS | SQFS_UNPACK_FIXED_TIME |                    \
+	 SQFS_UNPACK_MAKE_DEST)
 
 typedef struct {
 	char *name;
