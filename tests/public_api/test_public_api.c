@@ -180,7 +180,8 @@ static void xattr_text(const sqfs_entry_t *e, char *out, size_t size)
 	sqfs_xattr_t list[16];
 	size_t n = e->xattr_count < 16 ? e->xattr_count : 16, len = 0;
 
-	memcpy(list, e->xattrs, n * sizeof(list[0]));
+	if (n > 0)
+		memcpy(list, e->xattrs, n * sizeof(list[0]));
 	qsort(list, n, sizeof(list[0]), by_key);
 	out[0] = '\0';
 	for (size_t i = 0; i < n && len + 1 < size; ++i) {
