@@ -167,6 +167,7 @@ SQFS_API int sqfs_dir_source_rewind(sqfs_dir_source_t *src);
  * as above: those the entry carries, or, with SQFS_DIR_SOURCE_NO_XATTRS,
  * read now (a program that wants them for some entries only). *list
  * (*count of them) is valid until the next call of next or destroy.
+ * SQFS_ERROR_SEQUENCE before the first entry and after the last.
  */
 SQFS_API int sqfs_dir_source_xattrs(sqfs_dir_source_t *src,
 				    const sqfs_xattr_t **list, size_t *count);
@@ -176,7 +177,8 @@ SQFS_API int sqfs_dir_source_xattrs(sqfs_dir_source_t *src,
  * entered; if the entry is the first member met of a hard-link group,
  * the next member met becomes the first, so that no entry handed out
  * names a skipped one as its hard_link. The root cannot be skipped
- * (SQFS_ERROR_ARG_INVALID).
+ * (SQFS_ERROR_ARG_INVALID); SQFS_ERROR_SEQUENCE before the first entry
+ * and after the last.
  */
 SQFS_API int sqfs_dir_source_skip(sqfs_dir_source_t *src);
 
