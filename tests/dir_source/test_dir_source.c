@@ -191,6 +191,8 @@ static void test_skip(void **state)
 	assert_int_equal(mkdirat(dfd, "d", 0755), 0);
 	write_at(dfd, "d/inside", "x");
 	s = walk_of(dfd);
+	/* nothing to skip before the first entry */
+	assert_int_equal(sqfs_dir_source_skip(s), SQFS_ERROR_SEQUENCE);
 	assert_int_equal(sqfs_dir_source_next(s, &e), 0);
 	/* not the root */
 	assert_int_equal(sqfs_dir_source_skip(s), SQFS_ERROR_ARG_INVALID);
@@ -208,6 +210,8 @@ static void test_skip(void **state)
 	}
 	assert_int_equal(ret, 1);
 	assert_string_equal(seen, "b;c=b;");
+	/* nor after the last */
+	assert_int_equal(sqfs_dir_source_skip(s), SQFS_ERROR_SEQUENCE);
 	sqfs_dir_source_destroy(s);
 	close(dfd);
 }
