@@ -349,6 +349,14 @@ class SquashFile(io.RawIOBase):
         self._check()
         return False
 
+    def write(self, data):
+        self._check()
+        raise io.UnsupportedOperation("images are read-only")
+
+    def truncate(self, size=None):
+        self._check()
+        raise io.UnsupportedOperation("images are read-only")
+
     def readinto(self, buffer):
         self._check()
         n = self._h.readinto_at(self._pos, buffer)
@@ -521,7 +529,8 @@ class Image:
         try:
             return self._lookup(raw, follow), as_bytes
         except OSError as e:
-            raise _named(e, path) from None
+            _named(e, path)
+            raise
 
     def _stat_result(self, t, as_bytes):
         target = None
@@ -540,7 +549,8 @@ class Image:
         try:
             return self._stat_result(t, as_bytes)
         except OSError as e:
-            raise _named(e, path) from None
+            _named(e, path)
+            raise
 
     def lstat(self, path) -> StatResult:
         """The attributes of the entry at path itself (a symlink's, with
@@ -582,7 +592,8 @@ class Image:
                 page, cookie = self._fs.readdir(t[_NODE], cookie, 1024,
                                                 False)
             except OSError as e:
-                raise _named(e, path) from None
+                _named(e, path)
+                raise
             names.extend(_name(p[0], as_bytes) for p in page)
             if cookie == 0:
                 return names
@@ -598,10 +609,11 @@ class Image:
         top down, as os.walk does: with topdown, dirnames may be changed
         in place to choose where to go; errors go to onerror (or are
         ignored); symlinks to directories are listed in dirnames but not
-        entered unless followlinks. A directory met again below itself
-        (a loop, which only a broken image or followlinks makes) is not
-        entered again: onerror receives a CorruptImageError for a broken
-        image, nothing for a symlink."""
+        entered unless followlinks. A directory is entered once: a
+        directory met again (which only a broken image makes, or
+        followlinks, where only a loop below itself is skipped) is not
+        entered again, and onerror receives a CorruptImageError for a
+        broken image."""
         top = os.fspath(top)
         # (path, node, ancestors' nodes) to list, or a result to yield
         try:
@@ -611,6 +623,10 @@ class Image:
                 onerror(e)
             return
         stack = [(top, t[_NODE], ())]
+        # a valid image holds each directory once; a hostile one could
+        # name a directory from many places, and the walk would grow
+        # with the number of paths to it, not of directories
+        visited = None if followlinks else {t[_NODE]}
         while stack:
             item = stack.pop()
             if len(item) == 2:
@@ -643,12 +659,13 @@ class Image:
                 stack.append((None, (path, dirs, files)))
             for name in reversed(dirs):
                 sub = self._walk_into(path, name, into.get(name),
-                                      followlinks, ancestors, onerror)
+                                      followlinks, ancestors, visited,
+                                      onerror)
                 if sub is not None:
                     stack.append(sub)
 
     def _walk_into(self, path, name, entry, followlinks, ancestors,
-                   onerror):
+                   visited, onerror):
         new_path = posixpath.join(path, name)
         try:
             if entry is None:
@@ -670,14 +687,17 @@ class Image:
             if onerror is not None:
                 onerror(_named(e, new_path))
             return None
-        if node in ancestors:
+        again = node in ancestors if visited is None else node in visited
+        if again:
             if not is_link and onerror is not None:
                 err = CorruptImageError(
-                    _errno.EIO, "directory loop: a directory lies "
-                    "inside itself", new_path)
+                    _errno.EIO, "a directory met twice (a directory loop "
+                    "or a second path to it)", new_path)
                 err.code = -18
                 onerror(err)
             return None
+        if visited is not None:
+            visited.add(node)
         return (new_path, node, ancestors)
 
     # ------------------------------------------------------------ files
@@ -699,7 +719,8 @@ class Image:
         try:
             handle = self._fs.open(t[_NODE])
         except OSError as e:
-            raise _named(e, path) from None
+            _named(e, path)
+            raise
         return SquashFile(handle, os.fspath(path))
 
     def read_bytes(self, path) -> bytes:

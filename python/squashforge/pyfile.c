@@ -48,6 +48,19 @@ static void keep_error(py_file_t *f)
 	f->error = value;
 }
 
+/* The object must not keep a view of our buffer past the call: release
+ * it, keeping the exception the call may have raised. */
+static void release_view(PyObject *view)
+{
+	PyObject *type, *value, *tb;
+
+	PyErr_Fetch(&type, &value, &tb);
+	Py_XDECREF(PyObject_CallMethod(view, "release", NULL));
+	PyErr_Clear();
+	PyErr_Restore(type, value, tb);
+	Py_DECREF(view);
+}
+
 /* Read size bytes at offset into buf, with the GIL. */
 static int read_locked(py_file_t *f, uint64_t offset, uint8_t *buf, size_t size)
 {
@@ -75,10 +88,7 @@ static int read_locked(py_file_t *f, uint64_t offset, uint8_t *buf, size_t size)
 				goto fail;
 			ret =
 			    PyObject_CallMethod(f->obj, "readinto", "O", view);
-			/* the object must not keep a view of our buffer */
-			Py_XDECREF(PyObject_CallMethod(view, "release", NULL));
-			PyErr_Clear();
-			Py_DECREF(view);
+			release_view(view);
 			if (ret == NULL)
 				goto fail;
 			got = ret == Py_None ? -1 : PyLong_AsSsize_t(ret);
