@@ -35,6 +35,7 @@ import os
 import posixpath
 import stat as _stat
 import time
+import warnings
 import weakref
 from dataclasses import dataclass
 from typing import FrozenSet, Tuple
@@ -59,7 +60,7 @@ __all__ = [
     "NotAnImageError", "UnsupportedError", "EntryError",
     "SquashfsFileNotFoundError", "SquashfsNotADirectoryError",
     "SquashfsFileExistsError", "compressors", "default_compressor",
-    "compressor_help", "library_version",
+    "compressor_help", "library_version", "ExtractWarning",
 ]
 
 # symlinks followed in one path before giving up (Linux's MAXSYMLINKS)
@@ -728,17 +729,25 @@ class Image:
         with self.open(path) as f:
             return f.readall()
 
-    def extract(self, path, dest, *, xattrs=True, chown=None, chmod=True,
-                overwrite=False, jobs=None) -> None:
+    def extract(self, path, dest, *, xattrs=True, times=True, chmod=True,
+                chown=None, overwrite=False, make_dest=False,
+                jobs=None) -> None:
         """Unpack the entry at path (a directory with everything below
-        it) into the existing directory dest, with the library's safe
-        unpack: every name checked, no symlink followed, nothing written
-        outside dest. A directory's contents go into dest/<its name>
-        (the root's straight into dest), a file becomes dest/<its name>.
-        chown (default: when running as root) sets owners, chmod the
-        permission bits, xattrs the extended attributes; overwrite
-        replaces what exists; jobs decompress in parallel (default: the
-        number of cores)."""
+        it) into the directory dest, with the library's safe unpack:
+        every name checked, no symlink followed (of the image or already
+        in dest), nothing written outside dest. A directory becomes
+        dest/<its name> with its contents, a file dest/<its name>; the
+        root's contents go straight into dest.
+
+        xattrs, times, chmod and chown set the image's extended
+        attributes, times, permission bits and owners (chown by default
+        only when running as root); otherwise entries get the process's
+        umask, owner and the current time. overwrite replaces a file in
+        the way (a directory in the way fails); make_dest makes dest if
+        it is missing. jobs: threads unpacking (None: the number of
+        cores). What could not be set is told as ExtractWarning and the
+        unpack goes on; a failure raises, and what was made before it
+        stays."""
         if not hasattr(self._fs, "extract"):
             raise NotImplementedError(
                 "this squashforge was built against a libsquashfs "
@@ -747,8 +756,18 @@ class Image:
             chown = os.geteuid() == 0
         if jobs is None:
             jobs = os.cpu_count() or 1
-        self._fs.extract(path, dest, xattrs=xattrs, chown=chown,
-                         chmod=chmod, overwrite=overwrite, jobs=jobs)
+        told = self._fs.extract(path, dest, xattrs=xattrs, times=times,
+                                chmod=chmod, chown=chown,
+                                overwrite=overwrite, make_dest=make_dest,
+                                jobs=jobs)
+        for words in told:
+            warnings.warn(words, ExtractWarning, stacklevel=2)
+
+
+class ExtractWarning(UserWarning):
+    """Something Image.extract or Writer.add_tree could not do and left
+    out (an attribute the file system refuses, an unreadable directory
+    skipped)."""
 
 
 # ---------------------------------------------------------------- writing
@@ -1180,25 +1199,36 @@ class Writer:
                 pos += len(chunk)
 
     def add_tree(self, directory, prefix="", *, xattrs=True,
-                 one_file_system=False) -> None:
+                 hard_links=True, one_file_system=False,
+                 skip_unreadable=False) -> None:
         """Copy the tree at directory on disk into the image below prefix
-        ("" for the root, whose attributes it then takes) with the
-        library's safe walk: every entry type, owners, times, hard
-        links, xattrs (unless xattrs is false) and sparse files; a
-        file that changes type while it is read is refused with words.
-        one_file_system stays on directory's file system."""
+        ("" for the root, whose attributes it then takes), with the
+        library's safe walk: every entry type, owners, times, xattrs
+        (unless xattrs is false), sparse files, files linked more than
+        once as hard links (unless hard_links is false); no symlink
+        followed, and a file that changes while it is read refused with
+        words. one_file_system stays on directory's file system (mount
+        points are kept, empty); skip_unreadable leaves out directories
+        that cannot be listed, told as ExtractWarning, instead of
+        failing."""
         self._check()
         if not hasattr(self._w, "add_tree"):
             raise NotImplementedError(
                 "this squashforge was built against a libsquashfs "
                 "without sqfs_dir_source")
         try:
-            self._w.add_tree(directory, prefix, xattrs=xattrs,
-                             one_file_system=one_file_system)
+            told = self._w.add_tree(directory, prefix, xattrs=xattrs,
+                                    hard_links=hard_links,
+                                    one_file_system=one_file_system,
+                                    skip_unreadable=skip_unreadable)
         except EntryError:
+            # a refused entry leaves the writer usable, and the entries
+            # added before it in the image
             if not self._w.usable:
                 self.abort()
             raise
         except BaseException:
             self.abort()
             raise
+        for words in told:
+            warnings.warn(words, ExtractWarning, stacklevel=2)

@@ -105,7 +105,14 @@ PyObject *sqfs_py_raise(int code, const char *why, PyObject *filename,
 		Py_XDECREF(cause);
 		return PyErr_NoMemory();
 	case SQFS_ERROR_IO:
+		/* a system call's failure: errno says which OSError it is */
 		err = saved_errno != 0 ? saved_errno : EIO;
+		if (err == ENOENT)
+			cls = SqfsPy_FileNotFoundError;
+		else if (err == ENOTDIR)
+			cls = SqfsPy_NotADirectoryError;
+		else if (err == EEXIST)
+			cls = SqfsPy_FileExistsError;
 		break;
 	case SQFS_ERROR_CORRUPTED:
 	case SQFS_ERROR_TRUNCATED:

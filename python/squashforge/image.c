@@ -623,22 +623,54 @@ static PyObject *fs_cache_stats(fs_object *self, PyObject *unused)
 }
 
 #ifdef SQFS_PY_HAVE_UNPACK
+/* What sqfs_unpack could not do and left out, kept for Python's
+ * warnings (the callback runs without the GIL). */
+typedef struct {
+	char **words;
+	size_t count;
+} unpack_warnings_t;
+
+/* enough to tell what went wrong; a tree of a million unsettable
+ * attributes need not become a million warnings */
+#define MAX_UNPACK_WARNINGS 100
+
+static void keep_warning(void *user, const char *words)
+{
+	unpack_warnings_t *w = user;
+	char **grown;
+
+	if (w->count >= MAX_UNPACK_WARNINGS)
+		return;
+	grown = realloc(w->words, (w->count + 1) * sizeof(w->words[0]));
+	if (grown == NULL)
+		return;
+	w->words = grown;
+	w->words[w->count] = strdup(words);
+	if (w->words[w->count] != NULL)
+		w->count++;
+}
+
+/* extract(...) -> the list of warnings (str) */
 static PyObject *fs_extract(fs_object *self, PyObject *args, PyObject *kw)
 {
-	PyThreadState *ts;
-	static const char *const kwlist[] = {"path",  "dest",  "xattrs",
-					     "chown", "chmod", "overwrite",
-					     "jobs",  NULL};
+	static const char *const kwlist[] = {
+	    "path",  "dest",	  "xattrs",    "times", "chmod",
+	    "chown", "overwrite", "make_dest", "jobs",	NULL};
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	PyObject *path_obj, *dest_obj, *path = NULL, *dest = NULL;
-	int xattrs = 1, chown = 1, chmod = 1, overwrite = 0, ret = 0, err;
+	int xattrs = 1, times = 1, chmod = 1, chown = 0, overwrite = 0;
+	int make_dest = 0, ret = 0, err;
 	unsigned int jobs = 0;
+	unpack_warnings_t warnings = {NULL, 0};
 	sqfs_unpack_options_t opt;
 	sqfs_image_t *img = NULL;
+	PyObject *list = NULL;
+	PyThreadState *ts;
+	size_t i;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|ppppI", (char **)kwlist,
-					 &path_obj, &dest_obj, &xattrs, &chown,
-					 &chmod, &overwrite, &jobs))
+	if (!PyArg_ParseTupleAndKeywords(
+		args, kw, "OO|ppppppI", (char **)kwlist, &path_obj, &dest_obj,
+		&xattrs, &times, &chmod, &chown, &overwrite, &make_dest, &jobs))
 		return NULL;
 	path = sqfs_py_fspath_bytes(path_obj);
 	dest = path == NULL ? NULL : sqfs_py_fspath_bytes(dest_obj);
@@ -649,15 +681,21 @@ static PyObject *fs_extract(fs_object *self, PyObject *args, PyObject *kw)
 	}
 
 	sqfs_unpack_options_init(&opt);
-	if (!xattrs)
-		opt.flags |= SQFS_UNPACK_NO_XATTRS;
-	if (!chown)
-		opt.flags |= SQFS_UNPACK_NO_CHOWN;
-	if (!chmod)
-		opt.flags |= SQFS_UNPACK_NO_CHMOD;
+	if (xattrs)
+		opt.flags |= SQFS_UNPACK_SET_XATTRS;
+	if (times)
+		opt.flags |= SQFS_UNPACK_SET_TIMES;
+	if (chmod)
+		opt.flags |= SQFS_UNPACK_CHMOD;
+	if (chown)
+		opt.flags |= SQFS_UNPACK_CHOWN;
 	if (overwrite)
 		opt.flags |= SQFS_UNPACK_OVERWRITE;
+	if (make_dest)
+		opt.flags |= SQFS_UNPACK_MAKE_DEST;
 	opt.num_jobs = jobs;
+	opt.warn = keep_warning;
+	opt.user = &warnings;
 
 	/* an image object of its own: they serve one thread each */
 	ts = PyEval_SaveThread();
@@ -670,14 +708,26 @@ static PyObject *fs_extract(fs_object *self, PyObject *args, PyObject *kw)
 	PyEval_RestoreThread(ts);
 	fs_leave(self);
 
-	if (ret != 0)
+	if (ret != 0) {
 		sqfs_py_raise(ret, why, path_obj, err,
 			      sqfs_py_file_take_error(self->pyfile));
+	} else {
+		list = PyList_New(0);
+		for (i = 0; list != NULL && i < warnings.count; ++i) {
+			PyObject *str =
+			    PyUnicode_DecodeFSDefault(warnings.words[i]);
+
+			if (str == NULL || PyList_Append(list, str) != 0)
+				Py_CLEAR(list);
+			Py_XDECREF(str);
+		}
+	}
+	for (i = 0; i < warnings.count; ++i)
+		free(warnings.words[i]);
+	free(warnings.words);
 	Py_DECREF(path);
 	Py_DECREF(dest);
-	if (ret != 0)
-		return NULL;
-	Py_RETURN_NONE;
+	return list;
 }
 #endif
 
@@ -709,9 +759,10 @@ static PyMethodDef fs_methods[] = {
 #ifdef SQFS_PY_HAVE_UNPACK
     {"extract", (PyCFunction)(void (*)(void))fs_extract,
      METH_VARARGS | METH_KEYWORDS,
-     "extract(path, dest, xattrs=True, chown=True, chmod=True, "
-     "overwrite=False, jobs=0)\nUnpack path of the image into the "
-     "directory dest (sqfs_unpack)."},
+     "extract(path, dest, xattrs=True, times=True, chmod=True, "
+     "chown=False,\n    overwrite=False, make_dest=False, jobs=0) -> "
+     "warnings\nUnpack path of the image into the directory dest "
+     "(sqfs_unpack)."},
 #endif
     {NULL, NULL, 0, NULL},
 };

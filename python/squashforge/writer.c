@@ -523,6 +523,31 @@ static char *join_prefix(const char *prefix, const char *path)
 	return out;
 }
 
+/* What the walk left out and went on without, kept for Python's
+ * warnings (the callback runs without the GIL); the first hundred. */
+typedef struct {
+	char **words;
+	size_t count;
+} tree_warnings_t;
+
+#define MAX_TREE_WARNINGS 100
+
+static void keep_warning(void *user, const char *words)
+{
+	tree_warnings_t *w = user;
+	char **grown;
+
+	if (w->count >= MAX_TREE_WARNINGS)
+		return;
+	grown = realloc(w->words, (w->count + 1) * sizeof(w->words[0]));
+	if (grown == NULL)
+		return;
+	w->words = grown;
+	w->words[w->count] = strdup(words);
+	if (w->words[w->count] != NULL)
+		w->count++;
+}
+
 /* The words of a writer failure on path. */
 static void writer_words(char *why, const char *path, sqfs_writer_t *wr)
 {
@@ -564,7 +589,7 @@ static int copy_file(sqfs_writer_t *wr, sqfs_dir_source_t *src,
  * words in why.
  */
 static int copy_tree(sqfs_writer_t *wr, const char *dir, const char *prefix,
-		     uint32_t flags, char *why)
+		     uint32_t flags, tree_warnings_t *warnings, char *why)
 {
 	sqfs_dir_source_options_t opt;
 	sqfs_dir_source_t *src = NULL;
@@ -573,6 +598,8 @@ static int copy_tree(sqfs_writer_t *wr, const char *dir, const char *prefix,
 
 	sqfs_dir_source_options_init(&opt);
 	opt.flags = flags;
+	opt.warn = keep_warning;
+	opt.user = warnings;
 	ret = sqfs_dir_source_create(dir, &opt, &src, why);
 	if (ret != 0)
 		return ret;
@@ -613,17 +640,21 @@ out:
 static PyObject *writer_add_tree(writer_object *self, PyObject *args,
 				 PyObject *kw)
 {
-	static const char *const kwlist[] = {"directory", "prefix", "xattrs",
-					     "one_file_system", NULL};
+	static const char *const kwlist[] = {
+	    "directory",       "prefix",	  "xattrs", "hard_links",
+	    "one_file_system", "skip_unreadable", NULL};
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	PyObject *dir_obj, *prefix_obj = NULL, *dir, *prefix = NULL;
-	int xattrs = 1, one_fs = 0, ret;
+	int xattrs = 1, hard_links = 1, one_fs = 0, skip = 0, ret, err;
+	tree_warnings_t warnings = {NULL, 0};
+	PyObject *list = NULL;
 	uint32_t flags = 0;
 	PyThreadState *ts;
+	size_t i;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|Opp", (char **)kwlist,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|Opppp", (char **)kwlist,
 					 &dir_obj, &prefix_obj, &xattrs,
-					 &one_fs))
+					 &hard_links, &one_fs, &skip))
 		return NULL;
 	dir = sqfs_py_fspath_bytes(dir_obj);
 	if (dir == NULL)
@@ -637,19 +668,38 @@ static PyObject *writer_add_tree(writer_object *self, PyObject *args,
 	}
 	if (!xattrs)
 		flags |= SQFS_DIR_SOURCE_NO_XATTRS;
+	if (!hard_links)
+		flags |= SQFS_DIR_SOURCE_NO_HARD_LINKS;
 	if (one_fs)
 		flags |= SQFS_DIR_SOURCE_ONE_FILESYSTEM;
+	if (skip)
+		flags |= SQFS_DIR_SOURCE_SKIP_UNREADABLE;
 
 	ts = PyEval_SaveThread();
 	ret = copy_tree(self->wr, PyBytes_AS_STRING(dir),
-			PyBytes_AS_STRING(prefix), flags, why);
+			PyBytes_AS_STRING(prefix), flags, &warnings, why);
+	err = errno;
 	PyEval_RestoreThread(ts);
 	self->busy = 0;
 	Py_DECREF(prefix);
 	Py_DECREF(dir);
-	if (ret != 0)
-		return sqfs_py_raise(ret, why, dir_obj, errno, NULL);
-	Py_RETURN_NONE;
+	if (ret != 0) {
+		sqfs_py_raise(ret, why, dir_obj, err, NULL);
+	} else {
+		list = PyList_New(0);
+		for (i = 0; list != NULL && i < warnings.count; ++i) {
+			PyObject *str =
+			    PyUnicode_DecodeFSDefault(warnings.words[i]);
+
+			if (str == NULL || PyList_Append(list, str) != 0)
+				Py_CLEAR(list);
+			Py_XDECREF(str);
+		}
+	}
+	for (i = 0; i < warnings.count; ++i)
+		free(warnings.words[i]);
+	free(warnings.words);
+	return list;
 }
 #endif
 
@@ -673,9 +723,9 @@ static PyMethodDef writer_methods[] = {
 #ifdef SQFS_PY_HAVE_DIR_SOURCE
     {"add_tree", (PyCFunction)(void (*)(void))writer_add_tree,
      METH_VARARGS | METH_KEYWORDS,
-     "add_tree(directory, prefix=b'', xattrs=True, "
-     "one_file_system=False)\nCopy a directory tree on disk into the "
-     "image (sqfs_dir_source)."},
+     "add_tree(directory, prefix=b'', xattrs=True, hard_links=True,\n"
+     "    one_file_system=False, skip_unreadable=False) -> warnings\n"
+     "Copy a directory tree on disk into the image (sqfs_dir_source)."},
 #endif
     {NULL, NULL, 0, NULL},
 };

@@ -285,22 +285,41 @@ def test_extract(tmp_path, tree):
     mksquashfs(tree, p)
     out = tmp_path / "out"
     out.mkdir()
+    part = tmp_path / "part"
     with squashforge.Image(p) as img:
         img.extract("/", out)
-        img.extract("dir/sub", out)
-        img.extract("small", out)
+        img.extract("dir/sub", part, make_dest=True)
+        img.extract("small", part)
+        with pytest.raises(FileExistsError):
+            img.extract("small", part)        # no overwrite
+        img.extract("small", part, overwrite=True)
         with pytest.raises(FileNotFoundError):
             img.extract("nothing", out)
-        with pytest.raises(squashforge.SquashfsError):
-            img.extract("small", out)        # exists, no overwrite
-        img.extract("small", out, overwrite=True)
+        with pytest.raises(FileNotFoundError):
+            img.extract("/", tmp_path / "no-such-dir")
+    assert_same_tree(squashforge.Image(p), str(out))
     for rel in ("small", "dir/big", "dir/sub/deeper/exact", "sparse"):
         with open(os.path.join(tree, rel), "rb") as a, \
                 open(os.path.join(out, rel), "rb") as b:
             assert a.read() == b.read(), rel
     assert os.readlink(out / "link") == "dir/big"
-    assert os.path.isdir(out / "sub" / "deeper")
+    assert sorted(os.listdir(part)) == ["small", "sub"]
+    assert os.path.isdir(part / "sub" / "deeper")
+    assert os.readlink(part / "sub" / "up") == "../.."
     assert stat.S_IMODE(os.stat(out / "dir" / "big").st_mode) == 0o4755
+    assert os.stat(out / "small").st_mtime == os.stat(
+        os.path.join(tree, "small")).st_mtime
     assert os.getxattr(out / "small", "user.comment") == b"a value"
     if os.geteuid() == 0:
         assert os.stat(out / "small").st_uid == 1000
+
+    # without attributes: the process's own
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with squashforge.Image(p) as img:
+        img.extract("dir", plain, xattrs=False, times=False, chmod=False,
+                    chown=False, jobs=1)
+    st = os.stat(plain / "dir" / "big")
+    assert stat.S_IMODE(st.st_mode) & 0o4000 == 0
+    assert st.st_mtime > T0 + 1000
+    assert os.listxattr(plain / "dir" / "big") == []

@@ -407,7 +407,19 @@ def test_add_tree(tmp_path):
         assert img.stat("dir/big").st_mode == os.lstat(
             os.path.join(root, "dir/big")).st_mode
         assert img.stat("/").st_mtime == T0
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError) as e:
         with squashforge.Writer(tmp_path / "n.sqfs") as w:
             w.add_tree(tmp_path / "no-such-dir")
+    assert "no-such-dir" in str(e.value)
+    with pytest.raises(NotADirectoryError):
+        with squashforge.Writer(tmp_path / "n.sqfs") as w:
+            w.add_tree(p)
     assert not (tmp_path / "n.sqfs").exists()
+    # without hard links and xattrs
+    q = tmp_path / "q.sqfs"
+    with squashforge.Writer(q) as w:
+        w.add_tree(root, hard_links=False, xattrs=False)
+    with squashforge.Image(q) as img:
+        assert img.stat("small").st_ino != img.stat("dir/hardlink").st_ino
+        assert img.read_bytes("dir/hardlink") == b"hello, world\n"
+        assert img.stat("small").xattrs == {}
