@@ -286,8 +286,12 @@ class _ScandirIterator:
         while self._pos >= len(self._page):
             if self._done:
                 raise StopIteration
-            self._page, cookie = self._image._fs.readdir(
-                self._node, self._cookie, 256, True)
+            try:
+                self._page, cookie = self._image._fs.readdir(
+                    self._node, self._cookie, 256, True)
+            except OSError as e:
+                _named(e, self._path)
+                raise
             self._pos = 0
             if cookie == 0:
                 self._done = True
@@ -559,11 +563,18 @@ class Image:
         return self.stat(path, follow_symlinks=False)
 
     def exists(self, path) -> bool:
-        """Whether path names an entry (a symlink followed)."""
+        """Whether path names an entry (a symlink followed): false for a
+        missing entry, a file on the way and a symlink loop; damage of
+        the image on the way raises."""
         try:
             self._find(path, True)
         except (FileNotFoundError, NotADirectoryError):
             return False
+        except OSError as e:
+            if e.errno == _errno.ELOOP and \
+                    not isinstance(e, SquashfsError):
+                return False
+            raise
         return True
 
     def readlink(self, path):
@@ -792,6 +803,20 @@ class WriterStats:
     directory_table_bytes: int
 
 
+def _uint(name, value, limit=0xFFFFFFFF):
+    """value as an int from 0 to limit, or ValueError naming it (the
+    extension takes fixed-size integers and would cut bigger ones)."""
+    value = int(value)
+    if not 0 <= value <= limit:
+        raise ValueError(f"{name} {value} is out of range (0 to {limit})")
+    return value
+
+
+def _time(value):
+    """Seconds as an image stores them: clamped to 0 .. 2^32 - 1."""
+    return max(0, min(int(value), 0xFFFFFFFF))
+
+
 def _default_time():
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch is not None:
@@ -867,9 +892,10 @@ class Writer:
         self._closed = False
         self.stats = None
         now = _default_time()
-        self._mtime = int(mtime) if mtime is not None else now
-        self._uid = uid
-        self._gid = gid
+        self._mtime = _time(mtime) if mtime is not None else now
+        self._uid = _uint("uid", uid)
+        self._gid = _uint("gid", gid)
+        mode = _uint("mode", mode, 0o7777)
         if isinstance(compressor_options, dict):
             compressor_options = ",".join(
                 k if v is True else f"{k}={v}"
@@ -903,12 +929,19 @@ class Writer:
             temp = os.path.join(head, f".{tail[:200]}.{os.getpid()}.{n}.tmp")
             try:
                 self._w = _c.Writer(
-                    temp, compressor, compressor_options, block_size,
-                    devblk_size, jobs, 0, flags,
-                    int(mkfs_time) if mkfs_time is not None else now,
-                    uid, gid, mode, self._mtime, mem_limit)
+                    temp, compressor, compressor_options,
+                    _uint("block_size", block_size),
+                    _uint("devblk_size", devblk_size),
+                    _uint("jobs", jobs, 4096), 0, flags,
+                    _time(mkfs_time) if mkfs_time is not None else now,
+                    self._uid, self._gid, mode, self._mtime,
+                    _uint("mem_limit", mem_limit))
             except FileExistsError:
                 continue
+            except OSError as e:
+                if e.filename == temp:
+                    e.filename = self.path
+                raise
             break
         else:
             raise FileExistsError(_errno.EEXIST, "no free temporary name "
@@ -1003,10 +1036,10 @@ class Writer:
         elif _stat.S_IFMT(mode) not in (0, ftype):
             raise ValueError(f"mode {mode:#o} is not of this entry's type")
         return dict(
-            mode=ftype | _stat.S_IMODE(mode),
-            uid=self._uid if uid is None else uid,
-            gid=self._gid if gid is None else gid,
-            mtime=self._mtime if mtime is None else int(mtime),
+            mode=ftype | _stat.S_IMODE(_uint("mode", mode, 0o177777)),
+            uid=self._uid if uid is None else _uint("uid", uid),
+            gid=self._gid if gid is None else _uint("gid", gid),
+            mtime=self._mtime if mtime is None else _time(mtime),
             xattrs=list(xattrs.items()) if xattrs else None,
         )
 
@@ -1040,7 +1073,10 @@ class Writer:
         if kind not in kinds:
             raise ValueError(f"device kind {kind!r}: \"char\" or "
                              f"\"block\"")
-        self._w.add(path, rdev_major=major, rdev_minor=minor,
+        # beyond 32 bits the extension would cut them; the library
+        # refuses what the image cannot hold (EntryError)
+        self._w.add(path, rdev_major=_uint("major", major),
+                    rdev_minor=_uint("minor", minor),
                     **self._attrs(kinds[kind], mode, 0o644, uid, gid,
                                   mtime, xattrs))
 
@@ -1116,7 +1152,8 @@ class Writer:
                             f"{type(source).__name__}")
         attrs = self._attrs(_stat.S_IFREG, mode, 0o644, uid, gid, mtime,
                             xattrs)
-        self._w.add(path, size=size or 0, file_flags=flags, **attrs)
+        self._w.add(path, size=_uint("size", size or 0, (1 << 64) - 1),
+                    file_flags=flags, **attrs)
         self._stream(lambda: self._copy_fileobj(source))
 
     def _stream(self, feed):

@@ -225,7 +225,8 @@ static PyObject *fs_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 	}
 	PyEval_RestoreThread(ts);
 	if (ret != 0) {
-		sqfs_py_raise(ret, why, source, saved_errno,
+		sqfs_py_raise(ret, why, path != NULL ? source : NULL,
+			      saved_errno,
 			      sqfs_py_file_take_error(self->pyfile));
 		goto fail;
 	}

@@ -264,6 +264,14 @@ def test_refusals_leave_the_writer_usable(tmp_path):
             w.add_dir("f/sub")
         with pytest.raises(ValueError):
             w.add_device("dev", "tape", 1, 1)
+        # numbers the extension would have to cut are refused first
+        for bad in [lambda: w.add_file("z", b"", uid=-1),
+                    lambda: w.add_file("z", b"", gid=1 << 32),
+                    lambda: w.add_device("z", "char", (1 << 32) + 1, 0),
+                    lambda: w.add_file("z", io.BytesIO(), size=-1)]:
+            with pytest.raises(ValueError):
+                bad()
+        assert w.usable
         with pytest.raises(ValueError):
             w.add_dir("d", mode=stat.S_IFREG | 0o755)
         w.add_file("g", b"still fine")
@@ -282,6 +290,11 @@ def test_error_words(tmp_path):
     assert "level" in str(e.value)
     with pytest.raises(squashforge.EntryError):
         squashforge.Writer(tmp_path / "x.sqfs", "snappy")
+    with pytest.raises(ValueError):
+        squashforge.Writer(tmp_path / "x.sqfs", block_size=(1 << 32) + 4096)
+    with pytest.raises(FileNotFoundError) as e:
+        squashforge.Writer(tmp_path / "no" / "x.sqfs")
+    assert e.value.filename == str(tmp_path / "no" / "x.sqfs")
     assert os.listdir(tmp_path) == []
     with pytest.raises(squashforge.UnsupportedError) as e:
         with squashforge.Writer(tmp_path / "x.sqfs") as w:
@@ -377,6 +390,19 @@ def test_stats_and_default_time(tmp_path, monkeypatch):
         assert img.superblock.modification_time == T0 + 5
         assert img.stat("a").st_mtime == T0 + 5
         assert img.stat("a").st_ino != img.stat("b").st_ino
+
+
+def test_times_clamped(tmp_path):
+    p = tmp_path / "t.sqfs"
+    with squashforge.Writer(p, mtime=-5, mkfs_time=1 << 40) as w:
+        w.add_file("old", b"", mtime=-100)
+        w.add_file("late", b"", mtime=1 << 33)
+        w.add_file("default", b"")
+    with squashforge.Image(p) as img:
+        assert img.stat("old").st_mtime == 0
+        assert img.stat("late").st_mtime == 0xFFFFFFFF
+        assert img.stat("default").st_mtime == 0
+        assert img.superblock.modification_time == 0xFFFFFFFF
 
 
 def test_same_entries_same_image(tmp_path):
