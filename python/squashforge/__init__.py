@@ -441,6 +441,11 @@ class Image:
 
     def __init__(self, source, offset=0, *, meta_cache=0, data_cache=0,
                  read_ahead=True):
+        if isinstance(source, (str, bytes, os.PathLike)) and \
+                os.path.isdir(source):
+            raise IsADirectoryError(_errno.EISDIR,
+                                    os.strerror(_errno.EISDIR),
+                                    os.fspath(source))
         self._fs = _c.FS(source, offset, meta_cache, data_cache,
                          read_ahead)
         if isinstance(source, (str, bytes, os.PathLike)):

@@ -36,7 +36,12 @@ typedef struct {
 
 static void keep_error(py_file_t *f)
 {
-	PyObject *type, *value, *tb;
+	PyObject *value;
+
+#if PY_VERSION_HEX >= 0x030C0000
+	value = PyErr_GetRaisedException();
+#else
+	PyObject *type, *tb;
 
 	PyErr_Fetch(&type, &value, &tb);
 	PyErr_NormalizeException(&type, &value, &tb);
@@ -44,6 +49,7 @@ static void keep_error(py_file_t *f)
 		PyException_SetTraceback(value, tb);
 	Py_XDECREF(type);
 	Py_XDECREF(tb);
+#endif
 	Py_XDECREF(f->error);
 	f->error = value;
 }
@@ -52,12 +58,20 @@ static void keep_error(py_file_t *f)
  * it, keeping the exception the call may have raised. */
 static void release_view(PyObject *view)
 {
+#if PY_VERSION_HEX >= 0x030C0000
+	PyObject *exc = PyErr_GetRaisedException();
+
+	Py_XDECREF(PyObject_CallMethod(view, "release", NULL));
+	PyErr_Clear();
+	PyErr_SetRaisedException(exc);
+#else
 	PyObject *type, *value, *tb;
 
 	PyErr_Fetch(&type, &value, &tb);
 	Py_XDECREF(PyObject_CallMethod(view, "release", NULL));
 	PyErr_Clear();
 	PyErr_Restore(type, value, tb);
+#endif
 	Py_DECREF(view);
 }
 

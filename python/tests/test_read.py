@@ -246,6 +246,11 @@ def test_file_objects_as_sources(tmp_path, tree):
 
     with pytest.raises(TypeError):
         squashforge.Image(12345)
+    with pytest.raises(IsADirectoryError):
+        squashforge.Image(tmp_path)
+    with pytest.raises(squashforge.CorruptImageError) as e:
+        squashforge.Image("/dev/null")
+    assert "too short" in e.value.strerror
     with pytest.raises(FileNotFoundError):
         squashforge.Image(tmp_path / "missing.sqfs")
     with pytest.raises(squashforge.NotAnImageError):
