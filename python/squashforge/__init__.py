@@ -764,10 +764,6 @@ class Image:
         cores). What could not be set is told as ExtractWarning and the
         unpack goes on; a failure raises, and what was made before it
         stays."""
-        if not hasattr(self._fs, "extract"):
-            raise NotImplementedError(
-                "this squashforge was built against a libsquashfs "
-                "without sqfs_unpack()")
         if chown is None:
             chown = os.geteuid() == 0
         if jobs is None:
@@ -1254,10 +1250,6 @@ class Writer:
         that cannot be listed, told as ExtractWarning, instead of
         failing."""
         self._check()
-        if not hasattr(self._w, "add_tree"):
-            raise NotImplementedError(
-                "this squashforge was built against a libsquashfs "
-                "without sqfs_dir_source")
         try:
             told = self._w.add_tree(directory, prefix, xattrs=xattrs,
                                     hard_links=hard_links,

@@ -151,6 +151,16 @@ PyObject *sqfs_py_raise(int code, const char *why, PyObject *filename,
 	case SQFS_ERROR_SEQUENCE:
 		err = EINVAL;
 		break;
+	case SQFS_ERROR_CHANGED:
+		/* a file on disk changed under the walk: a fact of the
+		 * source, not of the program */
+		err = EAGAIN;
+		break;
+	case SQFS_ERROR_ABORTED:
+		/* a callback stopped the work: the exception it raised is
+		 * the cause */
+		err = ECANCELED;
+		break;
 	default:
 		break;
 	}

@@ -24,12 +24,7 @@
 #include <sqfs/super.h>
 #include <sqfs/xattr.h>
 
-#if defined(__has_include)
-#if __has_include(<sqfs/unpack.h>)
 #include <sqfs/unpack.h>
-#define SQFS_PY_HAVE_UNPACK 1
-#endif
-#endif
 
 #include <errno.h>
 #include <stdlib.h>
@@ -623,7 +618,6 @@ static PyObject *fs_cache_stats(fs_object *self, PyObject *unused)
 	    (unsigned long long)s.decompressed);
 }
 
-#ifdef SQFS_PY_HAVE_UNPACK
 /* What sqfs_unpack could not do and left out, kept for Python's
  * warnings (the callback runs without the GIL). */
 typedef struct {
@@ -730,7 +724,6 @@ static PyObject *fs_extract(fs_object *self, PyObject *args, PyObject *kw)
 	Py_DECREF(dest);
 	return list;
 }
-#endif
 
 static PyMethodDef fs_methods[] = {
     {"close", (PyCFunction)fs_close, METH_NOARGS,
@@ -757,14 +750,12 @@ static PyMethodDef fs_methods[] = {
      "open(id) -> File: the regular file id, for reading."},
     {"cache_stats", (PyCFunction)fs_cache_stats, METH_NOARGS,
      "What the caches hold and did."},
-#ifdef SQFS_PY_HAVE_UNPACK
     {"extract", (PyCFunction)(void (*)(void))fs_extract,
      METH_VARARGS | METH_KEYWORDS,
      "extract(path, dest, xattrs=True, times=True, chmod=True, "
      "chown=False,\n    overwrite=False, make_dest=False, jobs=0) -> "
      "warnings\nUnpack path of the image into the directory dest "
      "(sqfs_unpack)."},
-#endif
     {NULL, NULL, 0, NULL},
 };
 

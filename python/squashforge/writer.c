@@ -21,12 +21,7 @@
 #include <sqfs/writer.h>
 #include <sqfs/xattr.h>
 
-#if defined(__has_include)
-#if __has_include(<sqfs/dir_source.h>)
 #include <sqfs/dir_source.h>
-#define SQFS_PY_HAVE_DIR_SOURCE 1
-#endif
-#endif
 
 #include <errno.h>
 #include <stdio.h>
@@ -507,7 +502,6 @@ static PyObject *writer_get_closed(writer_object *self, void *closure)
 	return PyBool_FromLong(self->wr == NULL);
 }
 
-#ifdef SQFS_PY_HAVE_DIR_SOURCE
 /* prefix "/" path, or either alone; a new string, NULL when out of memory */
 static char *join_prefix(const char *prefix, const char *path)
 {
@@ -701,7 +695,6 @@ static PyObject *writer_add_tree(writer_object *self, PyObject *args,
 	free(warnings.words);
 	return list;
 }
-#endif
 
 static PyMethodDef writer_methods[] = {
     {"add", (PyCFunction)(void (*)(void))writer_add,
@@ -720,13 +713,11 @@ static PyMethodDef writer_methods[] = {
      "finish() -> stats: finish, sync and close the image."},
     {"abort", (PyCFunction)writer_abort, METH_NOARGS,
      "Drop the writer and close the file, unfinished."},
-#ifdef SQFS_PY_HAVE_DIR_SOURCE
     {"add_tree", (PyCFunction)(void (*)(void))writer_add_tree,
      METH_VARARGS | METH_KEYWORDS,
      "add_tree(directory, prefix=b'', xattrs=True, hard_links=True,\n"
      "    one_file_system=False, skip_unreadable=False) -> warnings\n"
      "Copy a directory tree on disk into the image (sqfs_dir_source)."},
-#endif
     {NULL, NULL, 0, NULL},
 };
 

@@ -282,9 +282,6 @@ def test_superblock_and_close(tmp_path, tree):
     assert "closed" in repr(img)
 
 
-@pytest.mark.xfail(not hasattr(squashforge._squashforge.FS, "extract"),
-                   reason="sqfs_unpack (branch pyapi) not merged yet",
-                   raises=NotImplementedError, strict=True)
 def test_extract(tmp_path, tree):
     p = tmp_path / "m.sqfs"
     mksquashfs(tree, p)

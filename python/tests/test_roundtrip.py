@@ -417,9 +417,6 @@ def test_same_entries_same_image(tmp_path):
         (tmp_path / "b.sqfs").read_bytes()
 
 
-@pytest.mark.xfail(not hasattr(squashforge._squashforge.Writer, "add_tree"),
-                   reason="sqfs_dir_source (branch pyapi) not merged yet",
-                   raises=NotImplementedError, strict=True)
 def test_add_tree(tmp_path):
     root = make_tree(str(tmp_path / "tree"))
     p = tmp_path / "t.sqfs"
