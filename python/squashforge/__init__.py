@@ -66,6 +66,10 @@ __all__ = [
 # symlinks followed in one path before giving up (Linux's MAXSYMLINKS)
 _MAX_SYMLINKS = 40
 
+# directories whose node ids an Image keeps (Image._lookup_plain): enough
+# for a walk, or threads in as many directories
+_DIR_CACHE = 256
+
 # the fields of the library's stat tuples (image.c, stat_tuple)
 _INO, _MODE, _NLINK, _UID, _GID, _MTIME, _MAJOR, _MINOR, _SIZE, _BLOCKS, \
     _PARENT, _HAS_XATTRS, _NODE = range(13)
@@ -455,6 +459,11 @@ class Image:
         sb = self._fs.superblock()
         self._blksize = sb["block_size"]
         self._root = self._fs.root()
+        # the node ids of directories that paths named lately, by their
+        # path without symlinks and "..": stat and open of the entries of
+        # one directory (a walk) then search that directory alone,
+        # instead of every directory from the root
+        self._dirs = {b"": self._root}
         self.superblock = Superblock(
             compressor=sb["compressor"],
             compressor_options=sb["compressor_options"],
@@ -497,18 +506,15 @@ class Image:
 
     def _lookup(self, raw, follow):
         """The stat tuple of the entry raw names."""
+        if b"\0" in raw:
+            # as the os module says it (a C string would end there)
+            raise ValueError("embedded null byte")
         fs = self._fs
         parts = _components(raw)
         if b".." not in parts:
-            # the library's resolve: no symlink on the way, no "..";
-            # a symlink in the middle reports NOT_DIR: the long way
-            try:
-                t = fs.stat(fs.resolve(raw))
-            except NotADirectoryError:
-                pass
-            else:
-                if not (follow and _stat.S_ISLNK(t[_MODE])):
-                    return t
+            t = self._lookup_plain(parts)
+            if t is not None and not (follow and _stat.S_ISLNK(t[_MODE])):
+                return t
         stack = [fs.stat(self._root)]
         hops = 0
         while parts:
@@ -533,6 +539,32 @@ class Image:
                 continue
             stack.append(t)
         return stack[-1]
+
+    def _lookup_plain(self, parts):
+        """The stat tuple of the entry parts (no "..") names, or None
+        where a symlink or a file is on the way (the long way then
+        follows it or says why). The parent directory comes from
+        self._dirs, or the library's resolve (no symlink followed, which
+        reports NOT_DIR for one in the middle)."""
+        fs = self._fs
+        if not parts:
+            return fs.stat(self._root)
+        parent = b"/".join(parts[:-1])
+        dirs = self._dirs
+        node = dirs.get(parent)
+        try:
+            if node is not None:
+                return fs.lookup(node, parts[-1])
+            node = fs.resolve(parent)
+            # NOT_DIR if the parent is no directory
+            t = fs.lookup(node, parts[-1])
+        except NotADirectoryError:
+            return None
+        if len(dirs) >= _DIR_CACHE:
+            dirs.clear()
+            dirs[b""] = self._root
+        dirs[parent] = node
+        return t
 
     def _find(self, path, follow):
         raw, as_bytes = _split(path)

@@ -166,6 +166,42 @@ def test_paths_and_symlinks(tmp_path, tree):
         assert img.lstat("a").link_target == "b"
 
 
+def test_lookups_by_parent_directory(tmp_path):
+    # the Image keeps the node ids of parent directories (a bounded
+    # number): lookups in many directories, twice (past the bound), and
+    # parents that are symlinks, files or missing, read the same
+    p = tmp_path / "dirs.sqfs"
+    with squashforge.Writer(p, "gzip") as w:
+        for i in range(300):
+            w.add_file(f"d{i:03}/f", b"%d" % i)
+        w.add_symlink("ln", "d001")
+        w.add_symlink("d002/up", "..")
+        w.add_file("plain", b"x")
+    with squashforge.Image(p) as img:
+        for _ in range(2):
+            for i in range(300):
+                assert img.read_bytes(f"d{i:03}/f") == b"%d" % i
+                assert img.stat(f"/d{i:03}//f").st_size == len(b"%d" % i)
+                assert img.lstat(f"./d{i:03}/f".encode()).st_nlink == 1
+        for _ in range(2):
+            assert img.read_bytes("ln/f") == b"1"
+            assert img.read_bytes("d002/up/d003/f") == b"3"
+            assert img.lstat("d002/up").link_target == ".."
+            with pytest.raises(FileNotFoundError):
+                img.stat("d001/nothing")
+            with pytest.raises(FileNotFoundError):
+                img.stat("nothing/f")
+            with pytest.raises(NotADirectoryError):
+                img.stat("plain/x")
+            with pytest.raises(NotADirectoryError):
+                img.stat("d001/f/x")
+            assert img.read_bytes("d001/f") == b"1"
+            assert img.stat("ln").st_ino == img.stat("d001").st_ino
+            for path in (b"d001/f\0x", "d001\0/f", "d002/up/d001/f\0"):
+                with pytest.raises(ValueError):
+                    img.stat(path)
+
+
 def test_offsets(tmp_path, tree):
     need_mksquashfs()
     p = tmp_path / "m.sqfs"
