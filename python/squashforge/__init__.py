@@ -69,6 +69,9 @@ _MAX_SYMLINKS = 40
 # directories whose node ids an Image keeps (Image._lookup_plain): enough
 # for a walk, or threads in as many directories
 _DIR_CACHE = 256
+# How many of the files of the directory a walk yielded last are handed
+# to the read-ahead threads ahead of the one opened last.
+_FILES_AHEAD = 4
 
 # the fields of the library's stat tuples (image.c, stat_tuple)
 _INO, _MODE, _NLINK, _UID, _GID, _MTIME, _MAJOR, _MINOR, _SIZE, _BLOCKS, \
@@ -464,6 +467,15 @@ class Image:
         # one directory (a walk) then search that directory alone,
         # instead of every directory from the root
         self._dirs = {b"": self._root}
+        # the regular files of the directory walk yielded last, in
+        # listing order: (node ids, their index by id, [how many were
+        # named to sqfs_fs_prefetch]). Read-ahead within a file never
+        # starts for files of one block or a tail, which most files are;
+        # a program reading what walk yields opens them in this order, so
+        # open names the next few and finds each one decoded by the time
+        # it gets there. Only a hint, shared by the threads of the image.
+        self._plan = None
+        self._read_ahead = bool(read_ahead)
         self.superblock = Superblock(
             compressor=sb["compressor"],
             compressor_options=sb["compressor_options"],
@@ -678,12 +690,13 @@ class Image:
         visited = None if followlinks else {t[_NODE]}
         while stack:
             item = stack.pop()
-            if len(item) == 2:
+            if len(item) == 4:
+                self._plan_files(item[3])
                 yield item[1]
                 continue
             path, node, ancestors = item
             ancestors = ancestors + (node,)
-            dirs, files, into = [], [], {}
+            dirs, files, into, regular = [], [], {}, []
             try:
                 with _ScandirIterator(self, node, path,
                                       isinstance(path, bytes)) as it:
@@ -697,15 +710,18 @@ class Image:
                             into[entry.name] = entry
                         else:
                             files.append(entry.name)
+                            if _stat.S_ISREG(entry._t[_MODE]):
+                                regular.append(entry._t[_NODE])
             except OSError as e:
                 if onerror is not None:
                     onerror(_named(e, path))
                 continue
 
             if topdown:
+                self._plan_files(regular)
                 yield path, dirs, files
             else:
-                stack.append((None, (path, dirs, files)))
+                stack.append((None, (path, dirs, files), None, regular))
             for name in reversed(dirs):
                 sub = self._walk_into(path, name, into.get(name),
                                       followlinks, ancestors, visited,
@@ -751,6 +767,30 @@ class Image:
 
     # ------------------------------------------------------------ files
 
+    def _plan_files(self, nodes):
+        """The files walk is about to yield, in the order a reader
+        opens them: the first few go to the read-ahead threads now."""
+        if not self._read_ahead or not nodes:
+            self._plan = None
+            return
+        plan = (nodes, {n: i for i, n in enumerate(nodes)}, [0])
+        self._plan = plan
+        self._prefetch(plan, _FILES_AHEAD)
+
+    def _prefetch(self, plan, until):
+        nodes, _, queued = plan
+        n = queued[0]
+        until = min(until, len(nodes))
+        queued[0] = max(n, until)
+        while n < until:
+            try:
+                self._fs.prefetch(nodes[n])
+            except (OSError, ValueError):
+                # a hint: the open of that file says what is wrong, and a
+                # closed image says so at the next call
+                return
+            n += 1
+
     def open(self, path, mode="rb") -> SquashFile:
         """Open the regular file at path (a symlink followed) for
         reading, as a raw binary file object (wrap it in
@@ -765,6 +805,11 @@ class Image:
         if not _stat.S_ISREG(t[_MODE]):
             raise OSError(_errno.EINVAL, "not a regular file",
                           os.fspath(path))
+        plan = self._plan
+        if plan is not None:
+            i = plan[1].get(t[_NODE])
+            if i is not None:
+                self._prefetch(plan, i + 1 + _FILES_AHEAD)
         try:
             handle = self._fs.open(t[_NODE])
         except OSError as e:

@@ -518,6 +518,27 @@ static PyObject *fs_readlink(fs_object *self, PyObject *arg)
 	return PyBytes_FromStringAndSize(buf, (Py_ssize_t)len);
 }
 
+static PyObject *fs_prefetch(fs_object *self, PyObject *arg)
+{
+	PyThreadState *ts;
+	char why[SQFS_ERROR_TEXT_SIZE] = "";
+	unsigned long long id = PyLong_AsUnsignedLongLong(arg);
+	int ret, err;
+
+	if (id == (unsigned long long)-1 && PyErr_Occurred())
+		return NULL;
+	if (fs_enter(self) != 0)
+		return NULL;
+	ts = PyEval_SaveThread();
+	ret = sqfs_fs_prefetch(self->fs, id, why);
+	err = errno;
+	PyEval_RestoreThread(ts);
+	fs_leave(self);
+	if (ret != 0)
+		return fs_fail(self, ret, why, err);
+	Py_RETURN_NONE;
+}
+
 static PyObject *fs_xattrs(fs_object *self, PyObject *arg)
 {
 	PyThreadState *ts;
@@ -742,6 +763,9 @@ static PyMethodDef fs_methods[] = {
      "readdir(dir, cookie, count=256, stat=True) -> (entries, cookie)\n"
      "Up to count entries (name, ino, node, type, stat or None) from "
      "cookie on;\nthe cookie to go on from, 0 at the end."},
+    {"prefetch", (PyCFunction)fs_prefetch, METH_O,
+     "prefetch(id) -> None: queue the regular file's first blocks for the "
+     "read-ahead threads (a hint; sqfs_fs_prefetch)."},
     {"readlink", (PyCFunction)fs_readlink, METH_O,
      "readlink(id) -> the symlink's target (bytes)."},
     {"xattrs", (PyCFunction)fs_xattrs, METH_O,

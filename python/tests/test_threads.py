@@ -193,3 +193,37 @@ def test_writer_refuses_a_second_thread(tmp_path):
     assert errors and "another thread" in str(errors[0])
     with squashforge.Image(p) as img:
         assert img.read_bytes("big") == data
+
+
+@pytest.mark.parametrize("read_ahead", [True, False])
+def test_walk_reads_ahead(tmp_path, read_ahead):
+    """Files read in the order walk yields them are named to the
+    read-ahead threads before they are opened (sqfs_fs_prefetch), which
+    read-ahead within a file never does for files of one block or a
+    tail; out of order, and without read-ahead, the bytes are the
+    same."""
+    p = tmp_path / "small.sqfs"
+    sizes = [(i * 977) % 20000 + 1 for i in range(300)]
+    with squashforge.Writer(p, "xz", block_size=8192, jobs=2) as w:
+        for i, size in enumerate(sizes):
+            w.add_file(f"d{i % 3}/f{i:03d}", pattern(size, i))
+    want = {f"/d{i % 3}/f{i:03d}": hashlib.sha256(pattern(size, i)).digest()
+            for i, size in enumerate(sizes)}
+    with squashforge.Image(p, read_ahead=read_ahead) as img:
+        got = {}
+        for top, dirs, files in img.walk("/"):
+            for name in files:
+                path = f"{top.rstrip('/')}/{name}"
+                with img.open(path) as f:
+                    got[path] = hashlib.sha256(f.read()).digest()
+        stats = img._fs.cache_stats()
+        # backwards, after the walk: the plan names nothing useful
+        for path in sorted(want, reverse=True):
+            assert hashlib.sha256(img.read_bytes(path)).digest() == \
+                want[path]
+    assert got == want
+    if read_ahead:
+        assert stats["read_ahead_done"] > 0
+        assert stats["read_ahead_used"] > 0
+    else:
+        assert stats["read_ahead_done"] == 0
