@@ -394,9 +394,9 @@ static void test_prefetch(void **state)
 		for (i = 0; i < 5; ++i) {
 			size = fi_file_size(files[i], 4096);
 			assert_true(size <= 6 * 4096);
-			assert_int_equal(sqfs_fs_read(fs, ino[i], 0, buf,
-						      6 * 4096, why),
-					 (ptrdiff_t)size);
+			assert_int_equal(
+			    sqfs_fs_read(fs, ino[i], 0, buf, 6 * 4096, why),
+			    (ptrdiff_t)size);
 			fi_file_data(files[i], 4096, 0, want, (size_t)size);
 			assert_memory_equal(buf, want, (size_t)size);
 		}
