@@ -66,7 +66,8 @@ if os.environ.get("SQFS_BUILD_WERROR") == "1":
 with open(os.path.join("squashforge", "__init__.py"), encoding="utf-8") as f:
     VERSION = re.search(r'^__version__ = "([^"]+)"', f.read(), re.M)[1]
 
-SOURCES = ["module.c", "errors.c", "pyfile.c", "image.c", "writer.c"]
+SOURCES = ["module.c", "errors.c", "pyfile.c", "image.c", "writer.c",
+           "tree.c"]
 
 setup(
     name="squashforge",

@@ -68,6 +68,19 @@ PyObject *sqfs_py_file_take_error(sqfs_file_t *file);
  * NULL with an exception set. */
 PyObject *sqfs_py_fspath_bytes(PyObject *path);
 
+/*
+ * Copy the tree at dir into the image wr writes, below prefix ("" for
+ * the root), with the library's directory source (sqfs/dir_source.h
+ * flags; warn(user, words) for what it leaves out, called on another
+ * thread). Runs without the GIL and touches no Python object. Returns 0,
+ * or an error code with its words in why.
+ */
+struct sqfs_writer;
+int sqfs_py_copy_tree(struct sqfs_writer *wr, const char *dir,
+		      const char *prefix, uint32_t flags,
+		      void (*warn)(void *user, const char *words), void *user,
+		      char *why);
+
 extern PyTypeObject SqfsPyFS_Type;
 extern PyTypeObject SqfsPyFile_Type;
 extern PyTypeObject SqfsPyWriter_Type;

@@ -503,20 +503,6 @@ static PyObject *writer_get_closed(writer_object *self, void *closure)
 }
 
 /* prefix "/" path, or either alone; a new string, NULL when out of memory */
-static char *join_prefix(const char *prefix, const char *path)
-{
-	size_t a = strlen(prefix), b = strlen(path);
-	char *out = malloc(a + b + 2);
-
-	if (out == NULL)
-		return NULL;
-	if (a == 0 || b == 0)
-		snprintf(out, a + b + 2, "%s%s", prefix, path);
-	else
-		snprintf(out, a + b + 2, "%s/%s", prefix, path);
-	return out;
-}
-
 /* What the walk left out and went on without, kept for Python's
  * warnings (the callback runs without the GIL); the first hundred. */
 typedef struct {
@@ -540,95 +526,6 @@ static void keep_warning(void *user, const char *words)
 	w->words[w->count] = strdup(words);
 	if (w->words[w->count] != NULL)
 		w->count++;
-}
-
-/* The words of a writer failure on path. */
-static void writer_words(char *why, const char *path, sqfs_writer_t *wr)
-{
-	snprintf(why, SQFS_ERROR_TEXT_SIZE, "'%s': %s", path,
-		 sqfs_writer_error(wr));
-}
-
-/* Add the regular file the source is at, its data from the source. */
-static int copy_file(sqfs_writer_t *wr, sqfs_dir_source_t *src,
-		     const char *path, char *why)
-{
-	sqfs_data_run_t run;
-	int ret;
-
-	while ((ret = sqfs_dir_source_read(src, &run)) == 0) {
-		if (run.data == NULL)
-			ret = sqfs_writer_append_hole(wr, run.size);
-		else
-			ret = sqfs_writer_append(wr, run.data, run.size);
-		if (ret != 0) {
-			writer_words(why, path, wr);
-			return ret;
-		}
-	}
-	if (ret < 0) {
-		snprintf(why, SQFS_ERROR_TEXT_SIZE, "%s",
-			 sqfs_dir_source_error(src));
-		return ret;
-	}
-	ret = sqfs_writer_end_file(wr);
-	if (ret != 0)
-		writer_words(why, path, wr);
-	return ret;
-}
-
-/*
- * Copy the tree at dir into the image below prefix, entry by entry: the
- * whole walk runs without the GIL. Returns 0, or an error code with the
- * words in why.
- */
-static int copy_tree(sqfs_writer_t *wr, const char *dir, const char *prefix,
-		     uint32_t flags, tree_warnings_t *warnings, char *why)
-{
-	sqfs_dir_source_options_t opt;
-	sqfs_dir_source_t *src = NULL;
-	const sqfs_entry_t *ent;
-	int ret;
-
-	sqfs_dir_source_options_init(&opt);
-	opt.flags = flags;
-	opt.warn = keep_warning;
-	opt.user = warnings;
-	ret = sqfs_dir_source_create(dir, &opt, &src, why);
-	if (ret != 0)
-		return ret;
-
-	while ((ret = sqfs_dir_source_next(src, &ent)) == 0) {
-		sqfs_entry_t copy = *ent;
-		char *path = join_prefix(prefix, ent->path), *link = NULL;
-
-		if (path == NULL ||
-		    (ent->hard_link != NULL &&
-		     (link = join_prefix(prefix, ent->hard_link)) == NULL)) {
-			free(path);
-			ret = SQFS_ERROR_ALLOC;
-			snprintf(why, SQFS_ERROR_TEXT_SIZE, "out of memory");
-			goto out;
-		}
-		copy.path = path;
-		if (link != NULL)
-			copy.hard_link = link;
-		ret = sqfs_writer_add(wr, &copy, 0);
-		if (ret != 0)
-			writer_words(why, path, wr);
-		else if (S_ISREG(copy.mode) && link == NULL)
-			ret = copy_file(wr, src, path, why);
-		free(path);
-		free(link);
-		if (ret != 0)
-			goto out;
-	}
-	if (ret < 0)
-		snprintf(why, SQFS_ERROR_TEXT_SIZE, "%s",
-			 sqfs_dir_source_error(src));
-out:
-	sqfs_dir_source_destroy(src);
-	return ret < 0 ? ret : 0;
 }
 
 static PyObject *writer_add_tree(writer_object *self, PyObject *args,
@@ -670,8 +567,9 @@ static PyObject *writer_add_tree(writer_object *self, PyObject *args,
 		flags |= SQFS_DIR_SOURCE_SKIP_UNREADABLE;
 
 	ts = PyEval_SaveThread();
-	ret = copy_tree(self->wr, PyBytes_AS_STRING(dir),
-			PyBytes_AS_STRING(prefix), flags, &warnings, why);
+	ret = sqfs_py_copy_tree(self->wr, PyBytes_AS_STRING(dir),
+				PyBytes_AS_STRING(prefix), flags, keep_warning,
+				&warnings, why);
 	err = errno;
 	PyEval_RestoreThread(ts);
 	self->busy = 0;

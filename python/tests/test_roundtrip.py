@@ -446,3 +446,35 @@ def test_add_tree(tmp_path):
         assert img.stat("small").st_ino != img.stat("dir/hardlink").st_ino
         assert img.read_bytes("dir/hardlink") == b"hello, world\n"
         assert img.stat("small").xattrs == {}
+
+
+def test_add_tree_big_queue(tmp_path):
+    """add_tree reads on a thread of its own through a queue of 16 MiB:
+    files that overflow it arrive whole and in order, the image is the
+    same at any number of jobs, and a refusal by the writer while the
+    reader waits for room stops both threads with the error."""
+    root = tmp_path / "tree"
+    (root / "d").mkdir(parents=True)
+    for i in range(3):
+        (root / "d" / f"big{i}").write_bytes(pattern(9 << 20, i))
+    for i in range(200):
+        (root / f"small{i:03d}").write_bytes(pattern(i * 37, i))
+    images = []
+    for jobs in (1, 3):
+        p = tmp_path / f"j{jobs}.sqfs"
+        with squashforge.Writer(p, "lz4", jobs=jobs, mkfs_time=T0) as w:
+            w.add_tree(root)
+        images.append(p.read_bytes())
+    assert images[0] == images[1]
+    with squashforge.Image(tmp_path / "j1.sqfs") as img:
+        for i in range(3):
+            assert img.read_bytes(f"d/big{i}") == pattern(9 << 20, i)
+        for i in range(200):
+            assert img.read_bytes(f"small{i:03d}") == pattern(i * 37, i)
+    # "x" is a file: the tree's root at "x/y" is refused at once
+    with pytest.raises(NotADirectoryError) as e:
+        with squashforge.Writer(tmp_path / "n.sqfs") as w:
+            w.add_file("x", b"a file")
+            w.add_tree(root, prefix="x/y")
+    assert "x/y" in str(e.value)
+    assert not (tmp_path / "n.sqfs").exists()
