@@ -52,7 +52,8 @@ typedef struct sqfs_file_stream sqfs_file_stream_t;
 /* num_jobs is capped at this. */
 #define SQFS_FILE_STREAM_MAX_JOBS 64u
 
-/* Blocks held at most for num_jobs (after capping; 0 counts as 1). */
+/* Blocks in flight at most for num_jobs (after capping; 0 counts as 1):
+ * being unpacked, or unpacked and not yet handed back. */
 #define SQFS_FILE_STREAM_BUFFERS(num_jobs) (4u * (num_jobs) + 4u)
 
 SQFS_BEGIN_DECLS
