@@ -71,7 +71,7 @@ _MAX_SYMLINKS = 40
 _DIR_CACHE = 256
 # How many of the files of the directory a walk yielded last are handed
 # to the read-ahead threads ahead of the one opened last.
-_FILES_AHEAD = 4
+_FILES_AHEAD = 8
 
 # the fields of the library's stat tuples (image.c, stat_tuple)
 _INO, _MODE, _NLINK, _UID, _GID, _MTIME, _MAJOR, _MINOR, _SIZE, _BLOCKS, \
@@ -476,6 +476,7 @@ class Image:
         # it gets there. Only a hint, shared by the threads of the image.
         self._plan = None
         self._read_ahead = bool(read_ahead)
+        self._last = None
         self.superblock = Superblock(
             compressor=sb["compressor"],
             compressor_options=sb["compressor_options"],
@@ -580,11 +581,21 @@ class Image:
 
     def _find(self, path, follow):
         raw, as_bytes = _split(path)
+        # the entry lstat found last: a program that lstats a file and
+        # then opens it (a walk) looks it up once; the image never
+        # changes, and a symlink found there is followed as usual
+        last = self._last
+        if last is not None and last[0] == raw and \
+                (not follow or not _stat.S_ISLNK(last[1][_MODE])):
+            return last[1], as_bytes
         try:
-            return self._lookup(raw, follow), as_bytes
+            t = self._lookup(raw, follow)
         except OSError as e:
             _named(e, path)
             raise
+        if not follow:
+            self._last = (raw, t)
+        return t, as_bytes
 
     def _stat_result(self, t, as_bytes):
         target = None

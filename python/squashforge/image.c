@@ -187,6 +187,10 @@ static PyObject *fs_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 	opt.data_cache_bytes = data_cache;
 	if (!read_ahead)
 		opt.flags |= SQFS_FS_NO_READ_AHEAD;
+	/* Python reads a file whole (read()) or in large pieces (1 MiB
+	 * readinto, shutil): one call takes more blocks than the default
+	 * window of 4 holds, and would catch up with the workers */
+	opt.read_ahead_blocks = 32;
 	/* pyfile.c: one reader at a time, and only Python threads */
 	if (self->pyfile != NULL)
 		opt.flags |= SQFS_FS_SERIALIZE_IO | SQFS_FS_NO_READ_AHEAD;

@@ -361,3 +361,24 @@ def test_extract(tmp_path, tree):
     assert stat.S_IMODE(st.st_mode) & 0o4000 == 0
     assert st.st_mtime > T0 + 1000
     assert os.listxattr(plain / "dir" / "big") == []
+
+
+def test_lstat_then_follow(tmp_path):
+    """stat and open after lstat of the same path (which looks it up
+    once) still follow a symlink there, and lstat after stat does not."""
+    p = tmp_path / "l.sqfs"
+    with squashforge.Writer(p) as w:
+        w.add_file("dir/file", b"the target")
+        w.add_symlink("link", "dir/file")
+        w.add_symlink("dirlink", "dir")
+    with squashforge.Image(p) as img:
+        assert img.lstat("link").link_target == "dir/file"
+        assert stat.S_ISREG(img.stat("link").st_mode)
+        assert img.lstat("link").link_target == "dir/file"
+        with img.open("link") as f:
+            assert f.read() == b"the target"
+        assert stat.S_ISLNK(img.lstat("link").st_mode)
+        assert stat.S_ISLNK(img.lstat("dirlink").st_mode)
+        assert img.listdir("dirlink") == ["file"]
+        assert img.lstat("dir/file").st_size == 10
+        assert img.read_bytes("dir/file") == b"the target"
