@@ -67,7 +67,7 @@ with open(os.path.join("squashforge", "__init__.py"), encoding="utf-8") as f:
     VERSION = re.search(r'^__version__ = "([^"]+)"', f.read(), re.M)[1]
 
 SOURCES = ["module.c", "errors.c", "pyfile.c", "image.c", "writer.c",
-           "tree.c"]
+           "tree.c", "warnings.c"]
 
 setup(
     name="squashforge",

@@ -68,6 +68,21 @@ PyObject *sqfs_py_file_take_error(sqfs_file_t *file);
  * NULL with an exception set. */
 PyObject *sqfs_py_fspath_bytes(PyObject *path);
 
+/* Words of what a walk left out (warnings.c): the first
+ * SQFS_PY_MAX_WARNINGS, kept by sqfs_py_warnings_keep, a walk's warn
+ * callback with a sqfs_py_warnings_t as its user pointer (zeroed first);
+ * turned into a list of str (a new reference, or NULL with an
+ * exception) once the walk is over, with the GIL; freed in any case. */
+#define SQFS_PY_MAX_WARNINGS 100
+typedef struct {
+	char **words;
+	size_t count;
+} sqfs_py_warnings_t;
+
+void sqfs_py_warnings_keep(void *user, const char *words);
+PyObject *sqfs_py_warnings_list(const sqfs_py_warnings_t *w);
+void sqfs_py_warnings_free(sqfs_py_warnings_t *w);
+
 /*
  * Copy the tree at dir into the image wr writes, below prefix ("" for
  * the root), with the library's directory source (sqfs/dir_source.h

@@ -643,33 +643,6 @@ static PyObject *fs_cache_stats(fs_object *self, PyObject *unused)
 	    (unsigned long long)s.decompressed);
 }
 
-/* What sqfs_unpack could not do and left out, kept for Python's
- * warnings (the callback runs without the GIL). */
-typedef struct {
-	char **words;
-	size_t count;
-} unpack_warnings_t;
-
-/* enough to tell what went wrong; a tree of a million unsettable
- * attributes need not become a million warnings */
-#define MAX_UNPACK_WARNINGS 100
-
-static void keep_warning(void *user, const char *words)
-{
-	unpack_warnings_t *w = user;
-	char **grown;
-
-	if (w->count >= MAX_UNPACK_WARNINGS)
-		return;
-	grown = realloc(w->words, (w->count + 1) * sizeof(w->words[0]));
-	if (grown == NULL)
-		return;
-	w->words = grown;
-	w->words[w->count] = strdup(words);
-	if (w->words[w->count] != NULL)
-		w->count++;
-}
-
 /* extract(...) -> the list of warnings (str) */
 static PyObject *fs_extract(fs_object *self, PyObject *args, PyObject *kw)
 {
@@ -681,12 +654,11 @@ static PyObject *fs_extract(fs_object *self, PyObject *args, PyObject *kw)
 	int xattrs = 1, times = 1, chmod = 1, chown = 0, overwrite = 0;
 	int make_dest = 0, ret = 0, err;
 	unsigned int jobs = 0;
-	unpack_warnings_t warnings = {NULL, 0};
+	sqfs_py_warnings_t warnings = {NULL, 0};
 	sqfs_unpack_options_t opt;
 	sqfs_image_t *img = NULL;
 	PyObject *list = NULL;
 	PyThreadState *ts;
-	size_t i;
 
 	if (!PyArg_ParseTupleAndKeywords(
 		args, kw, "OO|ppppppI", (char **)kwlist, &path_obj, &dest_obj,
@@ -714,7 +686,7 @@ static PyObject *fs_extract(fs_object *self, PyObject *args, PyObject *kw)
 	if (make_dest)
 		opt.flags |= SQFS_UNPACK_MAKE_DEST;
 	opt.num_jobs = jobs;
-	opt.warn = keep_warning;
+	opt.warn = sqfs_py_warnings_keep;
 	opt.user = &warnings;
 
 	/* an image object of its own: they serve one thread each */
@@ -732,19 +704,9 @@ static PyObject *fs_extract(fs_object *self, PyObject *args, PyObject *kw)
 		sqfs_py_raise(ret, why, path_obj, err,
 			      sqfs_py_file_take_error(self->pyfile));
 	} else {
-		list = PyList_New(0);
-		for (i = 0; list != NULL && i < warnings.count; ++i) {
-			PyObject *str =
-			    PyUnicode_DecodeFSDefault(warnings.words[i]);
-
-			if (str == NULL || PyList_Append(list, str) != 0)
-				Py_CLEAR(list);
-			Py_XDECREF(str);
-		}
+		list = sqfs_py_warnings_list(&warnings);
 	}
-	for (i = 0; i < warnings.count; ++i)
-		free(warnings.words[i]);
-	free(warnings.words);
+	sqfs_py_warnings_free(&warnings);
 	Py_DECREF(path);
 	Py_DECREF(dest);
 	return list;

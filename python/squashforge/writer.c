@@ -502,32 +502,6 @@ static PyObject *writer_get_closed(writer_object *self, void *closure)
 	return PyBool_FromLong(self->wr == NULL);
 }
 
-/* prefix "/" path, or either alone; a new string, NULL when out of memory */
-/* What the walk left out and went on without, kept for Python's
- * warnings (the callback runs without the GIL); the first hundred. */
-typedef struct {
-	char **words;
-	size_t count;
-} tree_warnings_t;
-
-#define MAX_TREE_WARNINGS 100
-
-static void keep_warning(void *user, const char *words)
-{
-	tree_warnings_t *w = user;
-	char **grown;
-
-	if (w->count >= MAX_TREE_WARNINGS)
-		return;
-	grown = realloc(w->words, (w->count + 1) * sizeof(w->words[0]));
-	if (grown == NULL)
-		return;
-	w->words = grown;
-	w->words[w->count] = strdup(words);
-	if (w->words[w->count] != NULL)
-		w->count++;
-}
-
 static PyObject *writer_add_tree(writer_object *self, PyObject *args,
 				 PyObject *kw)
 {
@@ -537,11 +511,10 @@ static PyObject *writer_add_tree(writer_object *self, PyObject *args,
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	PyObject *dir_obj, *prefix_obj = NULL, *dir, *prefix = NULL;
 	int xattrs = 1, hard_links = 1, one_fs = 0, skip = 0, ret, err;
-	tree_warnings_t warnings = {NULL, 0};
+	sqfs_py_warnings_t warnings = {NULL, 0};
 	PyObject *list = NULL;
 	uint32_t flags = 0;
 	PyThreadState *ts;
-	size_t i;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|Opppp", (char **)kwlist,
 					 &dir_obj, &prefix_obj, &xattrs,
@@ -568,8 +541,8 @@ static PyObject *writer_add_tree(writer_object *self, PyObject *args,
 
 	ts = PyEval_SaveThread();
 	ret = sqfs_py_copy_tree(self->wr, PyBytes_AS_STRING(dir),
-				PyBytes_AS_STRING(prefix), flags, keep_warning,
-				&warnings, why);
+				PyBytes_AS_STRING(prefix), flags,
+				sqfs_py_warnings_keep, &warnings, why);
 	err = errno;
 	PyEval_RestoreThread(ts);
 	self->busy = 0;
@@ -578,19 +551,9 @@ static PyObject *writer_add_tree(writer_object *self, PyObject *args,
 	if (ret != 0) {
 		sqfs_py_raise(ret, why, dir_obj, err, NULL);
 	} else {
-		list = PyList_New(0);
-		for (i = 0; list != NULL && i < warnings.count; ++i) {
-			PyObject *str =
-			    PyUnicode_DecodeFSDefault(warnings.words[i]);
-
-			if (str == NULL || PyList_Append(list, str) != 0)
-				Py_CLEAR(list);
-			Py_XDECREF(str);
-		}
+		list = sqfs_py_warnings_list(&warnings);
 	}
-	for (i = 0; i < warnings.count; ++i)
-		free(warnings.words[i]);
-	free(warnings.words);
+	sqfs_py_warnings_free(&warnings);
 	return list;
 }
 
