@@ -298,9 +298,10 @@ SQFS_API ptrdiff_t sqfs_fs_read(sqfs_fs_t *fs, uint64_t id, uint64_t offset,
 
 /*
  * Say that the regular file id is about to be read from its start, as
- * posix_fadvise's WILLNEED does: its first blocks (as many as read-ahead
- * keeps ahead of a reader) and the fragment block of its tail are queued
- * for the read-ahead threads, and this returns without waiting for them.
+ * posix_fadvise's WILLNEED does: its first blocks, as many as read-ahead
+ * keeps ahead of a reader (the fragment block of its tail counting as its
+ * last block), are queued for the read-ahead threads, and this returns
+ * without waiting for them.
  * A reader that goes through many small files in an order it knows (the
  * files of a directory, in listing order) names the next few this way
  * and finds each decoded when it gets there, where read-ahead within a

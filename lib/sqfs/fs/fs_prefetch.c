@@ -145,12 +145,6 @@ void prefetch_queue(prefetch_t *pf, const prefetch_job_t *jobs, size_t count)
 		pf->queue[(pf->head + pf->used) % QUEUE_SIZE] = jobs[i];
 		pf->used++;
 	}
-	/* one job wakes one worker: waking them all for it costs every
-	 * caller that names files one at a time (sqfs_fs_prefetch) a round
-	 * of context switches */
-	if (i == 1)
-		pthread_cond_signal(&pf->cond);
-	else if (i > 1)
-		pthread_cond_broadcast(&pf->cond);
+	pthread_cond_broadcast(&pf->cond);
 	pthread_mutex_unlock(&pf->lock);
 }
