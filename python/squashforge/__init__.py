@@ -701,8 +701,10 @@ class Image:
         visited = None if followlinks else {t[_NODE]}
         while stack:
             item = stack.pop()
-            if len(item) == 4:
-                self._plan_files(item[3])
+            if item[0] is None:
+                # bottom-up: a listing kept until its subdirectories were
+                # walked, with its regular files for the read-ahead
+                self._plan_files(item[2])
                 yield item[1]
                 continue
             path, node, ancestors = item
@@ -732,7 +734,7 @@ class Image:
                 self._plan_files(regular)
                 yield path, dirs, files
             else:
-                stack.append((None, (path, dirs, files), None, regular))
+                stack.append((None, (path, dirs, files), regular))
             for name in reversed(dirs):
                 sub = self._walk_into(path, name, into.get(name),
                                       followlinks, ancestors, visited,
