@@ -6,6 +6,7 @@ module's, offsets, file objects as sources, errors."""
 import errno
 import io
 import os
+import posixpath
 import stat
 
 import pytest
@@ -382,3 +383,27 @@ def test_lstat_then_follow(tmp_path):
         assert img.listdir("dirlink") == ["file"]
         assert img.lstat("dir/file").st_size == 10
         assert img.read_bytes("dir/file") == b"the target"
+
+
+def test_walk_bottom_up(tmp_path):
+    """topdown=False yields the same directories, each after everything
+    below it, and files read in that order are right."""
+    p = tmp_path / "w.sqfs"
+    with squashforge.Writer(p) as w:
+        for d in ("a", "a/b", "a/b/c", "d"):
+            w.add_dir(d)
+        for i, d in enumerate(("", "a", "a/b", "a/b/c", "d")):
+            w.add_file(f"{d}/f{i}".lstrip("/"), b"x" * i)
+    with squashforge.Image(p) as img:
+        down = list(img.walk("/"))
+        up = list(img.walk("/", topdown=False))
+        assert sorted(up) == sorted(down)
+        order = [top for top, _, _ in up]
+        for i, top in enumerate(order):
+            for below in order[:i]:
+                assert not top.startswith(below.rstrip("/") + "/")
+        assert order[-1] == "/"
+        for top, _, files in up:
+            for name in files:
+                path = posixpath.join(top, name)
+                assert img.read_bytes(path) == b"x" * int(name[1:])
