@@ -281,8 +281,9 @@ static void writer_words(char *why, const char *path, sqfs_writer_t *wr)
 /* Feed the writer what the walker queues, in order. */
 static int feed(sqfs_writer_t *wr, tree_queue_t *q, char *why)
 {
-	/* the regular file being appended to, named in errors */
-	char *file = NULL;
+	/* the entry of the regular file being appended to, kept to name it
+	 * in errors */
+	item_t *file = NULL;
 	item_t *it;
 	int ret = 0;
 
@@ -295,12 +296,8 @@ static int feed(sqfs_writer_t *wr, tree_queue_t *q, char *why)
 			} else if (S_ISREG(it->entry.mode) &&
 				   it->entry.hard_link == NULL) {
 				free(file);
-				file = strdup(it->entry.path);
-				if (file == NULL) {
-					ret = SQFS_ERROR_ALLOC;
-					snprintf(why, SQFS_ERROR_TEXT_SIZE,
-						 "out of memory");
-				}
+				file = it;
+				continue;
 			}
 			break;
 		case ITEM_DATA:
@@ -315,7 +312,8 @@ static int feed(sqfs_writer_t *wr, tree_queue_t *q, char *why)
 			break;
 		}
 		if (ret != 0 && it->kind != ITEM_ENTRY)
-			writer_words(why, file != NULL ? file : "", wr);
+			writer_words(why, file != NULL ? file->entry.path : "",
+				     wr);
 		free(it);
 	}
 	free(file);
