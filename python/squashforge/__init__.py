@@ -321,106 +321,10 @@ class _ScandirIterator:
         self.close()
 
 
-class SquashFile(io.RawIOBase):
-    """A regular file of an image, open for reading: seekable, and read
-    with ``read``, ``readinto``, ``readall`` and the lines of
-    ``io.IOBase``. Holes of sparse files read as zeros. ``pread(size,
-    offset)`` reads at a position without moving it, from any number of
-    threads at once (the position itself belongs to one thread at a
-    time, as a file object's does). The image stays readable for the
-    file until the file is closed, even if the image is closed first."""
-
-    def __init__(self, handle, name):
-        super().__init__()
-        self._h = handle
-        self._pos = 0
-        self.name = name
-        self.mode = "rb"
-
-    def __repr__(self):
-        return f"<squashforge.SquashFile name={self.name!r}>"
-
-    @property
-    def size(self) -> int:
-        """The file's size in bytes."""
-        return self._h.size
-
-    def _check(self):
-        if self.closed:
-            raise ValueError("I/O operation on closed file.")
-
-    def readable(self):
-        self._check()
-        return True
-
-    def seekable(self):
-        self._check()
-        return True
-
-    def writable(self):
-        self._check()
-        return False
-
-    def write(self, data):
-        self._check()
-        raise io.UnsupportedOperation("images are read-only")
-
-    def truncate(self, size=None):
-        self._check()
-        raise io.UnsupportedOperation("images are read-only")
-
-    def readinto(self, buffer):
-        self._check()
-        n = self._h.readinto_at(self._pos, buffer)
-        self._pos += n
-        return n
-
-    def read(self, size=-1):
-        self._check()
-        if size is None or size < 0:
-            return self.readall()
-        data = self._h.read_at(self._pos, size)
-        self._pos += len(data)
-        return data
-
-    def readall(self):
-        self._check()
-        data = self._h.read_at(self._pos, max(0, self._h.size - self._pos))
-        self._pos += len(data)
-        return data
-
-    def pread(self, size, offset):
-        """Up to size bytes at offset (fewer only at the end), leaving
-        the position alone."""
-        self._check()
-        if offset < 0:
-            raise OSError(_errno.EINVAL, "negative offset")
-        return self._h.read_at(offset, size)
-
-    def seek(self, offset, whence=io.SEEK_SET):
-        self._check()
-        if whence == io.SEEK_SET:
-            pos = offset
-        elif whence == io.SEEK_CUR:
-            pos = self._pos + offset
-        elif whence == io.SEEK_END:
-            pos = self._h.size + offset
-        else:
-            raise ValueError(f"invalid whence ({whence}, should be "
-                             f"0, 1 or 2)")
-        if pos < 0:
-            raise OSError(_errno.EINVAL, "Invalid argument")
-        self._pos = pos
-        return pos
-
-    def tell(self):
-        self._check()
-        return self._pos
-
-    def close(self):
-        if not self.closed:
-            self._h.close()
-        super().close()
+# A regular file of an image, open for reading: a subclass of
+# io.RawIOBase's C base, registered as an io.RawIOBase (as io.FileIO),
+# made by Image.open (image.c).
+SquashFile = _c.SquashFile
 
 
 class Image:
@@ -824,11 +728,10 @@ class Image:
             if i is not None:
                 self._prefetch(plan, i + 1 + _FILES_AHEAD)
         try:
-            handle = self._fs.open(t[_NODE])
+            return self._fs.open(t[_NODE], os.fspath(path))
         except OSError as e:
             _named(e, path)
             raise
-        return SquashFile(handle, os.fspath(path))
 
     def read_bytes(self, path) -> bytes:
         """The whole contents of the regular file at path."""

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from typing import (IO, Any, AnyStr, Callable, Dict, FrozenSet, Generic,
                     Iterator, List, Literal, Mapping, Optional, Tuple,
-                    Union, overload)
+                    Union, final, overload)
 
 _Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 _StrPath = Union[str, "os.PathLike[str]"]
@@ -90,6 +90,7 @@ class _ScandirIterator(Iterator[DirEntry[AnyStr]]):
     def __enter__(self) -> "_ScandirIterator[AnyStr]": ...
     def __exit__(self, *exc: Any) -> None: ...
 
+@final
 class SquashFile(io.RawIOBase):
     name: str
     mode: str

@@ -97,7 +97,11 @@ int sqfs_py_copy_tree(struct sqfs_writer *wr, const char *dir,
 		      char *why);
 
 extern PyTypeObject SqfsPyFS_Type;
-extern PyTypeObject SqfsPyFile_Type;
+
+/* Make squashforge.SquashFile (image.c), the type of FS.open's files: a
+ * subclass of _io._RawIOBase, registered as an io.RawIOBase, added to
+ * module. Returns 0, or -1 with an exception set. */
+int sqfs_py_file_type_init(PyObject *module);
 extern PyTypeObject SqfsPyWriter_Type;
 
 #endif /* SQFS_PY_SQUASHFORGE_H */

@@ -17,6 +17,8 @@
  */
 #include "_squashforge.h"
 
+#include <structmember.h>
+
 #include <sqfs/compressor.h>
 #include <sqfs/fs.h>
 #include <sqfs/image.h>
@@ -27,6 +29,8 @@
 #include <sqfs/unpack.h>
 
 #include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,13 +50,30 @@ typedef struct {
 	Py_ssize_t handles;
 } fs_object;
 
+/*
+ * squashforge.SquashFile: a subclass of io.RawIOBase's C base
+ * (_io._RawIOBase), as io.FileIO is, so that reading a file costs C calls
+ * only. The base's fields (its __dict__ and weak references) come first
+ * and their size is only known at run time: ours follow them, at
+ * file_offset (FILE(obj)).
+ */
 typedef struct {
-	PyObject_HEAD fs_object *owner;
+	fs_object *owner;
 	sqfs_fs_file_t *handle;
+	PyObject *name;
 	uint64_t size;
+	/* the position: read, readinto, seek and tell */
+	uint64_t pos;
 	int closed;
+	/* calls running without the GIL */
 	Py_ssize_t active;
-} file_object;
+} file_data;
+
+static Py_ssize_t file_offset;
+static PyTypeObject *file_type;
+static PyObject *unsupported_operation;
+
+#define FILE_DATA(obj) ((file_data *)((char *)(obj) + file_offset))
 
 /* ------------------------------------------------------------------ */
 
@@ -581,16 +602,17 @@ static PyObject *fs_xattrs(fs_object *self, PyObject *arg)
 	return out;
 }
 
-static PyObject *fs_open_file(fs_object *self, PyObject *arg)
+static PyObject *fs_open_file(fs_object *self, PyObject *args)
 {
 	PyThreadState *ts;
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
-	unsigned long long id = PyLong_AsUnsignedLongLong(arg);
+	unsigned long long id;
+	PyObject *name = Py_None, *obj;
 	sqfs_fs_file_t *handle = NULL;
-	file_object *f;
+	file_data *f;
 	int ret, err;
 
-	if (id == (unsigned long long)-1 && PyErr_Occurred())
+	if (!PyArg_ParseTuple(args, "K|O", &id, &name))
 		return NULL;
 	if (fs_enter(self) != 0)
 		return NULL;
@@ -602,21 +624,22 @@ static PyObject *fs_open_file(fs_object *self, PyObject *arg)
 		fs_leave(self);
 		return fs_fail(self, ret, why, err);
 	}
-	f = PyObject_New(file_object, &SqfsPyFile_Type);
-	if (f == NULL) {
+	obj = file_type->tp_alloc(file_type, 0);
+	if (obj == NULL) {
 		sqfs_fs_file_close(handle);
 		fs_leave(self);
 		return NULL;
 	}
+	f = FILE_DATA(obj);
 	Py_INCREF(self);
 	f->owner = self;
 	f->handle = handle;
+	Py_INCREF(name);
+	f->name = name;
 	f->size = sqfs_fs_file_size(handle);
-	f->closed = 0;
-	f->active = 0;
 	self->handles++;
 	fs_leave(self);
-	return (PyObject *)f;
+	return obj;
 }
 
 static PyObject *fs_cache_stats(fs_object *self, PyObject *unused)
@@ -736,8 +759,9 @@ static PyMethodDef fs_methods[] = {
      "readlink(id) -> the symlink's target (bytes)."},
     {"xattrs", (PyCFunction)fs_xattrs, METH_O,
      "xattrs(id) -> [(key, value)] (bytes) in on-disk order."},
-    {"open", (PyCFunction)fs_open_file, METH_O,
-     "open(id) -> File: the regular file id, for reading."},
+    {"open", (PyCFunction)fs_open_file, METH_VARARGS,
+     "open(id, name=None) -> SquashFile: the regular file id, for "
+     "reading."},
     {"cache_stats", (PyCFunction)fs_cache_stats, METH_NOARGS,
      "What the caches hold and did."},
     {"extract", (PyCFunction)(void (*)(void))fs_extract,
@@ -772,170 +796,511 @@ PyTypeObject SqfsPyFS_Type = {
 
 /* ------------------------------------------------------------------ */
 
-static void file_release(file_object *self)
+static void file_release(file_data *f)
 {
-	fs_object *owner = self->owner;
+	fs_object *owner = f->owner;
 
-	sqfs_fs_file_close(self->handle);
-	self->handle = NULL;
+	sqfs_fs_file_close(f->handle);
+	f->handle = NULL;
 	owner->handles--;
 	if (owner->closed && owner->active == 0 && owner->handles == 0)
 		fs_release(owner);
 }
 
-static int file_enter(file_object *self)
+static int file_check(file_data *f)
 {
-	if (self->closed) {
+	if (f->closed) {
 		PyErr_SetString(PyExc_ValueError,
-				"I/O operation on closed file");
+				"I/O operation on closed file.");
 		return -1;
 	}
-	++self->active;
 	return 0;
 }
 
-static void file_leave(file_object *self)
+static void file_leave(file_data *f)
 {
-	if (--self->active == 0 && self->closed && self->handle != NULL)
-		file_release(self);
+	if (--f->active == 0 && f->closed && f->handle != NULL)
+		file_release(f);
 }
 
-static PyObject *file_close(file_object *self, PyObject *unused)
-{
-	(void)unused;
-	if (!self->closed) {
-		self->closed = 1;
-		if (self->active == 0)
-			file_release(self);
-	}
-	Py_RETURN_NONE;
-}
-
-static void file_dealloc(file_object *self)
-{
-	if (self->handle != NULL)
-		file_release(self);
-	Py_XDECREF(self->owner);
-	PyObject_Free(self);
-}
-
-/* read_at(offset, size) -> bytes: fewer only at the end of the file */
-static PyObject *file_read_at(file_object *self, PyObject *args)
+/* Up to size bytes at offset (fewer only at the end of the file) as a new
+ * bytes object: allocated once, filled without the GIL. */
+static PyObject *file_read_range(file_data *f, uint64_t offset, Py_ssize_t size)
 {
 	PyThreadState *ts;
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
-	unsigned long long offset;
-	Py_ssize_t size;
 	PyObject *out;
 	ptrdiff_t ret;
 	int err;
 
-	if (!PyArg_ParseTuple(args, "Kn", &offset, &size))
-		return NULL;
-	if (size < 0) {
-		PyErr_SetString(PyExc_ValueError, "negative size");
-		return NULL;
-	}
-	if (file_enter(self) != 0)
-		return NULL;
-	if (offset >= self->size)
+	if (offset >= f->size)
 		size = 0;
-	else if ((uint64_t)size > self->size - offset)
-		size = (Py_ssize_t)(self->size - offset);
+	else if ((uint64_t)size > f->size - offset)
+		size = (Py_ssize_t)(f->size - offset);
 	out = PyBytes_FromStringAndSize(NULL, size);
-	if (out == NULL) {
-		file_leave(self);
-		return NULL;
-	}
-	if (size == 0) {
-		file_leave(self);
+	if (out == NULL || size == 0)
 		return out;
-	}
+	++f->active;
 	ts = PyEval_SaveThread();
-	ret = sqfs_fs_file_read(self->handle, offset, PyBytes_AS_STRING(out),
+	ret = sqfs_fs_file_read(f->handle, offset, PyBytes_AS_STRING(out),
 				(size_t)size, why);
 	err = errno;
 	PyEval_RestoreThread(ts);
-	file_leave(self);
 	if (ret < 0) {
 		Py_DECREF(out);
-		return fs_fail(self->owner, (int)ret, why, err);
+		out = fs_fail(f->owner, (int)ret, why, err);
+	} else if (ret != size && _PyBytes_Resize(&out, (Py_ssize_t)ret) != 0) {
+		out = NULL;
 	}
-	if (ret != size && _PyBytes_Resize(&out, (Py_ssize_t)ret) != 0)
-		return NULL;
+	file_leave(f);
 	return out;
 }
 
-/* readinto_at(offset, buffer) -> the number of bytes read */
-static PyObject *file_readinto_at(file_object *self, PyObject *args)
+/* The bytes from the position to the end; the position moves past them. */
+static PyObject *file_readall(PyObject *self, PyObject *unused)
 {
+	file_data *f = FILE_DATA(self);
+	uint64_t left;
+	PyObject *out;
+
+	(void)unused;
+	if (file_check(f) != 0)
+		return NULL;
+	left = f->pos < f->size ? f->size - f->pos : 0;
+	if (left > (uint64_t)PY_SSIZE_T_MAX)
+		return PyErr_NoMemory();
+	out = file_read_range(f, f->pos, (Py_ssize_t)left);
+	if (out != NULL)
+		f->pos += (uint64_t)PyBytes_GET_SIZE(out);
+	return out;
+}
+
+/* size from an int, or -1 for None */
+static int file_size_arg(PyObject *obj, Py_ssize_t *size)
+{
+	if (obj == Py_None) {
+		*size = -1;
+		return 0;
+	}
+	*size = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
+	return *size == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *file_read(PyObject *self, PyObject *const *args,
+			   Py_ssize_t nargs)
+{
+	file_data *f = FILE_DATA(self);
+	Py_ssize_t size = -1;
+	PyObject *out;
+
+	if (nargs > 1) {
+		PyErr_Format(PyExc_TypeError,
+			     "read() takes at most 1 argument (%zd given)",
+			     nargs);
+		return NULL;
+	}
+	if (nargs == 1 && file_size_arg(args[0], &size) != 0)
+		return NULL;
+	if (file_check(f) != 0)
+		return NULL;
+	if (size < 0)
+		return file_readall(self, NULL);
+	out = file_read_range(f, f->pos, size);
+	if (out != NULL)
+		f->pos += (uint64_t)PyBytes_GET_SIZE(out);
+	return out;
+}
+
+static PyObject *file_readinto(PyObject *self, PyObject *arg)
+{
+	file_data *f = FILE_DATA(self);
 	PyThreadState *ts;
 	char why[SQFS_ERROR_TEXT_SIZE] = "";
-	unsigned long long offset;
 	Py_buffer view;
 	ptrdiff_t ret = 0;
 	size_t size;
 	int err = 0;
 
-	if (!PyArg_ParseTuple(args, "Kw*", &offset, &view))
+	/* a TypeError for a read-only buffer, as io.FileIO's */
+	if (!PyArg_Parse(arg, "w*", &view))
 		return NULL;
-	if (file_enter(self) != 0) {
+	if (file_check(f) != 0) {
 		PyBuffer_Release(&view);
 		return NULL;
 	}
 	size = (size_t)view.len;
-	if (offset >= self->size)
+	if (f->pos >= f->size)
 		size = 0;
-	else if (size > self->size - offset)
-		size = (size_t)(self->size - offset);
+	else if (size > f->size - f->pos)
+		size = (size_t)(f->size - f->pos);
 	if (size > 0) {
+		++f->active;
 		ts = PyEval_SaveThread();
-		ret = sqfs_fs_file_read(self->handle, offset, view.buf, size,
-					why);
+		ret = sqfs_fs_file_read(f->handle, f->pos, view.buf, size, why);
 		err = errno;
 		PyEval_RestoreThread(ts);
+		if (ret > 0)
+			f->pos += (uint64_t)ret;
 	}
-	file_leave(self);
 	PyBuffer_Release(&view);
-	if (ret < 0)
-		return fs_fail(self->owner, (int)ret, why, err);
+	if (ret < 0) {
+		fs_fail(f->owner, (int)ret, why, err);
+		if (size > 0)
+			file_leave(f);
+		return NULL;
+	}
+	if (size > 0)
+		file_leave(f);
 	return PyLong_FromSsize_t((Py_ssize_t)ret);
 }
 
-static PyObject *file_get_size(file_object *self, void *closure)
+static PyObject *file_pread(PyObject *self, PyObject *const *args,
+			    Py_ssize_t nargs)
 {
-	(void)closure;
-	return PyLong_FromUnsignedLongLong(self->size);
+	file_data *f = FILE_DATA(self);
+	Py_ssize_t size;
+	long long offset;
+
+	if (nargs != 2) {
+		PyErr_Format(PyExc_TypeError,
+			     "pread() takes 2 arguments (%zd given)", nargs);
+		return NULL;
+	}
+	size = PyNumber_AsSsize_t(args[0], PyExc_OverflowError);
+	if (size == -1 && PyErr_Occurred())
+		return NULL;
+	offset = PyLong_AsLongLong(args[1]);
+	if (offset == -1 && PyErr_Occurred())
+		return NULL;
+	if (file_check(f) != 0)
+		return NULL;
+	if (offset < 0) {
+		errno = EINVAL;
+		PyErr_SetObject(
+		    PyExc_OSError,
+		    Py_BuildValue("(is)", EINVAL, "negative offset"));
+		return NULL;
+	}
+	if (size < 0) {
+		PyErr_SetString(PyExc_ValueError, "negative size");
+		return NULL;
+	}
+	return file_read_range(f, (uint64_t)offset, size);
 }
 
-static PyObject *file_get_closed(file_object *self, void *closure)
+static PyObject *file_seek(PyObject *self, PyObject *const *args,
+			   Py_ssize_t nargs)
+{
+	file_data *f = FILE_DATA(self);
+	long long offset, base = 0;
+	int whence = SEEK_SET;
+
+	if (nargs < 1 || nargs > 2) {
+		PyErr_Format(PyExc_TypeError,
+			     "seek() takes 1 or 2 arguments (%zd given)",
+			     nargs);
+		return NULL;
+	}
+	offset = PyLong_AsLongLong(args[0]);
+	if (offset == -1 && PyErr_Occurred())
+		return NULL;
+	if (nargs == 2) {
+		long w = PyLong_AsLong(args[1]);
+
+		if (w == -1 && PyErr_Occurred())
+			return NULL;
+		whence = w < INT_MIN || w > INT_MAX ? INT_MAX : (int)w;
+	}
+	if (file_check(f) != 0)
+		return NULL;
+	switch (whence) {
+	case SEEK_SET:
+		break;
+	case SEEK_CUR:
+		base = (long long)f->pos;
+		break;
+	case SEEK_END:
+		base = (long long)f->size;
+		break;
+	default:
+		PyErr_Format(PyExc_ValueError,
+			     "invalid whence (%d, should be 0, 1 or 2)",
+			     whence);
+		return NULL;
+	}
+	if ((offset > 0 && base > LLONG_MAX - offset)) {
+		PyErr_SetString(PyExc_OverflowError, "seek offset too large");
+		return NULL;
+	}
+	offset += base;
+	if (offset < 0) {
+		PyErr_SetObject(
+		    PyExc_OSError,
+		    Py_BuildValue("(is)", EINVAL, "Invalid argument"));
+		return NULL;
+	}
+	f->pos = (uint64_t)offset;
+	return PyLong_FromLongLong(offset);
+}
+
+static PyObject *file_tell(PyObject *self, PyObject *unused)
+{
+	file_data *f = FILE_DATA(self);
+
+	(void)unused;
+	if (file_check(f) != 0)
+		return NULL;
+	return PyLong_FromUnsignedLongLong(f->pos);
+}
+
+static PyObject *file_true(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	if (file_check(FILE_DATA(self)) != 0)
+		return NULL;
+	Py_RETURN_TRUE;
+}
+
+static PyObject *file_false(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	if (file_check(FILE_DATA(self)) != 0)
+		return NULL;
+	Py_RETURN_FALSE;
+}
+
+static PyObject *file_flush(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	if (file_check(FILE_DATA(self)) != 0)
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyObject *file_read_only(PyObject *self, PyObject *const *args,
+				Py_ssize_t nargs)
+{
+	(void)args;
+	(void)nargs;
+	if (file_check(FILE_DATA(self)) != 0)
+		return NULL;
+	PyErr_SetString(unsupported_operation, "images are read-only");
+	return NULL;
+}
+
+/* Closing while another thread reads: the handle goes when it is done.
+ * The base's close is not called: flush and closed are ours. */
+static PyObject *file_close(PyObject *self, PyObject *unused)
+{
+	file_data *f = FILE_DATA(self);
+
+	(void)unused;
+	if (!f->closed) {
+		f->closed = 1;
+		if (f->active == 0 && f->handle != NULL)
+			file_release(f);
+	}
+	Py_RETURN_NONE;
+}
+
+static PyObject *file_repr(PyObject *self)
+{
+	PyObject *name = FILE_DATA(self)->name;
+
+	return PyUnicode_FromFormat("<squashforge.SquashFile name=%R>",
+				    name != NULL ? name : Py_None);
+}
+
+static PyObject *file_get_size(PyObject *self, void *closure)
 {
 	(void)closure;
-	return PyBool_FromLong(self->closed);
+	return PyLong_FromUnsignedLongLong(FILE_DATA(self)->size);
+}
+
+static PyObject *file_get_closed(PyObject *self, void *closure)
+{
+	(void)closure;
+	return PyBool_FromLong(FILE_DATA(self)->closed);
+}
+
+static PyObject *file_get_mode(PyObject *self, void *closure)
+{
+	(void)self;
+	(void)closure;
+	return PyUnicode_FromString("rb");
+}
+
+static PyObject **file_dict(PyObject *self)
+{
+	Py_ssize_t off = Py_TYPE(self)->tp_dictoffset;
+
+	return off > 0 ? (PyObject **)((char *)self + off) : NULL;
+}
+
+static int file_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	file_data *f = FILE_DATA(self);
+	PyObject **dict = file_dict(self);
+
+	Py_VISIT(Py_TYPE(self));
+	Py_VISIT(f->name);
+	if (dict != NULL)
+		Py_VISIT(*dict);
+	return 0;
+}
+
+static int file_clear(PyObject *self)
+{
+	PyObject **dict = file_dict(self);
+
+	Py_CLEAR(FILE_DATA(self)->name);
+	if (dict != NULL)
+		Py_CLEAR(*dict);
+	return 0;
+}
+
+static void file_dealloc(PyObject *self)
+{
+	PyTypeObject *type = Py_TYPE(self);
+	file_data *f = FILE_DATA(self);
+
+	/* the base's finalizer closes a file left open (io's way) */
+	if (PyObject_CallFinalizerFromDealloc(self) != 0)
+		return;
+	PyObject_GC_UnTrack(self);
+	if (f->handle != NULL)
+		file_release(f);
+	if (type->tp_weaklistoffset > 0)
+		PyObject_ClearWeakRefs(self);
+	file_clear(self);
+	Py_CLEAR(f->owner);
+	type->tp_free(self);
+	Py_DECREF(type);
 }
 
 static PyMethodDef file_methods[] = {
-    {"read_at", (PyCFunction)file_read_at, METH_VARARGS,
-     "read_at(offset, size) -> bytes (fewer only at the end)."},
-    {"readinto_at", (PyCFunction)file_readinto_at, METH_VARARGS,
-     "readinto_at(offset, buffer) -> the number of bytes read."},
-    {"close", (PyCFunction)file_close, METH_NOARGS, "Close the file."},
+    {"read", (PyCFunction)(void (*)(void))file_read, METH_FASTCALL,
+     "read(size=-1) -> up to size bytes from the position (all to the end "
+     "for -1 or None); b\"\" at the end."},
+    {"readall", file_readall, METH_NOARGS,
+     "readall() -> the bytes from the position to the end."},
+    {"readinto", file_readinto, METH_O,
+     "readinto(buffer) -> the number of bytes read into buffer (0 at the "
+     "end)."},
+    {"pread", (PyCFunction)(void (*)(void))file_pread, METH_FASTCALL,
+     "pread(size, offset) -> up to size bytes at offset (fewer only at the "
+     "end), leaving the position alone; from any thread."},
+    {"seek", (PyCFunction)(void (*)(void))file_seek, METH_FASTCALL,
+     "seek(offset, whence=0) -> the new position (past the end allowed)."},
+    {"tell", file_tell, METH_NOARGS, "tell() -> the position."},
+    {"readable", file_true, METH_NOARGS, "True."},
+    {"seekable", file_true, METH_NOARGS, "True."},
+    {"writable", file_false, METH_NOARGS, "False: images are read-only."},
+    {"flush", file_flush, METH_NOARGS, "Nothing to flush."},
+    {"write", (PyCFunction)(void (*)(void))file_read_only, METH_FASTCALL,
+     "Raises io.UnsupportedOperation: images are read-only."},
+    {"truncate", (PyCFunction)(void (*)(void))file_read_only, METH_FASTCALL,
+     "Raises io.UnsupportedOperation: images are read-only."},
+    {"close", file_close, METH_NOARGS,
+     "Close the file (the image's last file closes a closed image)."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef file_getset[] = {
-    {"size", (getter)file_get_size, NULL, "The file's size in bytes.", NULL},
-    {"closed", (getter)file_get_closed, NULL, "Whether it was closed.", NULL},
+    {"size", file_get_size, NULL, "The file's size in bytes.", NULL},
+    {"closed", file_get_closed, NULL, "Whether it was closed.", NULL},
+    {"mode", file_get_mode, NULL, "\"rb\".", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-PyTypeObject SqfsPyFile_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "squashforge._squashforge.File",
-    .tp_basicsize = sizeof(file_object),
-    .tp_dealloc = (destructor)file_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A regular file of an image opened for reading "
-	      "(FS.open); positional reads from any thread.",
-    .tp_methods = file_methods,
-    .tp_getset = file_getset,
+/* offset is set when the base's size is known */
+static PyMemberDef file_members[] = {
+    {"name", T_OBJECT, 0, 0, "The path it was opened by."},
+    {NULL, 0, 0, 0, NULL},
 };
+
+static char file_doc[] =
+    "SquashFile: a regular file of an image, open for reading: seekable, "
+    "and read\nwith read, readinto, readall and the lines of io.IOBase. "
+    "Holes of sparse files\nread as zeros. pread(size, offset) reads at "
+    "a position without moving it,\nfrom any number of threads at once. "
+    "The image stays readable for the file\nuntil the file is closed, "
+    "even if the image is closed first.";
+
+static PyType_Slot file_slots[] = {
+    {Py_tp_doc, file_doc},
+    {Py_tp_dealloc, file_dealloc},
+    {Py_tp_traverse, file_traverse},
+    {Py_tp_clear, file_clear},
+    {Py_tp_repr, file_repr},
+    {Py_tp_methods, file_methods},
+    {Py_tp_getset, file_getset},
+    {Py_tp_members, file_members},
+    {0, NULL},
+};
+
+static PyType_Spec file_spec = {
+    .name = "squashforge.SquashFile",
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC
+#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
+	     | Py_TPFLAGS_DISALLOW_INSTANTIATION
+#endif
+    ,
+    .slots = file_slots,
+};
+
+int sqfs_py_file_type_init(PyObject *module)
+{
+	PyObject *io = NULL, *base = NULL, *raw = NULL, *ret = NULL;
+	int status = -1;
+
+	io = PyImport_ImportModule("_io");
+	if (io == NULL)
+		goto out;
+	base = PyObject_GetAttrString(io, "_RawIOBase");
+	if (base == NULL)
+		goto out;
+	if (!PyType_Check(base)) {
+		PyErr_SetString(PyExc_TypeError,
+				"_io._RawIOBase is not a type");
+		goto out;
+	}
+	unsupported_operation =
+	    PyObject_GetAttrString(io, "UnsupportedOperation");
+	if (unsupported_operation == NULL)
+		goto out;
+	/* our fields after the base's, pointer-aligned */
+	file_offset = ((PyTypeObject *)base)->tp_basicsize;
+	file_offset = (file_offset + (Py_ssize_t)sizeof(void *) - 1) &
+		      ~((Py_ssize_t)sizeof(void *) - 1);
+	file_spec.basicsize =
+	    (int)(file_offset + (Py_ssize_t)sizeof(file_data));
+	file_members[0].offset = file_offset + offsetof(file_data, name);
+	file_type = (PyTypeObject *)PyType_FromSpecWithBases(&file_spec, base);
+	if (file_type == NULL)
+		goto out;
+	/* isinstance(f, io.RawIOBase), as io.FileIO */
+	Py_DECREF(io);
+	io = PyImport_ImportModule("io");
+	if (io == NULL)
+		goto out;
+	raw = PyObject_GetAttrString(io, "RawIOBase");
+	if (raw == NULL)
+		goto out;
+	ret = PyObject_CallMethod(raw, "register", "O", (PyObject *)file_type);
+	if (ret == NULL)
+		goto out;
+	Py_INCREF(file_type);
+	if (PyModule_AddObject(module, "SquashFile", (PyObject *)file_type) !=
+	    0) {
+		Py_DECREF(file_type);
+		goto out;
+	}
+	status = 0;
+out:
+	Py_XDECREF(ret);
+	Py_XDECREF(raw);
+	Py_XDECREF(base);
+	Py_XDECREF(io);
+	return status;
+}

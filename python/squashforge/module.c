@@ -143,7 +143,7 @@ PyMODINIT_FUNC PyInit__squashforge(void)
 		return NULL;
 	if (sqfs_py_errors_init(m) != 0 ||
 	    add_type(m, &SqfsPyFS_Type, "FS") != 0 ||
-	    add_type(m, &SqfsPyFile_Type, "File") != 0 ||
+	    sqfs_py_file_type_init(m) != 0 ||
 	    add_type(m, &SqfsPyWriter_Type, "Writer") != 0 ||
 	    PyModule_AddIntConstant(m, "SQFS_META_BLOCK_SIZE",
 				    SQFS_META_BLOCK_SIZE) != 0) {
