@@ -34,6 +34,7 @@ import io
 import os
 import posixpath
 import stat as _stat
+import sys
 import time
 import warnings
 import weakref
@@ -72,6 +73,11 @@ _DIR_CACHE = 256
 # How many of the files of the directory a walk yielded last are handed
 # to the read-ahead threads ahead of the one opened last.
 _FILES_AHEAD = 8
+
+# os.fsdecode's, without its call
+_FS_ENCODING = sys.getfilesystemencoding()
+_FS_ERRORS = sys.getfilesystemencodeerrors()
+_S_ISDIR, _S_ISLNK, _S_ISREG = _stat.S_ISDIR, _stat.S_ISLNK, _stat.S_ISREG
 
 # the fields of the library's stat tuples (image.c, stat_tuple)
 _INO, _MODE, _NLINK, _UID, _GID, _MTIME, _MAJOR, _MINOR, _SIZE, _BLOCKS, \
@@ -114,6 +120,13 @@ def _name(raw, as_bytes):
 
 def _components(raw):
     return [c for c in raw.split(b"/") if c and c != b"."]
+
+
+def _dir_prefix(path):
+    """A directory's path as the start of its entries' paths
+    (posixpath.join's)."""
+    sep = b"/" if isinstance(path, bytes) else "/"
+    return path if not path or path.endswith(sep) else path + sep
 
 
 def _named(exc, path):
@@ -381,6 +394,12 @@ class Image:
         self._plan = None
         self._read_ahead = bool(read_ahead)
         self._last = None
+        # the directory walk yielded last: (its path as walk yielded it,
+        # ending in a separator, {name: stat tuple} of its entries), so
+        # that lstat, stat and open of join(dirpath, name) take the entry
+        # from there instead of looking it up again. The image never
+        # changes: any thread may use it, and any walk replace it.
+        self._listing = None
         self.superblock = Superblock(
             compressor=sb["compressor"],
             compressor_options=sb["compressor_options"],
@@ -484,6 +503,14 @@ class Image:
         return t
 
     def _find(self, path, follow):
+        listing = self._listing
+        if listing is not None:
+            prefix, entries = listing
+            if type(path) is type(prefix) and path.startswith(prefix):
+                t = entries.get(path[len(prefix):])
+                if t is not None and \
+                        not (follow and _stat.S_ISLNK(t[_MODE])):
+                    return t, type(path) is bytes
         raw, as_bytes = _split(path)
         # the entry lstat found last: a program that lstats a file and
         # then opens it (a walk) looks it up once; the image never
@@ -608,37 +635,23 @@ class Image:
             if item[0] is None:
                 # bottom-up: a listing kept until its subdirectories were
                 # walked, with its regular files for the read-ahead
+                self._listing = item[3]
                 self._plan_files(item[2])
                 yield item[1]
                 continue
             path, node, ancestors = item
             ancestors = ancestors + (node,)
-            dirs, files, into, regular = [], [], {}, []
-            try:
-                with _ScandirIterator(self, node, path,
-                                      isinstance(path, bytes)) as it:
-                    for entry in it:
-                        try:
-                            is_dir = entry.is_dir()
-                        except OSError:
-                            is_dir = False
-                        if is_dir:
-                            dirs.append(entry.name)
-                            into[entry.name] = entry
-                        else:
-                            files.append(entry.name)
-                            if _stat.S_ISREG(entry._t[_MODE]):
-                                regular.append(entry._t[_NODE])
-            except OSError as e:
-                if onerror is not None:
-                    onerror(_named(e, path))
+            listing = self._list_dir(path, node, onerror)
+            if listing is None:
                 continue
-
+            dirs, files, into, regular, entries = listing
             if topdown:
+                self._listing = (_dir_prefix(path), entries)
                 self._plan_files(regular)
                 yield path, dirs, files
             else:
-                stack.append((None, (path, dirs, files), regular))
+                stack.append((None, (path, dirs, files), regular,
+                              (_dir_prefix(path), entries)))
             for name in reversed(dirs):
                 sub = self._walk_into(path, name, into.get(name),
                                       followlinks, ancestors, visited,
@@ -646,16 +659,59 @@ class Image:
                 if sub is not None:
                     stack.append(sub)
 
-    def _walk_into(self, path, name, entry, followlinks, ancestors,
+    def _list_dir(self, path, node, onerror):
+        """walk's listing of the directory node at path: (dirnames,
+        filenames, {dirname: stat tuple}, the regular files' node ids,
+        {name: stat tuple}), or None after telling onerror what failed.
+        Symlinks to directories count as directories, as os.walk's."""
+        as_bytes = isinstance(path, bytes)
+        readdir = self._fs.readdir
+        dirs, files, into, regular, entries = [], [], {}, [], {}
+        cookie = 0
+        try:
+            while True:
+                page, cookie = readdir(node, cookie, 1024, True)
+                for raw, _, _, _, t in page:
+                    name = raw if as_bytes else \
+                        raw.decode(_FS_ENCODING, _FS_ERRORS)
+                    entries[name] = t
+                    mode = t[_MODE]
+                    if _S_ISDIR(mode) or (_S_ISLNK(mode) and
+                                          self._dir_link(path, name)):
+                        dirs.append(name)
+                        into[name] = t
+                    else:
+                        files.append(name)
+                        if _S_ISREG(mode):
+                            regular.append(t[_NODE])
+                if cookie == 0:
+                    break
+        except OSError as e:
+            if onerror is not None:
+                onerror(_named(e, path))
+            return None
+        return dirs, files, into, regular, entries
+
+    def _dir_link(self, path, name):
+        """Whether the symlink name in path leads to a directory (as
+        DirEntry.is_dir())."""
+        try:
+            return _stat.S_ISDIR(self.stat(posixpath.join(path,
+                                                          name)).st_mode)
+        except OSError:
+            return False
+
+    def _walk_into(self, path, name, t, followlinks, ancestors,
                    visited, onerror):
         new_path = posixpath.join(path, name)
+        entry = t
         try:
             if entry is None:
                 # a name the caller added to dirnames
                 lt = self._lookup(_split(new_path)[0], False)
                 is_link = _stat.S_ISLNK(lt[_MODE])
             else:
-                is_link = entry.is_symlink()
+                is_link = _stat.S_ISLNK(entry[_MODE])
             if is_link and not followlinks:
                 return None
             if is_link or entry is None:
@@ -664,7 +720,7 @@ class Image:
                     return None
                 node = t[_NODE]
             else:
-                node = entry._t[_NODE]
+                node = entry[_NODE]
         except OSError as e:
             if onerror is not None:
                 onerror(_named(e, new_path))
