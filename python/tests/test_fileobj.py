@@ -3,8 +3,10 @@
 call, with io.BytesIO and with a real file holding the same data."""
 
 import errno
+import gc
 import io
 import os
+import weakref
 
 import pytest
 
@@ -156,3 +158,77 @@ def test_not_writable(image):
         assert not f.isatty()
     with pytest.raises(ValueError):
         image.open("data", "wb")
+
+
+def test_an_io_raw_type(image):
+    """SquashFile is a C subclass of io's raw base, as io.FileIO: an
+    io.RawIOBase for isinstance, made only by Image.open."""
+    assert issubclass(squashforge.SquashFile, io.RawIOBase)
+    assert issubclass(squashforge.SquashFile, io.IOBase)
+    with pytest.raises(TypeError):
+        squashforge.SquashFile()
+    with pytest.raises(TypeError):
+        type("Sub", (squashforge.SquashFile,), {})
+    with image.open("text") as f:
+        assert type(f) is squashforge.SquashFile
+        assert isinstance(f, io.RawIOBase) and isinstance(f, io.IOBase)
+        assert f.name == "text" and f.mode == "rb"
+        assert repr(f) == "<squashforge.SquashFile name='text'>"
+        assert f.flush() is None
+        # readline and iteration come from io.IOBase
+        assert f.readline(2) == b"on" and f.readline() == b"e\n"
+        assert next(f) == b"two\r\n"
+    with pytest.raises(ValueError):
+        f.flush()
+    with pytest.raises(ValueError):
+        f.__enter__()
+    with image.open(b"text") as f:
+        assert f.name == b"text"
+
+
+def test_buffered_reader_lines(image):
+    data = pattern(SIZE, 4)
+    with io.BufferedReader(image.open("data"), 1000) as b:
+        lines = b.readlines()
+        assert b"".join(lines) == data
+        assert lines == data.splitlines(keepends=True)
+        raw = b.raw
+        assert isinstance(raw, squashforge.SquashFile)
+    assert raw.closed
+
+
+def test_read_whole_and_rest(image):
+    data = pattern(SIZE, 4)
+    with image.open("data") as f:
+        assert f.read(None) == data
+        assert f.tell() == SIZE
+        f.seek(17)
+        assert f.readall() == data[17:] and f.tell() == SIZE
+        f.seek(SIZE + 9)
+        assert f.readall() == b"" and f.tell() == SIZE + 9
+        f.seek(3)
+        assert f.read(-5) == data[3:]
+        with pytest.raises(TypeError):
+            f.read(1.5)
+        with pytest.raises(TypeError):
+            f.read(1, 2)
+        with pytest.raises(ValueError):
+            f.pread(-1, 0)
+
+
+def test_left_open_is_closed(tmp_path):
+    """A file dropped open is closed by io's finalizer, and the image it
+    kept open (closed before it) goes with it."""
+    p = tmp_path / "o.sqfs"
+    with squashforge.Writer(p) as w:
+        w.add_file("f", b"contents")
+    img = squashforge.Image(p)
+    f = img.open("f")
+    ref = weakref.ref(f)
+    img.close()
+    assert f.read() == b"contents"
+    del f
+    gc.collect()
+    assert ref() is None
+    with pytest.raises(ValueError):
+        img.open("f")

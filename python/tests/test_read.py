@@ -407,3 +407,111 @@ def test_walk_bottom_up(tmp_path):
             for name in files:
                 path = posixpath.join(top, name)
                 assert img.read_bytes(path) == b"x" * int(name[1:])
+
+
+def test_walk_then_lookups(tmp_path):
+    """lstat, stat and open of the paths walk yields (taken from the
+    listing walk yielded last) give what a fresh image gives: the right
+    directory's entry, symlinks followed by stat and open only, and
+    paths of other directories or with other spellings looked up as
+    usual."""
+    p = tmp_path / "w.sqfs"
+    with squashforge.Writer(p) as w:
+        w.add_file("a/x", b"a's x")
+        w.add_file("b/x", b"b's x, longer")
+        w.add_file("a/sub/x", b"sub's")
+        w.add_symlink("a/lx", "x")
+        w.add_symlink("a/lb", "../b")
+        w.add_file(b"a/n\xff", b"not utf-8")
+        w.add_file("top", b"at the root")
+
+    def facts(img, path):
+        st = img.lstat(path)
+        out = [st.st_mode, st.st_size, st.st_ino, st.link_target]
+        try:
+            out.append(img.stat(path).st_ino)
+        except OSError as e:
+            out.append(type(e))
+        try:
+            with img.open(path) as f:
+                out.append(f.read())
+        except OSError as e:
+            out.append(type(e))
+        return out
+
+    for top in ("/", "", "a", "/a/", b"/", "a/../b", "/a/lb"):
+        with squashforge.Image(p) as img, squashforge.Image(p) as fresh:
+            seen = 0
+            for dirpath, dirs, files in img.walk(top, followlinks=True):
+                for name in dirs + files:
+                    path = posixpath.join(dirpath, name)
+                    assert facts(img, path) == facts(fresh, path), path
+                    seen += 1
+                    # another directory's entry of the same name, and
+                    # the same entry spelt otherwise
+                    for other in ("b/x", "/a/x", "a/./x", "top", "x"):
+                        if isinstance(path, bytes):
+                            other = other.encode()
+                        try:
+                            want = facts(fresh, other)
+                        except OSError as e:
+                            want = type(e)
+                        try:
+                            got = facts(img, other)
+                        except OSError as e:
+                            got = type(e)
+                        assert got == want, (path, other)
+            assert seen > 0, top
+        with squashforge.Image(p) as img:
+            for dirpath, dirs, files in img.walk(top, topdown=False):
+                for name in files:
+                    path = posixpath.join(dirpath, name)
+                    with squashforge.Image(p) as fresh:
+                        assert facts(img, path) == facts(fresh, path)
+
+
+def test_walk_names_not_utf8(tmp_path):
+    p = tmp_path / "n.sqfs"
+    with squashforge.Writer(p) as w:
+        w.add_file(b"d/n\xff", b"x")
+    with squashforge.Image(p) as img:
+        walked = list(img.walk("/"))
+        assert walked[1] == ("/d", [], ["n\udcff"])
+        assert img.read_bytes("/d/n\udcff") == b"x"
+        assert list(img.walk(b"/"))[1] == (b"/d", [], [b"n\xff"])
+        assert img.read_bytes(b"/d/n\xff") == b"x"
+
+
+def test_walk_lookups_take_the_listing(tmp_path):
+    """lstat and open of what walk yields look nothing up again in the
+    image (the listing walk yielded last has the entries)."""
+    p = tmp_path / "c.sqfs"
+    with squashforge.Writer(p) as w:
+        for d in ("a", "a/b", "c"):
+            for i in range(5):
+                w.add_file(f"{d}/f{i}", b"%d" % i)
+
+    class Counting:
+        def __init__(self, fs):
+            self.fs = fs
+            self.lookups = 0
+
+        def __getattr__(self, name):
+            if name in ("lookup", "resolve", "stat"):
+                self.lookups += 1
+            return getattr(self.fs, name)
+
+    with squashforge.Image(p) as img:
+        counting = img._fs = Counting(img._fs)
+        files = 0
+        for top in ("/", "a", b"/a/"):
+            for dirpath, dirs, names in img.walk(top):
+                counting.lookups = 0
+                for name in names:
+                    path = posixpath.join(dirpath, name)
+                    assert stat.S_ISREG(img.lstat(path).st_mode)
+                    with img.open(path) as f:
+                        assert f.read() == b"%d" % int(name[-1:])
+                    files += 1
+                assert counting.lookups == 0, dirpath
+        assert files == 15 + 10 + 10
