@@ -701,10 +701,12 @@ class Image:
         except OSError:
             return False
 
-    def _walk_into(self, path, name, t, followlinks, ancestors,
+    def _walk_into(self, path, name, entry, followlinks, ancestors,
                    visited, onerror):
+        """What walk lists next for the subdirectory name of path: entry
+        is its stat tuple from the listing (None for a name the caller
+        added)."""
         new_path = posixpath.join(path, name)
-        entry = t
         try:
             if entry is None:
                 # a name the caller added to dirnames
