@@ -1227,16 +1227,25 @@ static char file_doc[] =
     "The image stays readable for the file\nuntil the file is closed, "
     "even if the image is closed first.";
 
+/* Only Image.open makes files: where Py_TPFLAGS_DISALLOW_INSTANTIATION
+ * is missing (before Python 3.10), the base's tp_new would make a file of
+ * no image; with it, tp_new is not used. */
+static PyObject *file_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+	(void)args;
+	(void)kw;
+	PyErr_Format(PyExc_TypeError, "cannot create '%s' instances",
+		     type->tp_name);
+	return NULL;
+}
+
 static PyType_Slot file_slots[] = {
-    {Py_tp_doc, file_doc},
-    {Py_tp_dealloc, file_dealloc},
-    {Py_tp_traverse, file_traverse},
-    {Py_tp_clear, file_clear},
-    {Py_tp_repr, file_repr},
-    {Py_tp_methods, file_methods},
-    {Py_tp_getset, file_getset},
-    {Py_tp_members, file_members},
-    {0, NULL},
+    /* from the base: __enter__, __exit__, readline(s), iteration */
+    {Py_tp_doc, file_doc},	   {Py_tp_new, file_new},
+    {Py_tp_dealloc, file_dealloc}, {Py_tp_traverse, file_traverse},
+    {Py_tp_clear, file_clear},	   {Py_tp_repr, file_repr},
+    {Py_tp_methods, file_methods}, {Py_tp_getset, file_getset},
+    {Py_tp_members, file_members}, {0, NULL},
 };
 
 static PyType_Spec file_spec = {
