@@ -398,7 +398,9 @@ class Image:
         # ending in a separator, {name: stat tuple} of its entries), so
         # that lstat, stat and open of join(dirpath, name) take the entry
         # from there instead of looking it up again. The image never
-        # changes: any thread may use it, and any walk replace it.
+        # changes: any thread may use it, and any walk replace it. The
+        # library's readdir refuses a listing with an invalid, unsorted
+        # or repeated name, so a name finds here what lookup finds.
         self._listing = None
         self.superblock = Superblock(
             compressor=sb["compressor"],
