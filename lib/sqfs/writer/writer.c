@@ -174,21 +174,12 @@ uint64_t wr_mem_limit(const sqfs_writer_options_t *opt)
 	return mib << 20;
 }
 
-/* The records take three quarters of the limit... */
-static size_t wr_records_memory(const sqfs_writer_options_t *opt)
+size_t wr_mem_share(const sqfs_writer_options_t *opt, unsigned int num,
+		    unsigned int den)
 {
-	uint64_t bytes = wr_mem_limit(opt) / 4 * 3;
+	uint64_t bytes = wr_mem_limit(opt) / den * num;
 
 	return bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
-}
-
-/* ...and the distinct tails in memory an eighth, at about 48 bytes each
- * (the rest: their filters once spilled, the caches). */
-static size_t wr_tail_records(const sqfs_writer_options_t *opt)
-{
-	uint64_t n = wr_mem_limit(opt) / 8 / 48;
-
-	return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
 }
 
 int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
@@ -251,7 +242,8 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	if (ret == 0)
 		ret = wr_tree_init(&wr->tree);
 	if (ret == 0)
-		ret = wr_entries_init(&wr->entries, wr_records_memory(opt));
+		ret = wr_entries_init(&wr->entries, wr_mem_share(opt, 1, 4),
+				      wr_mem_share(opt, 1, 32));
 	if (ret != 0)
 		goto fail;
 
@@ -273,7 +265,8 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	desc.raw_data = (opt->flags & SQFS_WRITER_UNCOMPRESSED_DATA) != 0;
 	desc.raw_fragments =
 	    (opt->flags & SQFS_WRITER_UNCOMPRESSED_FRAGMENTS) != 0;
-	desc.tail_index_records = wr_tail_records(opt);
+	desc.tail_memory = wr_mem_share(opt, 1, 2);
+	desc.backlog_memory = wr_mem_share(opt, 1, 16);
 
 	ret = block_processor_create(&desc, &wr->bp);
 	if (ret != 0)
@@ -801,16 +794,19 @@ static int bind_target(sqfs_writer_t *wr, const char *target, uint64_t *bound)
 static int commit_hard_link(sqfs_writer_t *wr, uint32_t parent,
 			    const place_t *pl, const char *target)
 {
-	const char *canon;
+	char *canon;
 	uint64_t bound;
 	wr_record_t r;
 	int ret;
 
-	ret = wr_path_canonical(&wr->tree, target, &canon);
-	if (ret == 0)
-		ret = bind_target(wr, canon, &bound);
+	ret = wr_path_canonical(target, &canon);
 	if (ret != 0)
 		return ret;
+	ret = bind_target(wr, canon, &bound);
+	if (ret != 0) {
+		free(canon);
+		return ret;
+	}
 
 	unplace_dir(wr, parent, pl->name, pl->len);
 	record_init(wr, &r, parent, pl, WR_REC_LINK);
@@ -821,6 +817,7 @@ static int commit_hard_link(sqfs_writer_t *wr, uint32_t parent,
 	if (ret == 0 && bound == 0)
 		ret = wr_links_add_unbound(&wr->links, r.seq, parent, pl->name,
 					   pl->len, canon);
+	free(canon);
 	return ret;
 }
 
