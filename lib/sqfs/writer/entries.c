@@ -37,7 +37,8 @@ static int grow(void **ptr, size_t *cap, size_t count, size_t size)
 	return 0;
 }
 
-int wr_entries_init(wr_entries_t *e, size_t mem_limit, size_t filter_limit)
+int wr_entries_init(wr_entries_t *e, size_t mem_limit, size_t filter_limit,
+		    size_t merge_limit)
 {
 	extsort_desc_t desc;
 
@@ -45,6 +46,7 @@ int wr_entries_init(wr_entries_t *e, size_t mem_limit, size_t filter_limit)
 	memset(&desc, 0, sizeof(desc));
 	desc.mem_limit = mem_limit;
 	desc.filter_limit = filter_limit;
+	desc.merge_limit = merge_limit;
 	desc.cmp = wr_record_cmp;
 	desc.key_hash = wr_record_hash;
 	desc.key_cmp = wr_record_key_cmp;

@@ -238,9 +238,10 @@ typedef struct {
 	size_t found_cap;
 } wr_entries_t;
 
-/* mem_limit: bytes of the sort (extsort_desc_t), filter_limit: of its
- * runs' filters, out of mem_limit. */
-int wr_entries_init(wr_entries_t *e, size_t mem_limit, size_t filter_limit);
+/* Bytes of the sort (extsort_desc_t): mem_limit while adding, of which
+ * filter_limit for its runs' filters, and merge_limit for its merge. */
+int wr_entries_init(wr_entries_t *e, size_t mem_limit, size_t filter_limit,
+		    size_t merge_limit);
 void wr_entries_cleanup(wr_entries_t *e);
 const char *wr_entries_error(const wr_entries_t *e);
 
@@ -373,8 +374,8 @@ uint64_t wr_mem_limit(const sqfs_writer_options_t *opt);
  *         flight (at most 1/16), the directory index, the sequence
  *         numbers hard links hold, files in flight, the program
  * and at finish, once the block processor has given its indexes back:
- *   1/4   the buffers of the records' merge
- *   1/8   the sort of the occurrences of linked objects
+ *   1/8   the buffers of the records' merge
+ *   1/16  the sort of the occurrences of linked objects
  *   3/32  the spill files' buffers (groups, linked objects' records,
  *         the directory table), and 1/64 for the export table's
  *   the rest: the directory index and walk, per linked object its

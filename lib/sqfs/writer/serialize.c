@@ -287,7 +287,7 @@ static int resolve(ser_t *s)
 		extsort_desc_t desc;
 
 		memset(&desc, 0, sizeof(desc));
-		desc.mem_limit = wr_mem_share(&s->wr->opt, 1, 8);
+		desc.mem_limit = wr_mem_share(&s->wr->opt, 1, 16);
 		desc.cmp = compare_occurrences;
 		ret = extsort_create(&desc, &s->occ);
 		if (ret != 0)

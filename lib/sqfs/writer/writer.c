@@ -243,7 +243,8 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 		ret = wr_tree_init(&wr->tree);
 	if (ret == 0)
 		ret = wr_entries_init(&wr->entries, wr_mem_share(opt, 1, 4),
-				      wr_mem_share(opt, 1, 32));
+				      wr_mem_share(opt, 1, 32),
+				      wr_mem_share(opt, 1, 8));
 	if (ret != 0)
 		goto fail;
 
