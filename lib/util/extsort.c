@@ -166,6 +166,13 @@ int extsort_create(const extsort_desc_t *desc, extsort_t **out)
 	return 0;
 }
 
+void extsort_set_limit(extsort_t *s, size_t mem_limit)
+{
+	if (mem_limit < MIN_LIMIT)
+		mem_limit = MIN_LIMIT;
+	s->desc.mem_limit = mem_limit - mem_limit % sizeof(entry_t);
+}
+
 static void free_cursors(extsort_t *s)
 {
 	for (size_t i = 0; i < s->ncursors; ++i)

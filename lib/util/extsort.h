@@ -102,6 +102,11 @@ void extsort_destroy(extsort_t *s);
  * SQFS_ERROR_ARG_INVALID for a record over EXTSORT_MAX_RECORD bytes. */
 int extsort_add(extsort_t *s, const void *rec, size_t len);
 
+/* While adding: a new mem_limit (as in extsort_desc_t; filter_limit and
+ * merge_limit stay). The buffer keeps its size until it is next written
+ * out: a smaller limit takes effect within one run. */
+void extsort_set_limit(extsort_t *s, size_t mem_limit);
+
 /* Adding is over: sort and get ready to read. */
 int extsort_finish(extsort_t *s);
 

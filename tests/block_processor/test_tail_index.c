@@ -192,6 +192,31 @@ static void test_filters_fold(void **state)
 	bp_tail_index_cleanup(&ti);
 }
 
+/* The memory given back while adding (a writer whose directories grew):
+ * from the next spill on the index fits the smaller memory, and lookups
+ * find the same records. */
+static void test_memory_shrinks(void **state)
+{
+	const size_t memory = 512u << 10;
+	bp_tail_index_t ti;
+	uint64_t spilled = 0;
+
+	(void)state;
+	bp_tail_index_init(&ti, memory);
+	for (uint32_t i = 0; i < COUNT; ++i) {
+		assert_int_equal(bp_tail_index_add(&ti, &model[i]), 0);
+		if (i == COUNT / 3) {
+			bp_tail_index_set_memory(&ti, memory / 4);
+			spilled = ti.spilled;
+		}
+		if (spilled != 0 && ti.spilled > spilled)
+			assert_true(bp_tail_index_memory(&ti) <= memory / 4);
+	}
+	assert_true(ti.spilled > spilled);
+	check_lookups(&ti, 0);
+	bp_tail_index_cleanup(&ti);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +224,7 @@ int main(void)
 	    cmocka_unit_test(test_spilled_few_runs),
 	    cmocka_unit_test(test_spilled_merged),
 	    cmocka_unit_test(test_filters_fold),
+	    cmocka_unit_test(test_memory_shrinks),
 	};
 
 	make_model();

@@ -161,6 +161,12 @@ int block_processor_end(block_processor_t *bp);
  */
 int block_processor_finish(block_processor_t *bp);
 
+/* While adding: a new tail_memory (block_processor_desc_t), for a writer
+ * whose other holdings grew. Ignored when it was 0 (no limit). The index
+ * of tails fits it from its next spill on; the buffer of raw tails keeps
+ * its size. */
+void block_processor_set_tail_memory(block_processor_t *bp, size_t bytes);
+
 /*
  * After finish: append the fragment table (if there are fragments) and set
  * super->fragment_entry_count and fragment_table_start.

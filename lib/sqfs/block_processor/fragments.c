@@ -54,6 +54,17 @@ void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 		pk->cache[i].index = BP_NONE;
 }
 
+void bp_packer_set_tail_memory(bp_packer_t *pk, size_t tail_memory)
+{
+	/* no limit stays no limit; the raw tails' buffer keeps its size */
+	if (pk->tails.memory == 0)
+		return;
+	bp_tail_index_set_memory(&pk->tails,
+				 tail_memory > pk->store_memory
+				     ? tail_memory - pk->store_memory
+				     : 1);
+}
+
 void bp_packer_cleanup(bp_packer_t *pk)
 {
 	if (pk->blk != NULL)

@@ -439,6 +439,11 @@ int block_processor_end(block_processor_t *bp)
 	return 0;
 }
 
+void block_processor_set_tail_memory(block_processor_t *bp, size_t bytes)
+{
+	bp_packer_set_tail_memory(&bp->packer, bytes);
+}
+
 int block_processor_finish(block_processor_t *bp)
 {
 	int ret;

@@ -467,6 +467,10 @@ typedef int (*bp_tail_visit_fn)(void *user, const bp_tail_t *rec);
 
 void bp_tail_index_init(bp_tail_index_t *ti, size_t memory);
 
+/* A new memory (not 0): the records in memory and the filters fit it
+ * from the next spill on. */
+void bp_tail_index_set_memory(bp_tail_index_t *ti, size_t memory);
+
 /* Bytes the index holds: its array and map, its runs' filters and page
  * keys (not the merge's read buffers, 1 MiB for a moment). */
 size_t bp_tail_index_memory(const bp_tail_index_t *ti);
@@ -525,6 +529,9 @@ typedef struct {
 void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 		    sqfs_compressor_t *cmp, bp_frag_table_t *ftable,
 		    const bp_block_sink_t *sink, size_t tail_memory);
+
+/* A new tail_memory (bp_packer_init; not from or to 0). */
+void bp_packer_set_tail_memory(bp_packer_t *pk, size_t tail_memory);
 
 /* Frees what the packer owns; an open fragment block goes back to the
  * sink. */

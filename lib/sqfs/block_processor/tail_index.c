@@ -190,14 +190,19 @@ static size_t records_for(size_t bytes)
 	return lo;
 }
 
-/* Size the array and the map (empty) for the records that what the runs
- * hold leaves room for, a quarter of the memory at least. */
+/* The records in memory what the runs hold leaves room for, a quarter
+ * of the memory at least. */
+static size_t memory_records(const bp_tail_index_t *ti)
+{
+	return records_for(ti->memory > ti->lookup_bytes + ti->memory / 4
+			       ? ti->memory - ti->lookup_bytes
+			       : ti->memory / 4);
+}
+
+/* Size the array and the map (empty) for memory_records. */
 static int size_memory(bp_tail_index_t *ti)
 {
-	size_t room = ti->memory > ti->lookup_bytes + ti->memory / 4
-			  ? ti->memory - ti->lookup_bytes
-			  : ti->memory / 4;
-	size_t n = records_for(room);
+	size_t n = memory_records(ti);
 
 	/* the map grows as records come, up to what n of them need */
 	hash_table_clear(&ti->map, n);
@@ -218,6 +223,16 @@ void bp_tail_index_init(bp_tail_index_t *ti, size_t memory)
 	memset(ti, 0, sizeof(*ti));
 	ti->memory = memory;
 	hash_table_init(&ti->map);
+}
+
+void bp_tail_index_set_memory(bp_tail_index_t *ti, size_t memory)
+{
+	if (ti->memory == 0 || memory == 0)
+		return;
+	ti->memory = memory;
+	/* fewer records in memory: the next spill comes sooner */
+	if (ti->max_records != 0 && memory_records(ti) < ti->max_records)
+		ti->max_records = memory_records(ti);
 }
 
 size_t bp_tail_index_memory(const bp_tail_index_t *ti)

@@ -342,6 +342,9 @@ struct sqfs_writer {
 	wr_links_t links;
 	/* Files begun, the block processor's numbers for them. */
 	uint64_t files_begun;
+	/* What does not spill, when the shares of what does were last set
+	 * (wr_fit_shares). */
+	size_t held_seen;
 
 	/* A regular file is being written: its place, for words. */
 	bool file_open;
@@ -370,9 +373,10 @@ uint64_t wr_mem_limit(const sqfs_writer_options_t *opt);
  *   1/4   the records' sort: its buffer, its runs' samples and filters
  *         (1/32 of the limit)
  *   1/2   finding duplicate tails (block_processor_desc_t.tail_memory)
- *   1/4   the rest: the decoded fragment blocks (8 MiB), blocks in
- *         flight (at most 1/16), the directory index, the sequence
- *         numbers hard links hold, files in flight, the program
+ *   1/4   the rest: the directory index, the sequence numbers hard
+ *         links hold (1/8, past which wr_fit_shares takes the excess
+ *         from the two above), the decoded fragment blocks (8 MiB),
+ *         blocks in flight (at most 1/16), files in flight, the program
  * and at finish, once the block processor has given its indexes back:
  *   1/8   the buffers of the records' merge
  *   1/16  the sort of the occurrences of linked objects
@@ -383,6 +387,16 @@ uint64_t wr_mem_limit(const sqfs_writer_options_t *opt);
  */
 size_t wr_mem_share(const sqfs_writer_options_t *opt, unsigned int num,
 		    unsigned int den);
+
+/*
+ * What does not spill (the directory index, the runs of each directory,
+ * the sequence numbers bound links hold, the unbound links) may take an
+ * eighth of the limit; past that its excess comes out of the shares of
+ * what does: a third from the records' sort, two thirds from the dedup
+ * of tails, each down to a quarter of its share. Called after each add;
+ * it looks again only when that grew by a 256th of the limit.
+ */
+void wr_fit_shares(struct sqfs_writer *wr);
 
 /* Write what follows the superblock's place at the start of the output
  * (a new image's compressor options; an old image's data area); *stage

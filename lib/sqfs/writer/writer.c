@@ -182,6 +182,39 @@ size_t wr_mem_share(const sqfs_writer_options_t *opt, unsigned int num,
 	return bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
 }
 
+/* Bytes of what does not spill (wr_fit_shares). */
+static size_t unspilled_bytes(const sqfs_writer_t *wr)
+{
+	const wr_tree_t *t = &wr->tree;
+
+	return (size_t)t->node_count * sizeof(wr_node_t) +
+	       ((size_t)t->bucket_mask + 1u) * sizeof(t->buckets[0]) +
+	       t->arena.allocated +
+	       wr->entries.bound_cap * sizeof(wr->entries.bound[0]) +
+	       wr->entries.dir_runs_cap * sizeof(wr->entries.dir_runs[0]) +
+	       wr->links.cap * sizeof(wr->links.list[0]);
+}
+
+void wr_fit_shares(sqfs_writer_t *wr)
+{
+	size_t held = unspilled_bytes(wr), excess, sort, tails;
+	size_t step = wr_mem_share(&wr->opt, 1, 256);
+	size_t allowed = wr_mem_share(&wr->opt, 1, 8);
+
+	if (held < wr->held_seen + step && held + step > wr->held_seen)
+		return;
+	wr->held_seen = held;
+	excess = held > allowed ? held - allowed : 0;
+	sort = wr_mem_share(&wr->opt, 1, 4);
+	tails = wr_mem_share(&wr->opt, 1, 2);
+	sort = excess / 3 < sort / 4 * 3 ? sort - excess / 3 : sort / 4;
+	tails =
+	    excess / 3 * 2 < tails / 4 * 3 ? tails - excess / 3 * 2 : tails / 4;
+	/* where runs are cut changes, never the image */
+	extsort_set_limit(wr->entries.sorter, sort);
+	block_processor_set_tail_memory(wr->bp, tails);
+}
+
 int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	      wr_head_fn_t head, void *user, sqfs_writer_t **out, char *why)
 {
@@ -1002,8 +1035,10 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 			   : commit_object(wr, parent, &pl, e, file_flags,
 					   existing);
 	ret = records_failed(wr, ret);
-	if (ret == 0)
+	if (ret == 0) {
 		*broken = false;
+		wr_fit_shares(wr);
+	}
 	return ret;
 }
 
