@@ -248,6 +248,9 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	wr->file = file;
 	wr->opt = *opt;
 	wr->opt.default_mode &= 07777;
+	/* the default limit asks the system once (sysconf), not at every
+	 * look at the shares */
+	wr->opt.mem_limit_mib = (uint32_t)(wr_mem_limit(opt) >> 20);
 
 	ret = sqfs_super_init(&wr->super, opt->block_size, opt->mkfs_time,
 			      opt->compressor.id);
