@@ -16,7 +16,7 @@ static void every_code_has_its_own_text(void **state)
 	int count = 0;
 
 	(void)state;
-	for (int code = 0; code >= SQFS_ERROR_EXISTS; --code) {
+	for (int code = 0; code >= SQFS_ERROR_LAST; --code) {
 		const char *text = sqfs_error_string(code);
 
 		assert_non_null(text);
@@ -26,14 +26,14 @@ static void every_code_has_its_own_text(void **state)
 			assert_string_not_equal(seen[i], text);
 		seen[count++] = text;
 	}
-	assert_int_equal(count, 1 - SQFS_ERROR_EXISTS);
+	assert_int_equal(count, 1 - SQFS_ERROR_LAST);
 }
 
 static void unknown_codes(void **state)
 {
 	(void)state;
 	assert_string_equal(sqfs_error_string(1), "unknown error");
-	assert_string_equal(sqfs_error_string(SQFS_ERROR_EXISTS - 1),
+	assert_string_equal(sqfs_error_string(SQFS_ERROR_LAST - 1),
 			    "unknown error");
 	assert_string_equal(sqfs_error_string(-1000), "unknown error");
 }

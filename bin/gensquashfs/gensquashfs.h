@@ -11,8 +11,8 @@
 #ifndef GENSQUASHFS_H
 #define GENSQUASHFS_H
 
-#include "common/fs_open.h"
-#include "common/fs_xattrs.h"
+#include "util/fs_open.h"
+#include "util/fs_xattrs.h"
 #include "common/packer_cli.h"
 #include "common/progress.h"
 #include "sqfs/writer.h"
@@ -210,7 +210,7 @@ int gs_entries_add_root(gs_entries_t *e, char *location, fs_id_t id,
 /*
  * Scan the directory open at fd (taken over), found at location (relative
  * to the input folder, which the user trusts: symlinks in it were
- * followed; "." for --pack-dir), with the walk of common/fs_source.h,
+ * followed; "." for --pack-dir), with the walk of sqfs/dir_source.h,
  * appending to out every entry below
  * it, depth first, each directory's entries sorted by name, the
  * directory itself first (path ""). Each entry's path is relative to the

@@ -6,7 +6,7 @@
  * for a symlink to a secret, a directory on the way swapped for one, or a
  * glob line's location replaced. So what a walk saw is opened again below
  * the root it was found under, one component at a time without following
- * a symlink (common/fs_open.h), and is packed only if it is the object
+ * a symlink (util/fs_open.h), and is packed only if it is the object
  * the walk saw (device and inode); its xattrs come from that object too.
  * The root itself is a location the user gave (--pack-dir, a glob line's)
  * and is opened as given, but must be the directory the walk started in.
@@ -25,6 +25,7 @@
 
 #include "gensquashfs.h"
 #include "common/print.h"
+#include "sqfs/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -206,16 +207,39 @@ int gs_input_error(const gs_entries_t *entries, const gs_entry_t *e, int err)
 	return -1;
 }
 
+/* A key the image cannot hold, left out: said, as it is the user's. */
+static void warn_skipped(void *user, const char *key, const char *why)
+{
+	tool_warning((const char *)user, "xattr '%s': %s; skipped", key, why);
+}
+
+/* The outcome of reading xattrs (fs_xattrs.h): said, naming the entry. */
+static int xattrs_done(int ret, const char *shown, const char *why)
+{
+	if (ret == 0)
+		return 0;
+	if (ret == SQFS_ERROR_ALLOC)
+		tool_error(NULL, "out of memory");
+	else
+		tool_error(shown, "%s", why);
+	return -1;
+}
+
 int gs_input_xattrs(gs_opener_t *o, const gs_entry_t *e, int fd, fs_xattrs_t *x)
 {
 	fs_id_t id = {e->st.dev, e->st.ino};
 	const char *name, *shown = gs_input_name(o->entries, e);
+	char why[SQFS_ERROR_TEXT_SIZE];
 	struct stat st;
 	int dirfd, err, ret;
 
 	memset(x, 0, sizeof(*x));
+	if (shown[0] == '\0')
+		shown = ".";
 	if (fd >= 0)
-		return fs_xattrs_read_fd(fd, shown, true, x);
+		return xattrs_done(
+		    fs_xattrs_read_fd(fd, warn_skipped, (void *)shown, x, why),
+		    shown, why);
 	if (S_ISREG(e->st.mode) || S_ISDIR(e->st.mode)) {
 		fd = gs_input_open(o, e,
 				   O_RDONLY | O_NONBLOCK |
@@ -223,9 +247,10 @@ int gs_input_xattrs(gs_opener_t *o, const gs_entry_t *e, int fd, fs_xattrs_t *x)
 				   &st, &err);
 		if (fd < 0)
 			return gs_input_error(o->entries, e, err);
-		ret = fs_xattrs_read_fd(fd, shown, true, x);
+		ret =
+		    fs_xattrs_read_fd(fd, warn_skipped, (void *)shown, x, why);
 		close(fd);
-		return ret;
+		return xattrs_done(ret, shown, why);
 	}
 	/* a symlink, a device, a FIFO or a socket: by its name in its
 	 * checked directory */
@@ -236,5 +261,7 @@ int gs_input_xattrs(gs_opener_t *o, const gs_entry_t *e, int fd, fs_xattrs_t *x)
 	    fs_chain_parent(&o->chain, below_root(o->entries, e), &name, &err);
 	if (dirfd < 0)
 		return gs_input_error(o->entries, e, err);
-	return fs_xattrs_read_at(dirfd, name, &id, shown, true, x);
+	ret = fs_xattrs_read_at(dirfd, name, &id, warn_skipped, (void *)shown,
+				x, why);
+	return xattrs_done(ret, shown, why);
 }

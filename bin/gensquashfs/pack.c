@@ -17,7 +17,7 @@
 #include "config.h"
 
 #include "gensquashfs.h"
-#include "common/fs_xattrs.h"
+#include "util/fs_xattrs.h"
 #include "common/print.h"
 #include "sqfs/error.h"
 #include "sqfs/xattr.h"

@@ -3,22 +3,25 @@
  * scan.c - listing a directory tree for packing (--pack-dir, and the
  * location of a glob line).
  *
- * The walk is common/fs_source.h's, which sqfsdiff uses too: every call
- * relative to a checked directory descriptor, symlinks listed and never
- * followed, each directory's names in byte order so that the same tree
- * gives the same list and the same image, hard-link groups kept. The scan
- * keeps what lstat said of each entry (gs_stat_t, the device and inode
- * included), so that its input, opened again when it is packed (input.c),
- * is packed only if it is still the object the scan saw.
+ * The walk is the library's (sqfs/dir_source.h), which sqfsdiff uses too:
+ * every call relative to a checked directory descriptor, symlinks listed
+ * and never followed, each directory's names in byte order so that the
+ * same tree gives the same list and the same image, hard-link groups
+ * kept. The scan keeps what lstat said of each entry (gs_stat_t, the
+ * device and inode included), so that its input, opened again when it is
+ * packed (input.c), is packed only if it is still the object the scan
+ * saw. Xattrs are read then, not here.
  */
 #include "config.h"
 
 #include "gensquashfs.h"
-#include "common/fs_source.h"
 #include "common/print.h"
+#include "sqfs/dir_source.h"
+#include "sqfs/error.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static int oom(void)
@@ -68,29 +71,70 @@ static int add_entry(gs_entries_t *out, const char *prefix,
 	return 0;
 }
 
+/* What lstat said of the walk's current entry e, on device dev: the
+ * fields the scan keeps (gs_stat_set) and the filter looks at. */
+static void entry_stat(const sqfs_entry_t *e, uint64_t dev, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = (mode_t)e->mode;
+	st->st_uid = (uid_t)e->uid;
+	st->st_gid = (gid_t)e->gid;
+	st->st_mtime = (time_t)e->mtime;
+	st->st_size = (off_t)e->size;
+	st->st_ino = (ino_t)e->inode_number;
+	st->st_nlink = (nlink_t)e->nlink;
+	st->st_dev = (dev_t)dev;
+	if (S_ISCHR(e->mode) || S_ISBLK(e->mode))
+		st->st_rdev = makedev(e->rdev_major, e->rdev_minor);
+}
+
+/* mksquashfs's warning of a directory it cannot list, left out. */
+static void walk_warning(void *user, const char *words)
+{
+	(void)user;
+	tool_warning(NULL, "%s", words);
+}
+
+/* The walk's failure, in its words (which name the path). */
+static int walk_error(int ret, const char *words)
+{
+	if (ret == SQFS_ERROR_ALLOC)
+		tool_error(NULL, "out of memory");
+	else
+		tool_error(NULL, "%s", words);
+	return -1;
+}
+
 int gs_scan_opts(int fd, const char *location, const gs_scan_opts_t *opts,
 		 gs_entries_t *out)
 {
 	const char *prefix = opts->image_name != NULL ? opts->image_name : "";
-	unsigned int flags = 0;
+	char why[SQFS_ERROR_TEXT_SIZE];
+	sqfs_dir_source_options_t so;
 	const sqfs_entry_t *e;
-	fs_source_t *src;
+	sqfs_dir_source_t *src;
 	uint32_t root = 0;
+	struct stat st;
 	int ret;
 
+	sqfs_dir_source_options_init(&so);
+	/* xattrs are read when the entry is packed */
+	so.flags = SQFS_DIR_SOURCE_NO_XATTRS;
 	if (opts->one_file_system)
-		flags |= FS_SOURCE_ONE_FILE_SYSTEM;
+		so.flags |= SQFS_DIR_SOURCE_ONE_FILESYSTEM;
 	if (opts->no_hard_links)
-		flags |= FS_SOURCE_NO_HARD_LINKS;
+		so.flags |= SQFS_DIR_SOURCE_NO_HARD_LINKS;
 	if (opts->skip_unreadable_dirs)
-		flags |= FS_SOURCE_SKIP_UNREADABLE_DIRS;
-	if (fs_source_open(fd, NULL, flags, &src) != 0)
-		return -1;
-	while ((ret = fs_source_next(src, &e)) == 0) {
-		const struct stat *st = fs_source_stat(src);
-
+		so.flags |= SQFS_DIR_SOURCE_SKIP_UNREADABLE;
+	so.warn = walk_warning;
+	ret = sqfs_dir_source_create_fd(fd, &so, &src, why);
+	close(fd);
+	if (ret != 0)
+		return walk_error(ret, why);
+	while ((ret = sqfs_dir_source_next(src, &e)) == 0) {
+		entry_stat(e, sqfs_dir_source_device(src), &st);
 		if (e->path[0] == '\0') {
-			if (add_root(out, location, st, &root))
+			if (add_root(out, location, &st, &root))
 				break;
 			if (prefix[0] != '\0' &&
 			    gs_entries_name_root(out, root, strdup(prefix),
@@ -99,19 +143,21 @@ int gs_scan_opts(int fd, const char *location, const gs_scan_opts_t *opts,
 				break;
 			}
 		} else if (opts->filter != NULL) {
-			int skip = opts->filter(opts->user, e->path, st);
+			int skip = opts->filter(opts->user, e->path, &st);
 
 			if (skip < 0)
 				break;
 			if (skip > 0) {
-				fs_source_skip(src);
+				sqfs_dir_source_skip(src);
 				continue;
 			}
 		}
-		if (add_entry(out, prefix, e, st, root) != 0)
+		if (add_entry(out, prefix, e, &st, root) != 0)
 			break;
 	}
-	fs_source_close(src);
+	if (ret < 0)
+		walk_error(ret, sqfs_dir_source_error(src));
+	sqfs_dir_source_destroy(src);
 	return ret == 1 ? 0 : -1;
 }
 

@@ -18,15 +18,15 @@
  *   the other sources are ignored); elsewhere it is left out.
  *
  * Each directory source is walked by gensquashfs's scan (the checked walk
- * of common/fs_source.h) below its own root, whose image name says where
+ * of sqfs/dir_source.h) below its own root, whose image name says where
  * it lands (gs_root_t). A source that is not a directory is an entry
  * below a root at its parent directory, opened again by its real name.
  */
 #include "config.h"
 
 #include "mksquashfs.h"
-#include "common/fs_dir.h"
-#include "common/fs_open.h"
+#include "util/fs_dir.h"
+#include "util/fs_open.h"
 #include "common/print.h"
 
 #include <errno.h>

@@ -167,34 +167,34 @@ int rd_parse_options(int argc, char **argv, rd_options_t *opt)
 			opt->unpack_root = optarg;
 			break;
 		case 'D':
-			opt->flags |= UNPACK_NO_DEV;
+			opt->flags |= SQFS_UNPACK_NO_DEVICES;
 			break;
 		case 'S':
-			opt->flags |= UNPACK_NO_SOCK;
+			opt->flags |= SQFS_UNPACK_NO_SOCKETS;
 			break;
 		case 'F':
-			opt->flags |= UNPACK_NO_FIFO;
+			opt->flags |= SQFS_UNPACK_NO_FIFOS;
 			break;
 		case 'L':
-			opt->flags |= UNPACK_NO_SLINK;
+			opt->flags |= SQFS_UNPACK_NO_SYMLINKS;
 			break;
 		case 'E':
-			opt->flags |= UNPACK_NO_EMPTY_DIR;
+			opt->flags |= SQFS_UNPACK_NO_EMPTY_DIRS;
 			break;
 		case 'Z':
-			opt->flags |= UNPACK_NO_SPARSE;
+			opt->flags |= SQFS_UNPACK_NO_SPARSE;
 			break;
 		case 'X':
-			opt->flags |= UNPACK_SET_XATTR;
+			opt->flags |= SQFS_UNPACK_SET_XATTRS;
 			break;
 		case 'T':
-			opt->flags |= UNPACK_SET_TIMES;
+			opt->flags |= SQFS_UNPACK_SET_TIMES;
 			break;
 		case 'C':
-			opt->flags |= UNPACK_CHMOD;
+			opt->flags |= SQFS_UNPACK_CHMOD;
 			break;
 		case 'O':
-			opt->flags |= UNPACK_CHOWN;
+			opt->flags |= SQFS_UNPACK_CHOWN;
 			break;
 		case 'q':
 			opt->quiet = true;

@@ -10,6 +10,7 @@
 #include "sqfs/image.h"
 #include "sqfs/image_source.h"
 #include "sqfs/inode.h"
+#include "sqfs/unpack.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,32 +26,6 @@ typedef enum {
 	OP_DESCRIBE,
 } rd_op_t;
 
-/* Entry types left out when unpacking, and how entries are finished. */
-typedef enum {
-	UNPACK_NO_DEV = 0x001,
-	UNPACK_NO_SOCK = 0x002,
-	UNPACK_NO_FIFO = 0x004,
-	UNPACK_NO_SLINK = 0x008,
-	UNPACK_NO_EMPTY_DIR = 0x010,
-	UNPACK_NO_SPARSE = 0x020,
-	UNPACK_SET_XATTR = 0x040,
-	UNPACK_SET_TIMES = 0x080,
-	UNPACK_CHMOD = 0x100,
-	UNPACK_CHOWN = 0x200,
-	/* an existing non-directory in the way is removed first (never
-	 * followed): unsquashfs -f */
-	UNPACK_FORCE = 0x400,
-} rd_unpack_flags_t;
-
-/* What a selection hook says of an entry (rd_options_t.select). */
-typedef enum {
-	/* leave it out, and everything below it */
-	RD_SELECT_SKIP = 0,
-	RD_SELECT_TAKE,
-	/* stop: the unpack fails here (the hook said why) */
-	RD_SELECT_STOP,
-} rd_select_t;
-
 typedef struct {
 	rd_op_t op;
 	/* the operation's PATH in the image */
@@ -60,23 +35,10 @@ typedef struct {
 	image_offset_t offset;
 	/* -p: the target of -u, the input prefix of -d; NULL if not given */
 	const char *unpack_root;
+	/* sqfs_unpack_flags_t (sqfs/unpack.h) */
 	unsigned int flags;
 	bool quiet;
 	unsigned int num_jobs;
-	/*
-	 * For other front ends on the unpacker (the unsquashfs
-	 * personality): NULL unpacks every entry; else called once for each
-	 * entry before it is created (a directory on its first report), in
-	 * walk order.
-	 */
-	rd_select_t (*select)(void *user, const sqfs_entry_t *e);
-	void *select_user;
-	/* the unpack root takes the attributes of the image's root, after
-	 * everything below it (unsquashfs creates it as that root) */
-	bool root_attrs;
-	/* set_times: every entry gets this time instead of its own */
-	bool fixed_time;
-	int64_t fixed_mtime;
 } rd_options_t;
 
 /*

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * extract.c - extraction into -d DIR, through rdsquashfs's unpacker.
+ * extract.c - extraction into -d DIR, through the library's unpacker.
  *
- * The unpacker (bin/rdsquashfs/unpack.c) creates every entry relative to
- * its parent's descriptor and never follows a symlink, so nothing is
- * written outside DIR whatever the image holds; this file only adds what
+ * The unpacker (sqfs/unpack.h) makes every entry relative to its
+ * parent's descriptor and never follows a symlink, so nothing is written
+ * outside DIR whatever the image holds; this file only adds what
  * 4.7.5 adds around it: the selection of paths, -i/-li lines, the header
  * ("N inodes (M blocks) to write"), the progress bar's last state and the
  * "created N ..." summary, all on stdout as 4.7.5 prints them.
@@ -13,10 +13,12 @@
 
 #include "unsquashfs.h"
 #include "common/print.h"
-#include "../rdsquashfs/rdsquashfs.h"
+#include "sqfs/error.h"
+#include "sqfs/unpack.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,7 +29,9 @@ typedef struct {
 	unsigned int warnings;
 } counts_t;
 
-static rd_select_t select_entry(void *user, const sqfs_entry_t *e)
+/* The unpacker's selection: 1 takes the entry, 0 leaves it out, an
+ * error stops the run (said here). */
+static int select_entry(void *user, const sqfs_entry_t *e)
 {
 	counts_t *c = user;
 
@@ -37,15 +41,15 @@ static rd_select_t select_entry(void *user, const sqfs_entry_t *e)
 		fputs("FATAL ERROR: -strict-errors makes the error above "
 		      "fatal\n",
 		      stderr);
-		return RD_SELECT_STOP;
+		return SQFS_ERROR_ABORTED;
 	}
 	if (uq_select(c->opt, e) == UQ_SKIP)
-		return RD_SELECT_SKIP;
+		return 0;
 	if (c->opt->show != UQ_SHOW_NONE)
 		uq_print_entry(c->opt, c->opt->show, e);
 	if (e->hard_link != NULL) {
 		c->links++;
-		return RD_SELECT_TAKE;
+		return 1;
 	}
 	switch (e->mode & S_IFMT) {
 	case S_IFDIR:
@@ -68,7 +72,26 @@ static rd_select_t select_entry(void *user, const sqfs_entry_t *e)
 		c->sockets++;
 		break;
 	}
-	return RD_SELECT_TAKE;
+	return 1;
+}
+
+/* What the unpacker could not do and left out: a non-fatal error. */
+static void warn(void *user, const char *words)
+{
+	(void)user;
+	tool_warning(NULL, "%s", words);
+}
+
+/* One descriptor per directory level is kept open: allow as many as
+ * the hard limit does. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 /*
@@ -127,8 +150,8 @@ int uq_extract(uq_ctx_t *ctx)
 {
 	const uq_options_t *opt = ctx->opt;
 	unsigned long inodes, blocks;
-	rd_options_t rd;
-	rd_ctx_t rctx;
+	char why[SQFS_ERROR_TEXT_SIZE];
+	sqfs_unpack_options_t uo;
 	counts_t c;
 	int ret;
 
@@ -143,35 +166,37 @@ int uq_extract(uq_ctx_t *ctx)
 	memset(&c, 0, sizeof(c));
 	c.opt = opt;
 	c.warnings = tool_warning_count();
-	memset(&rd, 0, sizeof(rd));
-	rd.op = OP_UNPACK;
-	rd.cmdpath = "";
-	rd.image = opt->image;
-	rd.unpack_root = opt->dest;
-	rd.flags = UNPACK_SET_TIMES | UNPACK_CHMOD;
+	sqfs_unpack_options_init(&uo);
+	/* the destination is made as the image's root */
+	uo.flags = SQFS_UNPACK_SET_TIMES | SQFS_UNPACK_CHMOD |
+		   SQFS_UNPACK_MAKE_DEST | SQFS_UNPACK_ROOT_ATTRS;
 	if (geteuid() == 0)
-		rd.flags |= UNPACK_CHOWN;
+		uo.flags |= SQFS_UNPACK_CHOWN;
 	if (!opt->no_xattrs)
-		rd.flags |= UNPACK_SET_XATTR;
+		uo.flags |= SQFS_UNPACK_SET_XATTRS;
 	if (opt->force)
-		rd.flags |= UNPACK_FORCE;
-	rd.quiet = true;
-	rd.num_jobs = opt->num_jobs;
-	rd.select = select_entry;
-	rd.select_user = &c;
-	rd.root_attrs = true;
-	rd.fixed_time = opt->all_time_set;
-	rd.fixed_mtime = opt->all_time;
-
-	memset(&rctx, 0, sizeof(rctx));
-	rctx.opt = &rd;
-	rctx.file = ctx->view;
-	rctx.img = ctx->img;
-	rctx.block_size = ctx->block_size;
+		uo.flags |= SQFS_UNPACK_OVERWRITE;
+	if (opt->all_time_set) {
+		uo.flags |= SQFS_UNPACK_FIXED_TIME;
+		uo.mtime = opt->all_time;
+	}
+	uo.num_jobs = opt->num_jobs;
+	uo.image_name = opt->image;
+	uo.select = select_entry;
+	uo.warn = warn;
+	uo.user = &c;
+	if (opt->dest[0] == '\0') {
+		tool_error(NULL, "--unpack-root: empty path");
+		return -1;
+	}
+	raise_fd_limit();
 
 	/* -i lines and the unpacker's messages in the order they happen */
 	fflush(stdout);
-	ret = rd_unpack(&rctx);
+	ret = sqfs_unpack(ctx->img, "", opt->dest, &uo, why);
+	/* a stop of the selection said why already */
+	if (ret != 0 && why[0] != '\0')
+		tool_error(NULL, "%s", why);
 	/* what the unpacker warned of is a non-fatal error: exit status 2
 	 * (-no-exit-code: 0), or with -strict-errors a fatal one */
 	ctx->nonfatal += tool_warning_count() - c.warnings;

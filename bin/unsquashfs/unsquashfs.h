@@ -6,8 +6,8 @@
  * unsquashfs and prints what it prints where scripts parse it (the
  * listings, -s, -fstime, -pf), so that it can stand in for it in PATH. It
  * runs on the same library and engine as rdsquashfs: the image source for
- * every walk, and rdsquashfs's unpacker (bin/rdsquashfs/unpack.c) for
- * extraction, which never writes outside the target.
+ * every walk, and the library's unpacker (sqfs/unpack.h, which rdsquashfs
+ * -u uses too) for extraction, which never writes outside the target.
  */
 #ifndef UNSQUASHFS_H
 #define UNSQUASHFS_H

@@ -8,7 +8,10 @@
  * the size the inode implies: a full block, the short last block, or a
  * fragment block holding the tail at its offset. The most recent data
  * block and fragment block are cached, so reading a file front to back
- * decompresses each block once.
+ * decompresses each block once. Tails of up to 4 KiB are copied as they
+ * are read, up to 1 MiB of them (those asked for again kept longest), so
+ * that reading duplicates of small files, which share their tails, does
+ * not unpack a fragment block for each.
  *
  * A data reader is not thread safe; create one per thread.
  */

@@ -62,7 +62,16 @@ typedef enum {
 	SQFS_ERROR_NOT_FILE = -19,
 	/* The entry already exists. */
 	SQFS_ERROR_EXISTS = -20,
+	/* An object on disk is no longer the one that was seen: replaced,
+	 * or turned into another kind (a file into a symlink, say), while
+	 * a tree was read. */
+	SQFS_ERROR_CHANGED = -21,
+	/* A callback of the program asked to stop. */
+	SQFS_ERROR_ABORTED = -22,
 } sqfs_error_t;
+
+/* The last code above: codes run from -1 down to it. */
+#define SQFS_ERROR_LAST SQFS_ERROR_ABORTED
 
 /* Room for the words of one error, the terminating NUL included. */
 #define SQFS_ERROR_TEXT_SIZE 320

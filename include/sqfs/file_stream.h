@@ -12,9 +12,18 @@
  * Packed blocks are read from the image's file on the calling thread only
  * (an sqfs_file_t is not thread safe); the workers only decompress, each
  * with its own copy of the compressor. At most SQFS_FILE_STREAM_BUFFERS
- * blocks are held at a time (each needs two buffers of the block size),
- * whatever the image says, and a fragment block shared by files queued
- * close to each other is unpacked once.
+ * blocks are in flight at a time (each needs two buffers of the block
+ * size), whatever the image says.
+ *
+ * Fragment blocks: files are seldom read in the order their tails were
+ * packed in (a directory's files in name order were often written far
+ * apart; a duplicate of a small file shares the first copy's tail,
+ * however old). So the stream keeps up to 4 MiB of unpacked fragment
+ * blocks (at most 64) besides those in flight, and up to 4 MiB of copies
+ * of tails of up to 4 KiB: those handed back (the ones asked for again
+ * kept longest), and, when it unpacks a fragment block, those in it of
+ * the files queued. A fragment block is thus unpacked about once for the
+ * files queued together, and a duplicate's tail is a copy.
  *
  * The stream checks what the data reader checks: the block list against
  * the file size, every block inside the data region, every block unpacking
@@ -43,7 +52,8 @@ typedef struct sqfs_file_stream sqfs_file_stream_t;
 /* num_jobs is capped at this. */
 #define SQFS_FILE_STREAM_MAX_JOBS 64u
 
-/* Blocks held at most for num_jobs (after capping; 0 counts as 1). */
+/* Blocks in flight at most for num_jobs (after capping; 0 counts as 1):
+ * being unpacked, or unpacked and not yet handed back. */
 #define SQFS_FILE_STREAM_BUFFERS(num_jobs) (4u * (num_jobs) + 4u)
 
 SQFS_BEGIN_DECLS

@@ -296,6 +296,23 @@ SQFS_API void sqfs_fs_file_close(sqfs_fs_file_t *file);
 SQFS_API ptrdiff_t sqfs_fs_read(sqfs_fs_t *fs, uint64_t id, uint64_t offset,
 				void *buf, size_t size, char *why);
 
+/*
+ * Say that the regular file id is about to be read from its start, as
+ * posix_fadvise's WILLNEED does: its first blocks, as many as read-ahead
+ * keeps ahead of a reader (the fragment block of its tail counting as its
+ * last block), are queued for the read-ahead threads, and this returns
+ * without waiting for them.
+ * A reader that goes through many small files in an order it knows (the
+ * files of a directory, in listing order) names the next few this way
+ * and finds each decoded when it gets there, where read-ahead within a
+ * file never starts. Only a hint: nothing happens with read-ahead off
+ * (SQFS_FS_NO_READ_AHEAD) or for blocks cached or queued already, and
+ * when the queue is full the rest is dropped. Any thread, as
+ * sqfs_fs_file_open. Errors: sqfs_fs_file_open's (SQFS_ERROR_NOT_FILE,
+ * a damaged inode).
+ */
+SQFS_API int sqfs_fs_prefetch(sqfs_fs_t *fs, uint64_t id, char *why);
+
 /* A snapshot of the caches' sizes and counters. */
 SQFS_API void sqfs_fs_cache_stats(sqfs_fs_t *fs, sqfs_fs_cache_stats_t *out);
 

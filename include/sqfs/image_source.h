@@ -18,7 +18,9 @@
  *
  * Memory is bounded: at most max_entries entries and about max_bytes bytes
  * of entries are held ahead, and the file stream holds at most
- * SQFS_FILE_STREAM_BUFFERS(num_jobs) blocks, whatever the image says.
+ * SQFS_FILE_STREAM_BUFFERS(num_jobs) blocks in flight, whatever the image
+ * says, plus fixed caches of fragment blocks and small tails (up to 4 MiB
+ * each, file_stream.h).
  *
  * Trust: the image is untrusted, and everything is checked as the walker,
  * the inode reader and the data reader check it. A failure ends the

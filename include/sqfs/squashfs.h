@@ -25,6 +25,8 @@
 #include "sqfs/walker.h"
 #include "sqfs/file_stream.h"
 #include "sqfs/image_source.h"
+#include "sqfs/dir_source.h"
+#include "sqfs/unpack.h"
 #include "sqfs/fs.h"
 
 SQFS_BEGIN_DECLS

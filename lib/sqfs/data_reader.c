@@ -8,6 +8,10 @@
  * in the file implies. Blocks are unpacked into buffers of block_size
  * bytes that live as long as the reader, so a hostile size can neither
  * make the reader allocate nor write past a buffer.
+ *
+ * Small tails are offered to a tail cache (tail_cache_internal.h), made
+ * at the first small tail read, so that duplicates of a file read long ago
+ * (which share its tail) do not each unpack its fragment block again.
  */
 #include "config.h"
 
@@ -20,6 +24,7 @@
 
 #include "data_internal.h"
 #include "image_internal.h"
+#include "tail_cache_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +49,9 @@ struct sqfs_data_reader {
 	size_t frag_len;
 	uint32_t frag_index;
 	bool frag_valid;
+
+	/* Shared tails; made when first needed (table NULL until then). */
+	tail_cache_t tails;
 
 	/*
 	 * Where block cur_index of the last file starts, relative to its
@@ -115,6 +123,7 @@ void sqfs_data_reader_destroy(sqfs_data_reader_t *dr)
 	free(dr->zeros);
 	free(dr->block);
 	free(dr->frag);
+	tail_cache_cleanup(&dr->tails);
 	free(dr);
 }
 
@@ -281,8 +290,24 @@ static int load_tail(sqfs_data_reader_t *dr, const file_info_t *fi,
 {
 	uint32_t index = fi->inode->data.file.fragment_index;
 	uint32_t offset = fi->inode->data.file.fragment_offset;
+	uint32_t tail = (uint32_t)fi->tail;
+	bool small = tail_cache_fits(tail);
+	tail_entry_t *e;
 	sqfs_fragment_t frag;
 	ptrdiff_t ret;
+
+	/* no cache if it cannot be had: only slower */
+	if (small && dr->tails.table == NULL)
+		(void)tail_cache_init(&dr->tails, TAIL_CACHE_READER_BYTES);
+	if (small && (!dr->frag_valid || dr->frag_index != index)) {
+		/* the same key passed the same checks when it was copied */
+		e = tail_cache_get(&dr->tails, index, offset, tail);
+		if (e != NULL) {
+			*data = e->data;
+			*size = fi->tail;
+			return 0;
+		}
+	}
 
 	if (!dr->frag_valid || dr->frag_index != index) {
 		dr->frag_valid = false;
@@ -310,6 +335,10 @@ static int load_tail(sqfs_data_reader_t *dr, const file_info_t *fi,
 	if (dr->why != NULL)
 		return SQFS_ERROR_CORRUPTED;
 
+	/* a copy may serve its duplicates */
+	if (small)
+		tail_cache_offer(&dr->tails, index, offset, tail,
+				 dr->frag + offset);
 	*data = dr->frag + offset;
 	*size = fi->tail;
 	return 0;

@@ -53,6 +53,10 @@ const char *sqfs_error_string(int code)
 		return "not a regular file";
 	case SQFS_ERROR_EXISTS:
 		return "entry exists";
+	case SQFS_ERROR_CHANGED:
+		return "changed while it was read";
+	case SQFS_ERROR_ABORTED:
+		return "stopped by the program";
 	default:
 		return "unknown error";
 	}

@@ -7,11 +7,28 @@
  * - pieces: what the caller gets back, one per block, made ahead by the
  *   scheduler as far as free slots (and the ring) allow;
  * - jobs: slots whose packed block waits for a thread to unpack it.
- * A slot is one block being unpacked: its two buffers and the number of
- * pieces that refer to it. A data block's slot is free again once its
- * piece has been handed back; a fragment block's slot stays cached, known
- * by its table index, until a slot is needed and no free one is left (the
- * least recently used goes first), so files sharing it reuse it.
+ * A slot is one block being unpacked: its buffer for the unpacked block,
+ * one for the packed block lent from a pool until it is unpacked, and the
+ * number of pieces that refer to it. At most busy_max slots
+ * (SQFS_FILE_STREAM_BUFFERS) are referred to when a block is loaded, so
+ * at most that many blocks are in flight and packed buffers exist. A data
+ * block's slot is free again once its piece has been handed back; a
+ * fragment block's slot stays cached, known by its table index, until a
+ * slot is needed and no free one is left (the least recently used goes
+ * first), so files sharing it reuse it. There are FRAG_CACHE_BYTES of
+ * slots more than busy_max, for fragment blocks to stay cached.
+ *
+ * Files are seldom read in the order their tails were packed in: a
+ * directory's files, in name order, were often written far apart (between
+ * the contents of its subdirectories), and a duplicate's tail is the
+ * first copy's, however old. So, besides the cached blocks:
+ * - every small tail handed back is offered to a tail cache
+ *   (tail_cache_internal.h); a tail found there needs no slot at all, and
+ *   its piece holds the entry until it is released;
+ * - when a fragment block was unpacked, the tails in it of the files
+ *   queued and not yet scheduled are offered too (found through an index
+ *   by fragment index), so each of them is a hit in its turn rather than
+ *   the block unpacked again once it was pushed out.
  *
  * Only the calling thread reads the image, schedules and hands back; a
  * worker only takes a job, decompresses, and marks it done. While the
@@ -27,6 +44,7 @@
 
 #include "data_internal.h"
 #include "image_internal.h"
+#include "tail_cache_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +55,19 @@
  * fragment block need no slot, so the slots alone do not bound them. */
 #define PIECE_MAX 4096
 
+/* Unpacked fragment blocks kept besides the slots in use: 4 MiB worth, at
+ * most 64 blocks (slots are searched one by one). */
+#define FRAG_CACHE_BYTES (4u << 20)
+#define FRAG_CACHE_MAX 64u
+
+/* Buckets of the index of queued tails, by fragment index. */
+#define TAIL_INDEX_BUCKETS 1024u
+
 typedef struct slot {
 	/* first: the worker pool's link, under its lock while queued */
 	util_job_t job;
-	/* block_size bytes each, allocated on first use */
+	/* block_size bytes each: out allocated on first use, packed lent
+	 * by the pool from load until the block is unpacked */
 	uint8_t *packed;
 	uint8_t *out;
 	size_t len;
@@ -56,11 +83,17 @@ typedef struct slot {
 	unsigned int refs;
 	bool cached;
 	uint32_t frag_index;
+	/* a fragment block whose tails for queued files were copied */
+	bool scanned;
 	uint64_t stamp;
 } slot_t;
 
 typedef struct file_rec {
 	struct file_rec *next;
+	/* in the index of tails to copy while its tail is not scheduled:
+	 * the next in its bucket, and what points at it */
+	struct file_rec *inext;
+	struct file_rec **iprev;
 	void *user;
 	/* the copy, in the same allocation */
 	sqfs_inode_t *inode;
@@ -74,8 +107,11 @@ typedef struct file_rec {
 
 typedef struct {
 	file_rec_t *file;
-	/* NULL for a sparse block, an empty file or an error */
+	/* NULL for a sparse block, a cached tail, an empty file or an
+	 * error */
 	slot_t *slot;
+	/* a tail from the tail cache, held until the piece is released */
+	tail_entry_t *cached;
 	size_t index;
 	uint64_t offset;
 	size_t size;
@@ -97,6 +133,18 @@ struct sqfs_file_stream {
 	slot_t *slots;
 	size_t slot_count;
 	uint64_t clock;
+	/* slots with refs > 0, at most busy_max */
+	size_t busy;
+	size_t busy_max;
+	/* packed buffers no slot borrows; at most busy_max exist */
+	uint8_t **spare;
+	size_t spare_count;
+
+	/* the calling thread's alone, like the scheduling */
+	tail_cache_t tails;
+	/* the files queued whose small tail is not scheduled yet, by
+	 * fragment index modulo the buckets */
+	file_rec_t *tail_index[TAIL_INDEX_BUCKETS];
 
 	/* oldest first; sched is the first not yet fully scheduled */
 	file_rec_t *files;
@@ -204,11 +252,13 @@ static int wait_done(sqfs_file_stream_t *fs, slot_t *s)
 /* ---------------------------------------------------------- scheduling */
 
 /* A slot no piece refers to: a free one, else the least recently used
- * cached fragment block. */
+ * cached fragment block; none while busy_max are referred to. */
 static slot_t *get_slot(sqfs_file_stream_t *fs)
 {
 	slot_t *best = NULL;
 
+	if (fs->busy >= fs->busy_max)
+		return NULL;
 	for (size_t i = 0; i < fs->slot_count; ++i) {
 		slot_t *s = &fs->slots[i];
 
@@ -224,6 +274,51 @@ static slot_t *get_slot(sqfs_file_stream_t *fs)
 	if (best != NULL)
 		best->cached = false;
 	return best;
+}
+
+static void index_add(sqfs_file_stream_t *fs, file_rec_t *f)
+{
+	uint32_t index = f->inode->data.file.fragment_index;
+	file_rec_t **b = &fs->tail_index[index % TAIL_INDEX_BUCKETS];
+
+	f->inext = *b;
+	if (*b != NULL)
+		(*b)->iprev = &f->inext;
+	*b = f;
+	f->iprev = b;
+}
+
+static void index_remove(file_rec_t *f)
+{
+	if (f->iprev == NULL)
+		return;
+	*f->iprev = f->inext;
+	if (f->inext != NULL)
+		f->inext->iprev = f->iprev;
+	f->inext = NULL;
+	f->iprev = NULL;
+}
+
+/* A piece refers to s from now on. */
+static void slot_ref(sqfs_file_stream_t *fs, slot_t *s)
+{
+	if (s->refs++ == 0)
+		fs->busy += 1;
+}
+
+static void slot_unref(sqfs_file_stream_t *fs, slot_t *s)
+{
+	if (--s->refs == 0)
+		fs->busy -= 1;
+}
+
+/* Give s's packed buffer back to the pool: its block is unpacked. */
+static void give_packed(sqfs_file_stream_t *fs, slot_t *s)
+{
+	if (s->packed != NULL) {
+		fs->spare[fs->spare_count++] = s->packed;
+		s->packed = NULL;
+	}
 }
 
 static slot_t *find_fragment(sqfs_file_stream_t *fs, uint32_t index)
@@ -249,14 +344,9 @@ static int load(sqfs_file_stream_t *fs, slot_t *s, uint64_t pos, uint32_t word,
 	int ret;
 
 	if (s->out == NULL) {
-		s->packed = malloc(fs->src.block_size);
 		s->out = malloc(fs->src.block_size);
-		if (s->packed == NULL || s->out == NULL) {
-			free(s->packed);
-			free(s->out);
-			s->packed = s->out = NULL;
+		if (s->out == NULL)
 			return SQFS_ERROR_ALLOC;
-		}
 	}
 
 	if (word & SQFS_SIZE_WORD_RAW) {
@@ -270,9 +360,16 @@ static int load(sqfs_file_stream_t *fs, slot_t *s, uint64_t pos, uint32_t word,
 		return 0;
 	}
 
+	/* a slot in use holds at most one, so busy_max are enough */
+	s->packed = fs->spare_count > 0 ? fs->spare[--fs->spare_count]
+					: malloc(fs->src.block_size);
+	if (s->packed == NULL)
+		return SQFS_ERROR_ALLOC;
 	ret = fs->src.file->read_at(fs->src.file, pos, s->packed, len);
-	if (ret != 0)
+	if (ret != 0) {
+		give_packed(fs, s);
 		return ret;
+	}
 	s->len = len;
 	s->outsize = outsize;
 	push_job(fs, s);
@@ -314,7 +411,7 @@ static int schedule_block(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 		p->why = DATA_WRONG_SIZE;
 	if (ret != 0)
 		return ret;
-	s->refs = 1;
+	slot_ref(fs, s);
 	p->slot = s;
 	/* at most 2^32 words of at most 2^24 each: no overflow */
 	fs->sched_pos += word & SQFS_SIZE_WORD_LENGTH;
@@ -324,13 +421,25 @@ static int schedule_block(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 static int schedule_tail(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 {
 	uint32_t index = f->inode->data.file.fragment_index;
+	uint32_t offset = f->inode->data.file.fragment_offset;
 	sqfs_fragment_t frag;
 	slot_t *s;
 	int ret;
 
 	p->size = f->fi.tail;
-	p->skip = f->inode->data.file.fragment_offset;
+	p->skip = offset;
 	p->tail = true;
+	index_remove(f);
+
+	/* the same key passed the same checks when it was copied */
+	if (tail_cache_fits(p->size)) {
+		p->cached = tail_cache_get(&fs->tails, index, offset,
+					   (uint32_t)p->size);
+		if (p->cached != NULL) {
+			tail_cache_hold(p->cached);
+			return 0;
+		}
+	}
 
 	s = find_fragment(fs, index);
 	if (s == NULL) {
@@ -354,8 +463,9 @@ static int schedule_tail(sqfs_file_stream_t *fs, file_rec_t *f, piece_t *p)
 			return ret;
 		s->cached = true;
 		s->frag_index = index;
+		s->scanned = false;
 	}
-	s->refs += 1;
+	slot_ref(fs, s);
 	s->stamp = ++fs->clock;
 	p->slot = s;
 	return 0;
@@ -423,7 +533,9 @@ static void release(sqfs_file_stream_t *fs)
 		return;
 	fs->holding = false;
 	if (p->slot != NULL)
-		p->slot->refs -= 1;
+		slot_unref(fs, p->slot);
+	if (p->cached != NULL)
+		tail_cache_release(p->cached);
 	if (p->index + 1 == f->pieces) {
 		fs->files = f->next;
 		if (fs->files == NULL)
@@ -447,6 +559,31 @@ static int check_piece(piece_t *p)
 	else if ((size_t)result != p->size)
 		p->why = DATA_WRONG_SIZE;
 	return p->why != NULL ? SQFS_ERROR_CORRUPTED : 0;
+}
+
+/* Fragment block s was unpacked and handed back from: copy the tails in
+ * it of the files queued but not yet scheduled. */
+static void offer_queued(sqfs_file_stream_t *fs, slot_t *s)
+{
+	size_t len = (size_t)s->result;
+	file_rec_t *f, *next;
+	uint32_t off;
+
+	s->scanned = true;
+	f = fs->tail_index[s->frag_index % TAIL_INDEX_BUCKETS];
+	for (; f != NULL; f = next) {
+		next = f->inext;
+		if (f->inode->data.file.fragment_index != s->frag_index)
+			continue;
+		/* once: if its copy is gone in its turn, it loads the block */
+		index_remove(f);
+		off = f->inode->data.file.fragment_offset;
+		/* what check_piece will ask when its turn comes */
+		if (data_check_tail(len, off, f->fi.tail) != NULL)
+			continue;
+		tail_cache_offer(&fs->tails, s->frag_index, off,
+				 (uint32_t)f->fi.tail, s->out + off);
+	}
 }
 
 /* The words of the error the stream hands back. */
@@ -490,8 +627,10 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 	ret = p->error;
 	if (ret == 0 && p->slot != NULL) {
 		ret = wait_done(fs, p->slot);
-		if (ret == 0)
+		if (ret == 0) {
+			give_packed(fs, p->slot);
 			ret = check_piece(p);
+		}
 	}
 	if (ret != 0) {
 		fs->error = ret;
@@ -503,7 +642,21 @@ int sqfs_file_stream_next(sqfs_file_stream_t *fs, sqfs_file_block_t *out)
 		return word_error(fs);
 	}
 
-	out->data = p->slot != NULL ? p->slot->out + p->skip : fs->zeros;
+	if (p->cached != NULL) {
+		out->data = p->cached->data;
+	} else if (p->slot != NULL) {
+		out->data = p->slot->out + p->skip;
+		/* it passed its checks: a copy may serve its duplicates */
+		if (p->tail && tail_cache_fits(p->size))
+			tail_cache_offer(
+			    &fs->tails,
+			    p->file->inode->data.file.fragment_index,
+			    (uint32_t)p->skip, (uint32_t)p->size, out->data);
+		if (p->tail && !p->slot->scanned)
+			offer_queued(fs, p->slot);
+	} else {
+		out->data = fs->zeros;
+	}
 	out->size = p->size;
 	if (p->sparse)
 		out->flags |= SQFS_FILE_BLOCK_SPARSE;
@@ -545,6 +698,8 @@ int sqfs_file_stream_enqueue(sqfs_file_stream_t *fs, const sqfs_inode_t *inode,
 	f->pieces = 1;
 	if (f->error == 0 && f->fi.count + (f->fi.tail > 0 ? 1 : 0) > 0)
 		f->pieces = f->fi.count + (f->fi.tail > 0 ? 1 : 0);
+	if (f->error == 0 && tail_cache_fits(f->fi.tail))
+		index_add(fs, f);
 
 	if (fs->files_tail != NULL)
 		fs->files_tail->next = f;
@@ -588,11 +743,18 @@ int sqfs_file_stream_create(sqfs_image_t *img, unsigned int num_jobs,
 	}
 	block_size = fs->src.block_size;
 
-	fs->slot_count = SQFS_FILE_STREAM_BUFFERS(num_jobs);
+	fs->busy_max = SQFS_FILE_STREAM_BUFFERS(num_jobs);
+	fs->slot_count = FRAG_CACHE_BYTES / block_size;
+	if (fs->slot_count > FRAG_CACHE_MAX)
+		fs->slot_count = FRAG_CACHE_MAX;
+	fs->slot_count += fs->busy_max;
 	fs->slots = calloc(fs->slot_count, sizeof(fs->slots[0]));
+	fs->spare = calloc(fs->busy_max, sizeof(fs->spare[0]));
 	fs->pieces = calloc(PIECE_MAX, sizeof(fs->pieces[0]));
 	fs->zeros = calloc(1, block_size);
-	if (fs->slots == NULL || fs->pieces == NULL || fs->zeros == NULL) {
+	if (fs->slots == NULL || fs->spare == NULL || fs->pieces == NULL ||
+	    fs->zeros == NULL ||
+	    tail_cache_init(&fs->tails, TAIL_CACHE_STREAM_BYTES) != 0) {
 		sqfs_file_stream_destroy(fs);
 		return SQFS_ERROR_ALLOC;
 	}
@@ -628,8 +790,12 @@ void sqfs_file_stream_destroy(sqfs_file_stream_t *fs)
 		free(fs->slots[i].packed);
 		free(fs->slots[i].out);
 	}
+	while (fs->spare != NULL && fs->spare_count > 0)
+		free(fs->spare[--fs->spare_count]);
+	free(fs->spare);
 	free(fs->slots);
 	free(fs->pieces);
 	free(fs->zeros);
+	tail_cache_cleanup(&fs->tails);
 	free(fs);
 }

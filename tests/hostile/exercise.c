@@ -62,7 +62,7 @@ static int inconsistent(ctx_t *c, const char *fmt, ...)
  * error code a reader may give for bad input. */
 static int failed(ctx_t *c, const char *stage, int err)
 {
-	if (err >= 0 || err < SQFS_ERROR_EXISTS)
+	if (err >= 0 || err < SQFS_ERROR_LAST)
 		return inconsistent(c, "%s: returned %d, not an error code",
 				    stage, err);
 	if (err == SQFS_ERROR_INTERNAL)

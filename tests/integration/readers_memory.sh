@@ -41,7 +41,10 @@ MSLACK=1024
 # make_tar N: an archive of N entries on stdout: half in one directory,
 # the rest in directories of 500; every 97th file a hard link to the one
 # before it, every 50th entry a symlink. Headers are written by hand:
-# tarfile would take as long as the rest of the test.
+# tarfile would take as long as the rest of the test. Each file holds 288
+# bytes, so that what a file stream keeps of fragment blocks and tails
+# (4 MiB each: it fills them, and no more, as it reads) is full on both
+# images: 20,000 entries make 5.6 MB of tails, 43 fragment blocks.
 make_tar() {
 	"$PYTHON" - "$1" <<'EOF'
 import sys
@@ -74,7 +77,7 @@ def files(d, count, first):
         elif k % 97 == 96 and prev is not None:
             buf.append(hdr(name, "1", link=prev))
         else:
-            data = b"%d\n" % k
+            data = b"%07d\n" % k * 36
             buf.append(hdr(name, "0", len(data)))
             buf.append(data + b"\0" * (512 - len(data)))
             prev = name

@@ -9,12 +9,12 @@
 
 #include "support/test_util.h"
 
-#include "sqfs/comp/internal.h"
+#include "reader/count_uncompress.h"
+
 #include "sqfs/data_reader.h"
 #include "sqfs/error.h"
 #include "sqfs/file_stream.h"
 #include "sqfs/image.h"
-#include "sqfs/image_internal.h"
 #include "sqfs/inode.h"
 #include "sqfs/io.h"
 #include "sqfs/super.h"
@@ -227,51 +227,6 @@ static size_t pieces_of(const sqfs_inode_t *inode)
 	return n == 0 ? 1 : n;
 }
 
-/* ---- counting decompressions, in every thread ----------------------------
- */
-
-static const compressor_ops_t *real_ops;
-static compressor_ops_t counting_ops;
-static unsigned long uncompress_calls;
-
-static ptrdiff_t counting_uncompress(sqfs_compressor_t *cmp, const uint8_t *in,
-				     size_t size, uint8_t *out, size_t outsize)
-{
-	__atomic_fetch_add(&uncompress_calls, 1, __ATOMIC_RELAXED);
-	return real_ops->uncompress(cmp, in, size, out, outsize);
-}
-
-static int counting_copy(const sqfs_compressor_t *cmp, sqfs_compressor_t **out)
-{
-	int ret = real_ops->copy(cmp, out);
-
-	if (ret == 0)
-		(*out)->ops = &counting_ops;
-	return ret;
-}
-
-static void count_uncompress(sqfs_image_t *img)
-{
-	sqfs_compressor_t *cmp = image_compressor(img);
-
-	real_ops = cmp->ops;
-	counting_ops = *real_ops;
-	counting_ops.uncompress = counting_uncompress;
-	counting_ops.copy = counting_copy;
-	cmp->ops = &counting_ops;
-	__atomic_store_n(&uncompress_calls, 0, __ATOMIC_RELAXED);
-}
-
-static unsigned long calls(void)
-{
-	return __atomic_load_n(&uncompress_calls, __ATOMIC_RELAXED);
-}
-
-static void stop_counting(sqfs_image_t *img)
-{
-	image_compressor(img)->ops = real_ops;
-}
-
 /* ---- comparing with the data reader --------------------------------------
  */
 
@@ -464,7 +419,7 @@ static void test_unpack_once(void **state)
 			    0);
 		drain(fs);
 		sqfs_file_stream_destroy(fs);
-		assert_int_equal(calls(), packed + frag_blocks);
+		assert_int_equal(uncompress_count(), packed + frag_blocks);
 		stop_counting(im.img);
 	}
 	close_image(&im);
@@ -496,15 +451,15 @@ static void test_bounded(void **state)
 			    0);
 		/* give the workers time to run as far as they can */
 		usleep(20000);
-		assert_true(calls() <= limit);
+		assert_true(uncompress_count() <= limit);
 		for (unsigned long k = 1; k <= 40; ++k) {
 			assert_int_equal(sqfs_file_stream_next(fs, &blk), 0);
 			usleep(1000);
 			/* each block handed back frees at most one buffer
 			 * (the one before it) */
-			assert_true(calls() <= limit + k);
+			assert_true(uncompress_count() <= limit + k);
 		}
-		assert_true(calls() > 0);
+		assert_true(uncompress_count() > 0);
 		sqfs_file_stream_destroy(fs);
 		stop_counting(im.img);
 	}

@@ -341,6 +341,78 @@ static void test_read_ahead(void **state)
 	free(data);
 }
 
+/* sqfs_fs_prefetch: the files named are decoded before anyone reads
+ * them, and reading them afterwards uses what was decoded; a directory
+ * is refused; with read-ahead off it is a no-op. */
+static void test_prefetch(void **state)
+{
+	static const size_t files[] = {3, 4, 5, 7, 11};
+	char why[SQFS_ERROR_TEXT_SIZE], name[32];
+	sqfs_fs_cache_stats_t cs;
+	sqfs_fs_options_t opt;
+	sqfs_file_t *file;
+	sqfs_fs_t *fs;
+	uint8_t *data, *buf, *want;
+	uint64_t ino[5], dir, size;
+	size_t isz, i;
+	int spin, pass;
+
+	(void)state;
+	data = fi_build(4096, 0, false, &isz);
+	buf = malloc(6 * 4096);
+	want = malloc(6 * 4096);
+	assert_non_null(buf);
+	assert_non_null(want);
+	for (pass = 0; pass < 2; ++pass) {
+		memset(&opt, 0, sizeof(opt));
+		opt.read_ahead_blocks = 8;
+		opt.read_ahead_threads = 2;
+		if (pass == 1)
+			opt.flags = SQFS_FS_NO_READ_AHEAD;
+		fs = open_fs(data, isz, &file, &opt);
+		assert_int_equal(sqfs_fs_resolve(fs, "files", &dir, why), 0);
+		assert_int_equal(sqfs_fs_prefetch(fs, dir, why),
+				 pass == 0 ? SQFS_ERROR_NOT_FILE : 0);
+		for (i = 0; i < 5; ++i) {
+			snprintf(name, sizeof(name), "files/f%02zu", files[i]);
+			assert_int_equal(
+			    sqfs_fs_resolve(fs, name, &ino[i], why), 0);
+			assert_int_equal(sqfs_fs_prefetch(fs, ino[i], why), 0);
+		}
+		/* the workers decode without a reader: wait for them */
+		for (spin = 0; pass == 0 && spin < 5000; ++spin) {
+			sqfs_fs_cache_stats(fs, &cs);
+			if (cs.read_ahead_done >= 5)
+				break;
+			usleep(1000);
+		}
+		sqfs_fs_cache_stats(fs, &cs);
+		if (pass == 0)
+			assert_true(cs.read_ahead_done >= 5);
+		else
+			assert_int_equal(cs.read_ahead_done, 0);
+		for (i = 0; i < 5; ++i) {
+			size = fi_file_size(files[i], 4096);
+			assert_true(size <= 6 * 4096);
+			assert_int_equal(
+			    sqfs_fs_read(fs, ino[i], 0, buf, 6 * 4096, why),
+			    (ptrdiff_t)size);
+			fi_file_data(files[i], 4096, 0, want, (size_t)size);
+			assert_memory_equal(buf, want, (size_t)size);
+		}
+		sqfs_fs_cache_stats(fs, &cs);
+		if (pass == 0)
+			assert_true(cs.read_ahead_used >= 5);
+		else
+			assert_int_equal(cs.read_ahead_used, 0);
+		sqfs_fs_destroy(fs);
+		sqfs_file_close(file);
+	}
+	free(buf);
+	free(want);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +420,7 @@ int main(void)
 	    cmocka_unit_test(test_threads_small_caches),
 	    cmocka_unit_test(test_single_flight),
 	    cmocka_unit_test(test_read_ahead),
+	    cmocka_unit_test(test_prefetch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -223,8 +223,10 @@ static const char *block_place(const sqfs_fs_file_t *f, uint32_t index,
 				word & SQFS_SIZE_WORD_LENGTH);
 }
 
-/* Queue the blocks after last for the read-ahead workers. */
-static void read_ahead(sqfs_fs_file_t *f, uint32_t last)
+/* Queue the blocks from start on (the tail's fragment block counting as
+ * block count) for the read-ahead workers, as many as read-ahead keeps
+ * ahead, skipping those queued for this handle before. */
+static void read_ahead(sqfs_fs_file_t *f, uint32_t start)
 {
 	sqfs_fs_t *fs = f->fs;
 	prefetch_job_t jobs[64];
@@ -232,12 +234,12 @@ static void read_ahead(sqfs_fs_file_t *f, uint32_t last)
 	uint64_t pos;
 	uint32_t word;
 
-	until = last + 1 + (fs->read_ahead < 64 ? fs->read_ahead : 64);
+	until = start + (fs->read_ahead < 64 ? fs->read_ahead : 64);
 	if (until > f->count + (f->tail > 0 ? 1u : 0u))
 		until = f->count + (f->tail > 0 ? 1u : 0u);
 	from = (uint32_t)atomic_load(&f->ra_until);
-	if (from < last + 1)
-		from = last + 1;
+	if (from < start)
+		from = start;
 	if (from >= until)
 		return;
 	atomic_store(&f->ra_until, until);
@@ -386,8 +388,27 @@ ptrdiff_t sqfs_fs_file_read(sqfs_fs_file_t *f, uint64_t offset, void *buf,
 	 * right after it, is sequential */
 	prev = (uint32_t)atomic_exchange(&f->next_block, index + 1);
 	if (fs->prefetch != NULL && (first == prev || first + 1 == prev))
-		read_ahead(f, index);
+		read_ahead(f, index + 1);
 	return (ptrdiff_t)done;
+}
+
+int sqfs_fs_prefetch(sqfs_fs_t *fs, uint64_t id, char *why)
+{
+	sqfs_fs_file_t *f;
+	int ret;
+
+	if (fs == NULL)
+		return SQFS_ERROR_ARG_INVALID;
+	if (fs->prefetch == NULL)
+		return 0;
+	ret = sqfs_fs_file_open(fs, id, &f, why);
+	if (ret != 0)
+		return ret;
+	/* the handle stays among the kept ones, so the open that follows
+	 * finds it, with what was queued */
+	read_ahead(f, 0);
+	sqfs_fs_file_close(f);
+	return 0;
 }
 
 ptrdiff_t sqfs_fs_read(sqfs_fs_t *fs, uint64_t id, uint64_t offset, void *buf,

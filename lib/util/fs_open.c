@@ -6,7 +6,8 @@
  */
 #include "config.h"
 
-#include "common/fs_open.h"
+#include "util/fs_open.h"
+#include "sqfs/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -232,4 +233,11 @@ const char *fs_err_string(int err)
 	if (err == ELOOP)
 		return "a symlink is in the way (symlinks are never followed)";
 	return strerror(err);
+}
+
+int fs_err_code(int err)
+{
+	if (err == FS_ERR_REPLACED || err == ELOOP)
+		return SQFS_ERROR_CHANGED;
+	return err == ENOMEM ? SQFS_ERROR_ALLOC : SQFS_ERROR_IO;
 }

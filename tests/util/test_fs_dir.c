@@ -2,7 +2,7 @@
 /*
  * test_fs_dir.c - a directory's names in byte order, a symlink's target
  * of any length, and an entry's xattrs as an image can hold them
- * (lib/common/fs_dir.c, fs_xattrs.c).
+ * (lib/util/fs_dir.c, fs_xattrs.c).
  */
 #include "config.h"
 
@@ -13,8 +13,9 @@
 
 #include "support/test_util.h"
 
-#include "common/fs_dir.h"
-#include "common/fs_xattrs.h"
+#include "sqfs/error.h"
+#include "util/fs_dir.h"
+#include "util/fs_xattrs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -126,18 +127,19 @@ static int read_xattrs(int dfd, const char *name, fs_xattrs_t *x)
 		return -1;
 	if (S_ISLNK(st.st_mode)) {
 		id = fs_id_of(&st);
-		return fs_xattrs_read_at(dfd, name, &id, name, false, x);
+		return fs_xattrs_read_at(dfd, name, &id, NULL, NULL, x, NULL);
 	}
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
-	ret = fs_xattrs_read_fd(fd, name, false, x);
+	ret = fs_xattrs_read_fd(fd, NULL, NULL, x, NULL);
 	close(fd);
 	return ret;
 }
 
 static void test_xattrs(void **state)
 {
+	char why[SQFS_ERROR_TEXT_SIZE];
 	fs_xattrs_t x;
 	char path[300];
 	struct stat st;
@@ -184,15 +186,20 @@ static void test_xattrs(void **state)
 	 * name of the symlink is refused, and so is a missing name */
 	assert_int_equal(fstatat(dfd, "f", &st, 0), 0);
 	id = fs_id_of(&st);
-	assert_int_equal(fs_xattrs_read_at(dfd, "link", &id, "link", false, &x),
-			 -1);
+	assert_int_equal(
+	    fs_xattrs_read_at(dfd, "link", &id, NULL, NULL, &x, why),
+	    SQFS_ERROR_CHANGED);
+	assert_string_equal(why, "was replaced since it was scanned");
 	fs_xattrs_free(&x);
 	assert_int_equal(
-	    fs_xattrs_read_at(dfd, "missing", &id, "missing", false, &x), -1);
+	    fs_xattrs_read_at(dfd, "missing", &id, NULL, NULL, &x, why),
+	    SQFS_ERROR_IO);
+	assert_string_equal(why, strerror(ENOENT));
 	fs_xattrs_free(&x);
 	/* and a name with more than one component is never taken */
-	assert_int_equal(fs_xattrs_read_at(dfd, "a/f", &id, "a/f", false, &x),
-			 -1);
+	assert_int_equal(
+	    fs_xattrs_read_at(dfd, "a/f", &id, NULL, NULL, &x, why),
+	    SQFS_ERROR_ARG_INVALID);
 	fs_xattrs_free(&x);
 	close(dfd);
 }

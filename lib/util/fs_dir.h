@@ -9,8 +9,8 @@
  * target may change between lstat and readlink. Neither function prints:
  * each caller names the entry in its own words.
  */
-#ifndef COMMON_FS_DIR_H
-#define COMMON_FS_DIR_H
+#ifndef UTIL_FS_DIR_H
+#define UTIL_FS_DIR_H
 
 #include <stddef.h>
 
@@ -32,4 +32,4 @@ void fs_dir_names_free(char **names, size_t count);
  */
 int fs_read_link(int dfd, const char *name, size_t size_hint, char **target);
 
-#endif /* COMMON_FS_DIR_H */
+#endif /* UTIL_FS_DIR_H */

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "common/fs_dir.h"
+#include "util/fs_dir.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,8 +8,8 @@
  * find the first member the same way. An inode is known by its device
  * and inode number: two devices may have the same inode number.
  */
-#ifndef COMMON_FS_LINKS_H
-#define COMMON_FS_LINKS_H
+#ifndef UTIL_FS_LINKS_H
+#define UTIL_FS_LINKS_H
 
 #include "util/hash_table.h"
 
@@ -38,4 +38,4 @@ void fs_links_cleanup(fs_links_t *l);
 int fs_links_find(fs_links_t *l, const struct stat *st, uint64_t value,
 		  uint64_t *first);
 
-#endif /* COMMON_FS_LINKS_H */
+#endif /* UTIL_FS_LINKS_H */

@@ -19,10 +19,11 @@
  */
 #include "config.h"
 
-#include "common/fs_xattrs.h"
-#include "common/print.h"
+#include "util/fs_xattrs.h"
+#include "sqfs/error.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,10 +33,14 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-/* How to list and get: through a descriptor, or the magic link of one. */
+/* How to list and get: through a descriptor, or the magic link of one;
+ * and where to tell of keys left out and put the words of a failure. */
 typedef struct {
 	int fd;
 	const char *where;
+	fs_xattrs_skip_t skip;
+	void *user;
+	char *why;
 } target_t;
 
 /* where is the magic link of an O_PATH descriptor: followed, it is the
@@ -61,20 +66,27 @@ void fs_xattrs_free(fs_xattrs_t *x)
 	memset(x, 0, sizeof(*x));
 }
 
-static const char *shown(const char *path)
+/* Words into t->why (if any); returns code. */
+__attribute__((format(printf, 3, 4))) static int
+fail(const target_t *t, int code, const char *fmt, ...)
 {
-	return path[0] != '\0' ? path : ".";
+	va_list ap;
+
+	if (t->why != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(t->why, SQFS_ERROR_TEXT_SIZE, fmt, ap);
+		va_end(ap);
+	}
+	return code;
 }
 
-static int oom(void)
+static int oom(const target_t *t)
 {
-	tool_error(NULL, "out of memory");
-	return -1;
+	return fail(t, SQFS_ERROR_ALLOC, "out of memory");
 }
 
 /* The list of names into x->names; *len its bytes (0: none). */
-static int read_names(const target_t *t, const char *path, fs_xattrs_t *x,
-		      size_t *len)
+static int read_names(const target_t *t, fs_xattrs_t *x, size_t *len)
 {
 	for (;;) {
 		ssize_t want = do_list(t, NULL, 0), got;
@@ -84,9 +96,8 @@ static int read_names(const target_t *t, const char *path, fs_xattrs_t *x,
 				*len = 0;
 				return 0;
 			}
-			tool_error(shown(path), "listing xattrs: %s",
-				   strerror(errno));
-			return -1;
+			return fail(t, SQFS_ERROR_IO, "listing xattrs: %s",
+				    strerror(errno));
 		}
 		if (want == 0) {
 			*len = 0;
@@ -95,15 +106,13 @@ static int read_names(const target_t *t, const char *path, fs_xattrs_t *x,
 		free(x->names);
 		x->names = malloc((size_t)want + 1);
 		if (x->names == NULL)
-			return oom();
+			return oom(t);
 		got = do_list(t, x->names, (size_t)want);
 		if (got < 0 && errno == ERANGE)
 			continue;
-		if (got < 0) {
-			tool_error(shown(path), "listing xattrs: %s",
-				   strerror(errno));
-			return -1;
-		}
+		if (got < 0)
+			return fail(t, SQFS_ERROR_IO, "listing xattrs: %s",
+				    strerror(errno));
 		/* a list cut short would end inside a name */
 		x->names[got] = '\0';
 		*len = (size_t)got;
@@ -113,9 +122,8 @@ static int read_names(const target_t *t, const char *path, fs_xattrs_t *x,
 
 /* The value of key, appended to the values; *off its place, *size its
  * bytes. Returns 1 if the key went away since it was listed. */
-static int read_value(const target_t *t, const char *path, const char *key,
-		      fs_xattrs_t *x, size_t *used, size_t *cap, size_t *off,
-		      size_t *size)
+static int read_value(const target_t *t, const char *key, fs_xattrs_t *x,
+		      size_t *used, size_t *cap, size_t *off, size_t *size)
 {
 	for (;;) {
 		ssize_t want = do_get(t, key, NULL, 0), got;
@@ -123,9 +131,8 @@ static int read_value(const target_t *t, const char *path, const char *key,
 		if (want < 0) {
 			if (errno == ENODATA)
 				return 1;
-			tool_error(shown(path), "xattr '%s': %s", key,
-				   strerror(errno));
-			return -1;
+			return fail(t, SQFS_ERROR_IO, "xattr '%s': %s", key,
+				    strerror(errno));
 		}
 		if (*cap - *used < (size_t)want) {
 			size_t ncap = *cap ? *cap : 256;
@@ -135,7 +142,7 @@ static int read_value(const target_t *t, const char *path, const char *key,
 				ncap *= 2;
 			n = realloc(x->values, ncap);
 			if (n == NULL)
-				return oom();
+				return oom(t);
 			x->values = n;
 			*cap = ncap;
 		}
@@ -145,9 +152,8 @@ static int read_value(const target_t *t, const char *path, const char *key,
 		if (got < 0) {
 			if (errno == ENODATA)
 				return 1;
-			tool_error(shown(path), "xattr '%s': %s", key,
-				   strerror(errno));
-			return -1;
+			return fail(t, SQFS_ERROR_IO, "xattr '%s': %s", key,
+				    strerror(errno));
 		}
 		*off = *used;
 		*size = (size_t)got;
@@ -156,8 +162,7 @@ static int read_value(const target_t *t, const char *path, const char *key,
 	}
 }
 
-static int read_all(const target_t *t, const char *path, bool warn_skipped,
-		    fs_xattrs_t *x)
+static int read_all(const target_t *t, fs_xattrs_t *x)
 {
 	size_t len, n = 0, used = 0, cap = 0, *offs;
 	const char *why;
@@ -165,8 +170,9 @@ static int read_all(const target_t *t, const char *path, bool warn_skipped,
 	int ret;
 
 	memset(x, 0, sizeof(*x));
-	if (read_names(t, path, x, &len) != 0)
-		return -1;
+	ret = read_names(t, x, &len);
+	if (ret != 0)
+		return ret;
 	for (name = x->names; name < x->names + len; name += strlen(name) + 1)
 		++n;
 	if (n == 0)
@@ -176,16 +182,16 @@ static int read_all(const target_t *t, const char *path, bool warn_skipped,
 	offs = calloc(n, sizeof(offs[0]));
 	if (x->list == NULL || offs == NULL) {
 		free(offs);
-		return oom();
+		return oom(t);
 	}
 	for (name = x->names; name < x->names + len; name += strlen(name) + 1) {
 		sqfs_xattr_t *xa = &x->list[x->count];
 
-		ret = read_value(t, path, name, x, &used, &cap, &offs[x->count],
+		ret = read_value(t, name, x, &used, &cap, &offs[x->count],
 				 &xa->size);
 		if (ret < 0) {
 			free(offs);
-			return -1;
+			return ret;
 		}
 		if (ret > 0)
 			continue;
@@ -193,10 +199,8 @@ static int read_all(const target_t *t, const char *path, bool warn_skipped,
 		/* what the image cannot hold is left out */
 		xa->value = "";
 		if (sqfs_xattr_check(xa, &why) != 0) {
-			if (warn_skipped)
-				tool_warning(shown(path),
-					     "xattr '%s': %s; skipped", name,
-					     why);
+			if (t->skip != NULL)
+				t->skip(t->user, name, why);
 			used = offs[x->count];
 			continue;
 		}
@@ -208,33 +212,31 @@ static int read_all(const target_t *t, const char *path, bool warn_skipped,
 	return 0;
 }
 
-int fs_xattrs_read_fd(int fd, const char *path, bool warn_skipped,
-		      fs_xattrs_t *x)
+int fs_xattrs_read_fd(int fd, fs_xattrs_skip_t skip, void *user, fs_xattrs_t *x,
+		      char *why)
 {
-	target_t t = {fd, NULL};
+	target_t t = {fd, NULL, skip, user, why};
 
-	return read_all(&t, path, warn_skipped, x);
+	return read_all(&t, x);
 }
 
 int fs_xattrs_read_at(int dirfd, const char *name, const fs_id_t *id,
-		      const char *path, bool warn_skipped, fs_xattrs_t *x)
+		      fs_xattrs_skip_t skip, void *user, fs_xattrs_t *x,
+		      char *why)
 {
 	char where[64];
-	target_t t = {-1, where};
+	target_t t = {-1, where, skip, user, why};
 	int fd, err, ret;
 
 	memset(x, 0, sizeof(*x));
-	if (strchr(name, '/') != NULL || strlen(name) > 256) {
-		tool_error(shown(path), "xattrs: not a single name");
-		return -1;
-	}
+	if (strchr(name, '/') != NULL || strlen(name) > 256)
+		return fail(&t, SQFS_ERROR_ARG_INVALID,
+			    "xattrs: not a single name");
 	fd = fs_open_checked(dirfd, name, O_PATH, id, NULL, &err);
-	if (fd < 0) {
-		tool_error(shown(path), "%s", fs_err_string(err));
-		return -1;
-	}
+	if (fd < 0)
+		return fail(&t, fs_err_code(err), "%s", fs_err_string(err));
 	snprintf(where, sizeof(where), "/proc/self/fd/%d", fd);
-	ret = read_all(&t, path, warn_skipped, x);
+	ret = read_all(&t, x);
 	close(fd);
 	return ret;
 }

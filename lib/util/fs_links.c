@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "common/fs_links.h"
+#include "util/fs_links.h"
 
 #include <stdlib.h>
 #include <string.h>

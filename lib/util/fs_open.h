@@ -27,8 +27,8 @@
  * FS_CHAIN_MAX descriptors whatever the depth (deeper directories are
  * opened and closed again). A chain is used by one thread.
  */
-#ifndef COMMON_FS_OPEN_H
-#define COMMON_FS_OPEN_H
+#ifndef UTIL_FS_OPEN_H
+#define UTIL_FS_OPEN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -108,4 +108,9 @@ fs_id_t fs_id_of(const struct stat *st);
 /* Words for an *err of the calls above. */
 const char *fs_err_string(int err);
 
-#endif /* COMMON_FS_OPEN_H */
+/* The sqfs_error_t of an *err: SQFS_ERROR_CHANGED for FS_ERR_REPLACED
+ * and ELOOP (a symlink where the walk saw something else), else
+ * SQFS_ERROR_ALLOC or SQFS_ERROR_IO. */
+int fs_err_code(int err);
+
+#endif /* UTIL_FS_OPEN_H */
