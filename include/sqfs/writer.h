@@ -127,8 +127,9 @@ typedef struct {
 	/* Most block buffers in flight (blocks being compressed or waiting
 	 * to be written: a data block holds one buffer, a fragment block
 	 * two) before adding data waits; 0: 4 per job, which keeps every
-	 * job busy. Never more than 64 MiB of them, whatever the block
-	 * size. The tails of small files and empty files take none. */
+	 * job busy. Never more than 64 MiB of them, nor a sixteenth of the
+	 * memory limit, whatever the block size. The tails of small files
+	 * and empty files take none. */
 	unsigned int max_backlog;
 	/* sqfs_writer_flags_t bits. */
 	uint32_t flags;
@@ -141,14 +142,20 @@ typedef struct {
 	uint16_t default_mode;
 	uint32_t default_mtime;
 	/*
-	 * MiB the writer may hold for what it must keep until finish: the
-	 * records of the entries, the index of distinct tails of files.
-	 * Past that they go to sorted runs in temporary files in $TMPDIR
-	 * (or /tmp), read back at finish. 0: a sixteenth of the machine's
-	 * memory, at least 64 and at most 768 MiB. The image is the same
-	 * byte for byte whatever the limit. Buffers of blocks in flight
-	 * (max_backlog), the directories (about 100 bytes each) and one
-	 * directory's listing while it is written come on top.
+	 * MiB the writer works in. What it must keep until finish (the
+	 * records of the entries, the index of distinct tails of files)
+	 * goes to sorted runs in temporary files in $TMPDIR (or /tmp) past
+	 * its share, read back at finish; the filters that find records
+	 * in those runs get fewer bits as they grow, so that a tight limit
+	 * costs reads, not memory. A quarter is left for what is not
+	 * spilled: blocks in flight (max_backlog, at most a sixteenth),
+	 * the directories (about 100 bytes each), 8 bytes per hard link
+	 * and, at finish, about 70 bytes per hard-linked file; as those
+	 * grow, the spilled parts make room (doc/scale.md, "The memory
+	 * limit"), and only trees with far more of them than of other
+	 * entries go over the limit. 0: a sixteenth of the
+	 * machine's memory, at least 64 and at most 768 MiB. The image is
+	 * the same byte for byte whatever the limit.
 	 */
 	uint32_t mem_limit_mib;
 	/* Room for options of later versions, so that the structure keeps

@@ -31,7 +31,10 @@ int dir_writer_create(meta_stream_t *ms, dir_writer_t **out);
 
 void dir_writer_destroy(dir_writer_t *dw);
 
-/* Start a new listing. */
+/* Start a new listing at ms's position. It is appended to ms as entries
+ * come (a run at a time, so that a listing of any size takes a few
+ * dozen bytes per 256 entries): nothing else may be appended to ms until
+ * dir_writer_end. */
 int dir_writer_begin(dir_writer_t *dw);
 
 /*

@@ -30,17 +30,16 @@
 #define MAX_CURSOR (1u << 20)
 
 /* Lookups: runs keep a copy of their first record in every SAMPLE_SPAN
- * bytes, and a blocked Bloom filter of BLOOM_BITS_PER_RECORD bits per
- * record, BLOOM_PROBES bits set in one 512-bit block per key. */
+ * bytes, and a blocked Bloom filter (bloom.h), folded as more runs come
+ * so that all of them stay within filter_limit. */
 #define SAMPLE_SPAN (64u << 10)
-#define BLOOM_BITS_PER_RECORD 10u
 
 typedef struct {
 	uint64_t offset;
 	uint64_t bytes;
 	/* with lookups (runs written while adding): */
-	uint64_t *bloom;
-	size_t nblocks;
+	bool has_filter;
+	bloom_t bloom;
 	/* sample i: the record (length word and bytes) at
 	 * samples + sample_at[i], which is at sample_off[i] in the file */
 	uint64_t *sample_off;
@@ -99,6 +98,7 @@ struct extsort {
 	size_t run_cap;
 	/* Bytes of the runs' filters and samples (with lookups). */
 	size_t lookup_bytes;
+	size_t sample_bytes;
 
 	/* The merge: one cursor per run, a heap of cursor numbers. */
 	cursor_t *cursors;
@@ -156,8 +156,21 @@ int extsort_create(const extsort_desc_t *desc, extsort_t **out)
 	if (s->desc.mem_limit < MIN_LIMIT)
 		s->desc.mem_limit = MIN_LIMIT;
 	s->desc.mem_limit -= s->desc.mem_limit % sizeof(entry_t);
+	if (s->desc.filter_limit == 0)
+		s->desc.filter_limit = s->desc.mem_limit / 8;
+	if (s->desc.merge_limit == 0 || s->desc.merge_limit > s->desc.mem_limit)
+		s->desc.merge_limit = s->desc.mem_limit;
+	if (s->desc.merge_limit < 2 * MIN_CURSOR)
+		s->desc.merge_limit = 2 * MIN_CURSOR;
 	*out = s;
 	return 0;
+}
+
+void extsort_set_limit(extsort_t *s, size_t mem_limit)
+{
+	if (mem_limit < MIN_LIMIT)
+		mem_limit = MIN_LIMIT;
+	s->desc.mem_limit = mem_limit - mem_limit % sizeof(entry_t);
 }
 
 static void free_cursors(extsort_t *s)
@@ -174,15 +187,15 @@ static void free_cursors(extsort_t *s)
 
 static void free_run_lookup(run_t *run)
 {
-	free(run->bloom);
+	if (run->has_filter)
+		bloom_cleanup(&run->bloom);
 	free(run->sample_off);
 	free(run->sample_at);
 	free(run->samples);
-	run->bloom = NULL;
+	run->has_filter = false;
 	run->sample_off = NULL;
 	run->sample_at = NULL;
 	run->samples = NULL;
-	run->nblocks = 0;
 	run->nsamples = 0;
 }
 
@@ -216,6 +229,7 @@ void extsort_destroy(extsort_t *s)
 void extsort_get_stats(const extsort_t *s, extsort_stats_t *stats)
 {
 	*stats = s->stats;
+	stats->filter_bytes = s->lookup_bytes - s->sample_bytes;
 }
 
 /* ---- the in-memory buffer -------------------------------------------------
@@ -340,8 +354,9 @@ static bool lookups(const extsort_t *s)
 }
 
 /* The most the block may take: all of the limit, or with lookups what
- * the runs' filters and samples leave of it (down to a quarter: past
- * that the limit is exceeded rather than a run made per record), and of
+ * the runs' filters and samples leave of it (the filters stay within
+ * filter_limit, but the samples grow with the runs: down to a quarter,
+ * past which the limit is exceeded rather than a run made per record), and of
  * that room for the hash map (at most 8 bytes per record, records taking
  * at least 28 bytes of the block, and the map up to twice the records).
  * How large the block is changes where runs are cut, never the order. */
@@ -365,18 +380,29 @@ static size_t block_limit(const extsort_t *s)
 static int build_run_lookup(extsort_t *s, run_t *run, uint64_t start)
 {
 	uint64_t pos = start, next_sample = start;
-	size_t sample_bytes = 0, cap = 0;
+	size_t sample_bytes = 0, cap = 0, n = 0;
+	unsigned int folds;
+	bloom_t **set;
 
-	run->nblocks = bloom_blocks(s->count, BLOOM_BITS_PER_RECORD);
-	run->bloom = calloc(run->nblocks * BLOOM_BLOCK_WORDS, sizeof(uint64_t));
-	if (run->bloom == NULL)
+	/* the filters so far and this one within filter_limit */
+	set = malloc((s->run_count > 0 ? s->run_count : 1) * sizeof(set[0]));
+	if (set == NULL)
+		return file_failure(s, NULL, SQFS_ERROR_ALLOC);
+	for (size_t i = 0; i < s->run_count; ++i) {
+		if (s->runs[i].has_filter)
+			set[n++] = &s->runs[i].bloom;
+	}
+	bloom_fit(set, n, s->count, &folds, s->desc.filter_limit);
+	free(set);
+	run->has_filter = true;
+	if (bloom_init(&run->bloom, s->count, folds) != 0)
 		return file_failure(s, NULL, SQFS_ERROR_ALLOC);
 
 	for (size_t i = 0; i < s->count; ++i) {
 		const uint8_t *p = s->arena + entry(s, i)->offset;
 		size_t len = get_le32(p);
 
-		bloom_add(run->bloom, run->nblocks,
+		bloom_add(&run->bloom,
 			  s->desc.key_hash(p + 4, len, s->desc.user));
 
 		if (pos >= next_sample) {
@@ -496,12 +522,17 @@ static int spill_buffer(extsort_t *s, bool for_lookups)
 	lookup.offset = s->runs[s->run_count - 1].offset;
 	lookup.bytes = s->runs[s->run_count - 1].bytes;
 	s->runs[s->run_count - 1] = lookup;
-	s->lookup_bytes +=
-	    lookup.nblocks * BLOOM_BLOCK_WORDS * sizeof(uint64_t) +
+	s->sample_bytes +=
 	    lookup.nsamples * (sizeof(uint64_t) + sizeof(size_t));
 	for (size_t i = 0; i < lookup.nsamples; ++i)
-		s->lookup_bytes +=
+		s->sample_bytes +=
 		    4 + get_le32(lookup.samples + lookup.sample_at[i]);
+	/* the filters, folded to make room for this one */
+	s->lookup_bytes = s->sample_bytes;
+	for (size_t i = 0; i < s->run_count; ++i) {
+		if (s->runs[i].has_filter)
+			s->lookup_bytes += bloom_bytes(&s->runs[i].bloom);
+	}
 	s->stats.runs += 1;
 	if (s->buckets != NULL)
 		memset(s->buckets, 0, s->nbuckets * sizeof(s->buckets[0]));
@@ -745,7 +776,7 @@ static int merge_step(extsort_t *s)
 
 static size_t cursor_size_for(const extsort_t *s, size_t n)
 {
-	size_t size = s->desc.mem_limit / (n > 0 ? n : 1);
+	size_t size = s->desc.merge_limit / (n > 0 ? n : 1);
 
 	if (size > MAX_CURSOR)
 		size = MAX_CURSOR;
@@ -757,7 +788,7 @@ static size_t cursor_size_for(const extsort_t *s, size_t n)
 /* Merge passes until the runs left fit one final merge. */
 static int reduce_runs(extsort_t *s)
 {
-	size_t fanin = s->desc.mem_limit / MIN_CURSOR;
+	size_t fanin = s->desc.merge_limit / MIN_CURSOR;
 	int ret;
 
 	if (fanin < 2)
@@ -843,6 +874,7 @@ int extsort_finish(extsort_t *s)
 	for (size_t i = 0; i < s->run_count; ++i)
 		free_run_lookup(&s->runs[i]);
 	s->lookup_bytes = 0;
+	s->sample_bytes = 0;
 	ret = reduce_runs(s);
 	if (ret != 0)
 		return ret;
@@ -864,6 +896,7 @@ int extsort_next(extsort_t *s, const void **rec, size_t *len)
 	switch (s->state) {
 	case READ_MEMORY:
 		if (s->mem_pos == s->count) {
+			free_buffer(s);
 			s->state = DONE;
 			return 0;
 		}
@@ -877,6 +910,8 @@ int extsort_next(extsort_t *s, const void **rec, size_t *len)
 				return ret;
 		}
 		if (merge_top(s, rec, len) == 0) {
+			/* the cursors' buffers are not needed any more */
+			free_cursors(s);
 			s->state = DONE;
 			return 0;
 		}
@@ -985,8 +1020,20 @@ static int find_in_run(extsort_t *s, const run_t *run, const void *key,
 	}
 }
 
+uint64_t extsort_run_count(const extsort_t *s)
+{
+	return s->run_count;
+}
+
 int extsort_find(extsort_t *s, const void *key, size_t klen, uint64_t hash,
 		 extsort_visit_fn visit, void *user)
+{
+	return extsort_find_in(s, 0, UINT64_MAX, key, klen, hash, visit, user);
+}
+
+int extsort_find_in(extsort_t *s, uint64_t first, uint64_t last,
+		    const void *key, size_t klen, uint64_t hash,
+		    extsort_visit_fn visit, void *user)
 {
 	int ret;
 
@@ -997,7 +1044,10 @@ int extsort_find(extsort_t *s, const void *key, size_t klen, uint64_t hash,
 	if (s->state != ADDING)
 		return SQFS_ERROR_SEQUENCE;
 
-	if (s->nbuckets > 0) {
+	if (first > last)
+		return 0;
+	/* the buffer is the run numbered run_count, once written */
+	if (s->nbuckets > 0 && last >= s->run_count) {
 		size_t i = s->buckets[bucket_of(s, hash)];
 
 		while (i != 0) {
@@ -1014,8 +1064,12 @@ int extsort_find(extsort_t *s, const void *key, size_t klen, uint64_t hash,
 		}
 	}
 
-	for (size_t r = s->run_count; r-- > 0;) {
-		if (!bloom_may_hold(s->runs[r].bloom, s->runs[r].nblocks, hash))
+	if (first >= s->run_count)
+		return 0;
+	if (last >= s->run_count)
+		last = s->run_count - 1;
+	for (size_t r = (size_t)last + 1; r-- > (size_t)first;) {
+		if (!bloom_may_hold(&s->runs[r].bloom, hash))
 			continue;
 		ret = find_in_run(s, &s->runs[r], key, klen, visit, user);
 		if (ret != 0)

@@ -18,11 +18,12 @@
  * that are the same with and without a memory limit.
  *
  * Memory: the record buffer (per record its bytes, a 4-byte length, a
- * 24-byte index entry and with lookups 8 bytes of hash map) stays within
- * mem_limit, except that one record
+ * 24-byte index entry and with lookups 8 bytes of hash map) and the runs'
+ * filters and samples stay within mem_limit, except that one record
  * larger than the limit is always accepted; reading a merge takes at most
- * mem_limit for the cursors' buffers. The spill files' write buffers (a
- * sixteenth of the limit, at most 1 MiB each, two at most) come on top.
+ * merge_limit for the cursors' buffers, and reading it to the end gives
+ * them back. The spill files' write buffers (a sixteenth of the limit, at
+ * most 1 MiB each, two at most) come on top.
  *
  * Errors: 0 or a negative sqfs_error_t; a failure of the spill file
  * (a full $TMPDIR) is kept, with words (extsort_error), and every later
@@ -60,11 +61,21 @@ typedef struct {
 	 * For extsort_find, or NULL: records whose keys compare equal must
 	 * be neighbours in the order of cmp (the key is a prefix of the
 	 * order). The buffer then keeps a hash map of its keys (8 bytes per
-	 * record), and each run a filter (about 10 bits per record) and a
-	 * copy of its first record in every 64 KiB, in memory.
+	 * record), and each run a filter (10 bits per record, folded to 5,
+	 * 2.5 or none as the runs' filters outgrow filter_limit: see
+	 * util/bloom.h) and a copy of its first record in every 64 KiB, in
+	 * memory.
 	 */
 	extsort_key_hash_fn key_hash;
 	extsort_key_cmp_fn key_cmp;
+	/* Bytes the runs' filters may take, out of mem_limit; 0: an eighth
+	 * of mem_limit. A smaller one costs more reads per lookup of a key
+	 * that is not there, never a wrong answer. */
+	size_t filter_limit;
+	/* Bytes of the cursors' buffers when reading a merge (at least 128
+	 * KiB, at most mem_limit); 0: mem_limit. By then the buffer is
+	 * given back: the caller may want that memory for itself. */
+	size_t merge_limit;
 } extsort_desc_t;
 
 typedef struct {
@@ -76,6 +87,8 @@ typedef struct {
 	uint64_t spilled_bytes;
 	/* Merge passes before the final one. */
 	uint64_t merge_passes;
+	/* Bytes the runs' filters hold now (at most filter_limit). */
+	uint64_t filter_bytes;
 } extsort_stats_t;
 
 typedef struct extsort extsort_t;
@@ -88,6 +101,11 @@ void extsort_destroy(extsort_t *s);
 /* Add a copy of a record. SQFS_ERROR_SEQUENCE once reading began,
  * SQFS_ERROR_ARG_INVALID for a record over EXTSORT_MAX_RECORD bytes. */
 int extsort_add(extsort_t *s, const void *rec, size_t len);
+
+/* While adding: a new mem_limit (as in extsort_desc_t; filter_limit and
+ * merge_limit stay). The buffer keeps its size until it is next written
+ * out: a smaller limit takes effect within one run. */
+void extsort_set_limit(extsort_t *s, size_t mem_limit);
 
 /* Adding is over: sort and get ready to read. */
 int extsort_finish(extsort_t *s);
@@ -109,6 +127,21 @@ int extsort_next(extsort_t *s, const void **rec, size_t *len);
  */
 int extsort_find(extsort_t *s, const void *key, size_t klen, uint64_t hash,
 		 extsort_visit_fn visit, void *user);
+
+/*
+ * While adding: the runs written so far. A record added when this was r
+ * (read after extsort_add returned) is in the buffer while this stays r,
+ * and in run r from then on: the records of one key added while it went
+ * from a to b are in runs a to b (b: maybe still the buffer).
+ */
+uint64_t extsort_run_count(const extsort_t *s);
+
+/* extsort_find among the records in runs first to last only (the buffer
+ * counts as run extsort_run_count()): a caller that knows where a key's
+ * records went saves the filters' false positives of every other run. */
+int extsort_find_in(extsort_t *s, uint64_t first, uint64_t last,
+		    const void *key, size_t klen, uint64_t hash,
+		    extsort_visit_fn visit, void *user);
 
 void extsort_get_stats(const extsort_t *s, extsort_stats_t *stats);
 

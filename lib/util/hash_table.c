@@ -42,6 +42,32 @@ size_t hash_table_count(const hash_table_t *ht)
 	return ht->count;
 }
 
+/* The capacity that holds count keys at a load of at most 3/4. */
+static size_t capacity_for(size_t count)
+{
+	size_t cap = HT_MIN_CAPACITY;
+
+	while (count > cap - cap / 4 && cap <= SIZE_MAX / 4)
+		cap *= 2;
+	return cap;
+}
+
+size_t hash_table_bytes_for(size_t count)
+{
+	return capacity_for(count) * (sizeof(hash_table_slot_t) + 1);
+}
+
+void hash_table_clear(hash_table_t *ht, size_t count)
+{
+	if (ht->capacity > capacity_for(count)) {
+		hash_table_cleanup(ht);
+		return;
+	}
+	if (ht->capacity > 0)
+		memset(ht->used, 0, ht->capacity);
+	ht->count = 0;
+}
+
 /* The slot holding key, or the empty slot where it would go. The table
  * always has at least one empty slot, so the probe ends. */
 static size_t ht_find(const hash_table_slot_t *slots, const uint8_t *used,

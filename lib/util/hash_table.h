@@ -57,4 +57,15 @@ bool hash_table_remove(hash_table_t *ht, uint64_t key);
 /* The number of keys in the map. */
 size_t hash_table_count(const hash_table_t *ht);
 
+/* Bytes of the array of a map holding count keys (it may take half as
+ * much again for a moment while it grows). */
+size_t hash_table_bytes_for(size_t count);
+
+/*
+ * Empty the map. Its array is kept (so that emptying a map over and over
+ * allocates nothing), unless it is larger than count keys need: then it
+ * is freed, and the map grows again as keys come.
+ */
+void hash_table_clear(hash_table_t *ht, size_t count);
+
 #endif /* UTIL_HASH_TABLE_H */

@@ -55,7 +55,7 @@ sqfs_compressor_t *bp_test_compressor(uint32_t block_size, bool gzip)
 
 unsigned int bp_test_workers = 0;
 unsigned int bp_test_backlog = 16;
-size_t bp_test_tail_records = 0;
+size_t bp_test_tail_memory = 0;
 
 void bp_ctx_open(bp_ctx_t *c, uint32_t block_size, unsigned int opts,
 		 sqfs_file_t *file)
@@ -70,7 +70,7 @@ void bp_ctx_open(bp_ctx_t *c, uint32_t block_size, unsigned int opts,
 	c->desc.devblk_size = 4096;
 	c->desc.num_workers = bp_test_workers;
 	c->desc.max_backlog = bp_test_backlog;
-	c->desc.tail_index_records = bp_test_tail_records;
+	c->desc.tail_memory = bp_test_tail_memory;
 	c->desc.no_tail_packing = (opts & BP_TEST_NO_TAIL_PACKING) != 0;
 	c->desc.no_fragments = (opts & BP_TEST_NO_FRAGMENTS) != 0;
 	assert_int_equal(block_processor_create(&c->desc, &c->bp), 0);

@@ -42,8 +42,8 @@ typedef struct {
  * look at a file's record before finish need the serial back end. */
 extern unsigned int bp_test_workers;
 extern unsigned int bp_test_backlog;
-/* Records of distinct tails kept in memory before spilling (0: all). */
-extern size_t bp_test_tail_records;
+/* Bytes for the index of distinct tails before it spills (0: no limit). */
+extern size_t bp_test_tail_memory;
 
 /* zstd (or gzip with BP_TEST_GZIP, or the other if one is missing) at
  * level 1 for speed, for blocks up to block_size. */

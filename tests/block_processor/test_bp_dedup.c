@@ -717,9 +717,9 @@ static void test_no_overlap_with_self(void **state)
  * after a handful of records: the same duplicates must be found. */
 static void with_spilled_tails(void (*test)(void **), void **state)
 {
-	bp_test_tail_records = 3;
+	bp_test_tail_memory = 1024;
 	test(state);
-	bp_test_tail_records = 0;
+	bp_test_tail_memory = 0;
 }
 
 static void test_fragment_dedup_spilled(void **state)

@@ -3,7 +3,9 @@
  * test_tail_index.c - the fragment packer's index of distinct tails: with
  * records spilled to sorted runs and merged, every lookup visits exactly
  * the records an all-in-memory index visits, in the same order (newest
- * first), so dedup decisions do not depend on the memory limit.
+ * first), so dedup decisions do not depend on the memory limit; and what
+ * the index holds stays within its memory as the runs grow, their filters
+ * folding to make room.
  */
 #include "config.h"
 
@@ -112,14 +114,17 @@ static void check_lookups(bp_tail_index_t *ti, size_t stop_after)
 	}
 }
 
-static void run(size_t max_records, bool expect_merges)
+static void run(size_t memory, bool expect_merges)
 {
 	bp_tail_index_t ti;
 
-	bp_tail_index_init(&ti, max_records);
-	for (uint32_t i = 0; i < COUNT; ++i)
+	bp_tail_index_init(&ti, memory);
+	for (uint32_t i = 0; i < COUNT; ++i) {
 		assert_int_equal(bp_tail_index_add(&ti, &model[i]), 0);
-	if (max_records != 0) {
+		if (memory != 0)
+			assert_true(bp_tail_index_memory(&ti) <= memory);
+	}
+	if (memory != 0) {
 		assert_true(ti.spilled > COUNT / 2);
 		assert_true(ti.run_count < 16);
 	}
@@ -138,15 +143,78 @@ static void test_in_memory(void **state)
 static void test_spilled_few_runs(void **state)
 {
 	(void)state;
-	/* 3 runs of 20000: no merge yet */
-	run(20000, false);
+	/* 2 runs of about 22000 records: no merge yet */
+	run(1536u << 10, false);
 }
 
 static void test_spilled_merged(void **state)
 {
 	(void)state;
-	/* hundreds of runs, merged in tiers */
-	run(97, true);
+	/* hundreds of runs of about 100 records, merged in tiers, most of
+	 * them without a filter for want of room */
+	run(8u << 10, true);
+}
+
+/* Many records in little memory: the runs' filters fold as they come, so
+ * that what the index holds stays within its memory, and lookups find
+ * the same records. */
+static void test_filters_fold(void **state)
+{
+	enum { MANY = 600000 };
+	const size_t memory = 96u << 10;
+	bp_tail_index_t ti;
+	uint64_t seed = 99;
+	size_t most = 0;
+	bp_tail_t r;
+
+	(void)state;
+	bp_tail_index_init(&ti, memory);
+	for (uint32_t i = 0; i < MANY; ++i) {
+		/* the model first (looked up below), then distinct keys */
+		if (i < COUNT) {
+			r = model[i];
+		} else {
+			r.size = 1000 + (uint32_t)(next_rand(&seed) % 3000);
+			r.hash = next_rand(&seed) | (1ull << 63);
+			r.block = i;
+			r.offset = 0;
+			r.store = 0;
+		}
+		assert_int_equal(bp_tail_index_add(&ti, &r), 0);
+		if (bp_tail_index_memory(&ti) > most)
+			most = bp_tail_index_memory(&ti);
+	}
+	assert_true(most <= memory);
+	/* 10 bits per record would be 750 KB: the filters folded */
+	assert_true(ti.lookup_bytes < memory);
+	assert_true(ti.spilled > MANY / 2);
+	check_lookups(&ti, 0);
+	bp_tail_index_cleanup(&ti);
+}
+
+/* The memory given back while adding (a writer whose directories grew):
+ * from the next spill on the index fits the smaller memory, and lookups
+ * find the same records. */
+static void test_memory_shrinks(void **state)
+{
+	const size_t memory = 512u << 10;
+	bp_tail_index_t ti;
+	uint64_t spilled = 0;
+
+	(void)state;
+	bp_tail_index_init(&ti, memory);
+	for (uint32_t i = 0; i < COUNT; ++i) {
+		assert_int_equal(bp_tail_index_add(&ti, &model[i]), 0);
+		if (i == COUNT / 3) {
+			bp_tail_index_set_memory(&ti, memory / 4);
+			spilled = ti.spilled;
+		}
+		if (spilled != 0 && ti.spilled > spilled)
+			assert_true(bp_tail_index_memory(&ti) <= memory / 4);
+	}
+	assert_true(ti.spilled > spilled);
+	check_lookups(&ti, 0);
+	bp_tail_index_cleanup(&ti);
 }
 
 int main(void)
@@ -155,6 +223,8 @@ int main(void)
 	    cmocka_unit_test(test_in_memory),
 	    cmocka_unit_test(test_spilled_few_runs),
 	    cmocka_unit_test(test_spilled_merged),
+	    cmocka_unit_test(test_filters_fold),
+	    cmocka_unit_test(test_memory_shrinks),
 	};
 
 	make_model();

@@ -507,7 +507,8 @@ static void test_index_threshold(void **state)
 }
 
 /* 20000 entries whose inodes lie in many blocks, as an inode table of
- * 40-byte inodes would put them. */
+ * 40-byte inodes would put them. The listing goes out as they come, not
+ * held until the end. */
 static void test_large_directory(void **state)
 {
 	const size_t n = 20000;
@@ -515,17 +516,24 @@ static void test_large_directory(void **state)
 	fixture_t fx;
 	listing_t l;
 	char name[16];
-	uint64_t ref, pos;
+	uint64_t ref, pos, block0, block;
+	uint32_t offset0, offset;
 	size_t i;
 
 	(void)state;
 	fixture_open(&fx, true, 777);
 	assert_int_equal(dir_writer_begin(fx.dw), 0);
+	meta_stream_position(&fx.ms.base, &block0, &offset0);
 	for (i = 0; i < n; ++i) {
 		pos = i * 40;
 		ref = ((pos / MD) * 3000 << 16) | (pos % MD);
 		snprintf(name, sizeof(name), "file%05zu", i);
 		add(&fx, name, (uint32_t)(n - i), ref, SQFS_INODE_FILE);
+		if (i == n / 2) {
+			/* 10000 entries of 17 bytes: 20 blocks out */
+			meta_stream_position(&fx.ms.base, &block, &offset);
+			assert_true(block > block0);
+		}
 	}
 	finish(&fx, &mr, &l);
 

@@ -181,9 +181,10 @@ PY
 # bar_free FILE: FILE without progress-bar lines and blank lines. Whether
 # a run draws its bar (and how often) depends on how long it takes: a
 # slow run (under ASan, on a busy machine) draws it where a fast one only
-# ends the line, for either tool. The rest of the output must agree.
+# ends the line, for either tool; a redrawn bar follows the one before it
+# on its line, after a carriage return. The rest of the output must agree.
 bar_free() {
-	grep -Ev '^(\[[^]]*\] +[0-9]+/[0-9]+ +[0-9]+%)?$' "$1"
+	tr '\r' '\n' <"$1" | grep -Ev '^(\[[^]]*\] +[0-9]+/[0-9]+ +[0-9]+%)*$'
 }
 
 # extract DESCRIPTION ARGS...: both extract (into r/ and o/ of $WORK,

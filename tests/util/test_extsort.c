@@ -82,7 +82,7 @@ static void fill_record(uint8_t *buf, const ref_t *r)
 static extsort_stats_t run_sort(size_t count, size_t limit, size_t max_len,
 				size_t big_every, size_t big_len, uint64_t seed)
 {
-	extsort_desc_t desc = {limit, cmp_key, NULL, NULL, NULL};
+	extsort_desc_t desc = {limit, cmp_key, NULL, NULL, NULL, 0, 0};
 	ref_t *refs = calloc(count, sizeof(refs[0]));
 	uint8_t *buf = malloc(big_len > max_len ? big_len : max_len);
 	uint8_t *expect = malloc(big_len > max_len ? big_len : max_len);
@@ -172,7 +172,7 @@ static void test_records_larger_than_limit(void **state)
 
 static void test_empty(void **state)
 {
-	extsort_desc_t desc = {0, cmp_key, NULL, NULL, NULL};
+	extsort_desc_t desc = {0, cmp_key, NULL, NULL, NULL, 0, 0};
 	const void *rec;
 	extsort_t *s;
 	size_t len;
@@ -195,7 +195,8 @@ static void test_same_at_any_limit(void **state)
 
 	(void)state;
 	for (size_t l = 0; l < 3; ++l) {
-		extsort_desc_t desc = {limits[l], cmp_key, NULL, NULL, NULL};
+		extsort_desc_t desc = {limits[l], cmp_key, NULL, NULL,
+				       NULL,	  0,	   0};
 		uint64_t seed = 99, h = 1469598103934665603ull;
 		uint8_t buf[80];
 		const void *rec;
@@ -253,7 +254,7 @@ static void test_spill_file(void **state)
 
 static void test_no_tmpdir(void **state)
 {
-	extsort_desc_t desc = {0, cmp_key, NULL, NULL, NULL};
+	extsort_desc_t desc = {0, cmp_key, NULL, NULL, NULL, 0, 0};
 	char why[SPILL_WHY_SIZE], rec[64] = {0};
 	char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
 	extsort_t *s;
@@ -303,7 +304,7 @@ static void test_write_fails(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct rlimit rl = {256u << 10, 256u << 10};
-		extsort_desc_t desc = {0, cmp_key, NULL, NULL, NULL};
+		extsort_desc_t desc = {0, cmp_key, NULL, NULL, NULL, 0, 0};
 		char rec[100] = {0};
 		const void *out;
 		size_t len;
@@ -402,7 +403,8 @@ static int visit_found(void *user, const void *rec, size_t len)
 static void test_find(void **state)
 {
 	enum { COUNT = 40000, KEYS = 3000 };
-	extsort_desc_t desc = {0, cmp_key_serial, NULL, key_hash, key_cmp};
+	extsort_desc_t desc = {0, cmp_key_serial, NULL, key_hash, key_cmp, 0,
+			       0};
 	static ref_t refs[COUNT];
 	static uint8_t seen[COUNT];
 	static uint8_t buf[300u << 10];
@@ -487,8 +489,9 @@ static int stop_at_first(void *user, const void *rec, size_t len)
 
 static void test_find_stops_and_refuses(void **state)
 {
-	extsort_desc_t plain = {0, cmp_key, NULL, NULL, NULL};
-	extsort_desc_t desc = {0, cmp_key_serial, NULL, key_hash, key_cmp};
+	extsort_desc_t plain = {0, cmp_key, NULL, NULL, NULL, 0, 0};
+	extsort_desc_t desc = {0, cmp_key_serial, NULL, key_hash, key_cmp, 0,
+			       0};
 	uint8_t rec[16] = {0};
 	uint32_t key = 0;
 	extsort_t *s;
@@ -512,6 +515,94 @@ static void test_find_stops_and_refuses(void **state)
 	extsort_destroy(s);
 }
 
+/* found_t without the bytes check: counts visits of records of a key */
+static int count_visit(void *user, const void *rec, size_t len)
+{
+	(void)rec;
+	(void)len;
+	*(size_t *)user += 1;
+	return 0;
+}
+
+/*
+ * Lookups while the runs' filters are held to a small budget: their bytes
+ * never pass filter_limit (they fold, then go), and every record of a key
+ * is still found, among all runs or among the runs its records went to
+ * (extsort_find_in), and never among the others.
+ */
+static void test_find_filter_limit(void **state)
+{
+	enum { COUNT = 200000, KEYS = 20000 };
+	extsort_desc_t desc = {0, cmp_key_serial, NULL, key_hash, key_cmp, 0,
+			       0};
+	static uint32_t first[KEYS], last[KEYS], count[KEYS];
+	uint8_t buf[64];
+	uint64_t seed = 11, most = 0;
+	extsort_stats_t st;
+	extsort_t *s;
+
+	(void)state;
+	desc.mem_limit = 256u << 10;
+	desc.filter_limit = 4096;
+	for (uint32_t k = 0; k < KEYS; ++k)
+		first[k] = UINT32_MAX;
+	assert_int_equal(extsort_create(&desc, &s), 0);
+	for (uint32_t i = 0; i < COUNT; ++i) {
+		ref_t r;
+
+		/* keys drift with i, as a tree's directories do */
+		r.key = (uint32_t)((i / 10 + next_rand(&seed) % 500) % KEYS);
+		r.serial = i;
+		r.len = 8 + (size_t)(next_rand(&seed) % 40);
+		fill_record(buf, &r);
+		assert_int_equal(extsort_add(s, buf, r.len), 0);
+		if (first[r.key] == UINT32_MAX)
+			first[r.key] = (uint32_t)extsort_run_count(s);
+		last[r.key] = (uint32_t)extsort_run_count(s);
+		count[r.key] += 1;
+
+		extsort_get_stats(s, &st);
+		assert_true(st.filter_bytes <= 4096);
+		if (st.filter_bytes > most)
+			most = st.filter_bytes;
+
+		if (i % 1999 != 0)
+			continue;
+		for (int q = 0; q < 10; ++q) {
+			uint32_t key = (uint32_t)(next_rand(&seed) % KEYS);
+			size_t n = 0;
+
+			assert_int_equal(extsort_find(s, &key, 4,
+						      hash_of_key(key),
+						      count_visit, &n),
+					 0);
+			assert_int_equal(n, count[key]);
+			if (count[key] == 0)
+				continue;
+			n = 0;
+			assert_int_equal(
+			    extsort_find_in(s, first[key], last[key], &key, 4,
+					    hash_of_key(key), count_visit, &n),
+			    0);
+			assert_int_equal(n, count[key]);
+			/* the runs before its first hold none of it */
+			n = 0;
+			if (first[key] > 0)
+				assert_int_equal(
+				    extsort_find_in(s, 0, first[key] - 1, &key,
+						    4, hash_of_key(key),
+						    count_visit, &n),
+				    0);
+			assert_int_equal(n, 0);
+		}
+	}
+	extsort_get_stats(s, &st);
+	/* many runs, whose full filters would take 250 KB */
+	assert_true(st.runs > 20);
+	assert_true(most > 0);
+	extsort_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +617,7 @@ int main(void)
 	    cmocka_unit_test(test_write_fails),
 	    cmocka_unit_test(test_find),
 	    cmocka_unit_test(test_find_stops_and_refuses),
+	    cmocka_unit_test(test_find_filter_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,8 +40,7 @@ static void test_paths(void **state)
 	static const char *const ab[] = {"a", "b", NULL};
 	static const char *const dots[] = {"...", ".a", "a.", NULL};
 	char long_name[300];
-	const char *canon;
-	wr_tree_t t;
+	char *canon;
 	size_t depth;
 
 	(void)state;
@@ -70,14 +69,14 @@ static void test_paths(void **state)
 	assert_int_equal(wr_path_check(long_name, &depth),
 			 SQFS_ERROR_ARG_INVALID);
 
-	assert_int_equal(wr_tree_init(&t), 0);
-	assert_int_equal(wr_path_canonical(&t, "//a/./b//c/", &canon), 0);
+	assert_int_equal(wr_path_canonical("//a/./b//c/", &canon), 0);
 	assert_string_equal(canon, "a/b/c");
-	assert_int_equal(wr_path_canonical(&t, "./", &canon), 0);
+	free(canon);
+	assert_int_equal(wr_path_canonical("./", &canon), 0);
 	assert_string_equal(canon, "");
-	assert_int_equal(wr_path_canonical(&t, "a/../c", &canon),
+	free(canon);
+	assert_int_equal(wr_path_canonical("a/../c", &canon),
 			 SQFS_ERROR_ARG_INVALID);
-	wr_tree_cleanup(&t);
 }
 
 static uint32_t add_node(wr_tree_t *t, uint32_t parent, const char *name,

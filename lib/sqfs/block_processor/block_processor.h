@@ -89,9 +89,13 @@ typedef struct {
 	/* Most block buffers in flight (of blocks handed to the workers,
 	 * not yet written: one per data block, two per fragment block)
 	 * before append waits (thread pool; 0: BP_DEFAULT_BACKLOG per
-	 * worker); never more than 64 MiB of them. Tails and end-of-file
-	 * markers do not count. */
+	 * worker); never more than backlog_memory bytes of them. Tails and
+	 * end-of-file markers do not count. */
 	unsigned int max_backlog;
+	/* Bytes the buffers in flight may take (one block is always let
+	 * through); 0: 64 MiB, also the most. How many are in flight
+	 * changes how long adding waits, never the output. */
+	size_t backlog_memory;
 	/* Files larger than a block keep their tail as a short block. */
 	bool no_tail_packing;
 	/* No fragments at all. */
@@ -105,10 +109,14 @@ typedef struct {
 	bool raw_data;
 	/* Store every fragment block raw. */
 	bool raw_fragments;
-	/* Records of distinct tails kept in memory (about 40 bytes each)
-	 * before the older ones go to sorted runs in a spill file; 0: all
-	 * stay in memory. Dedup finds the same duplicates either way. */
-	size_t tail_index_records;
+	/* Bytes for finding duplicate tails: the index of distinct tails
+	 * (its newest records, and the filters of the older ones, which go
+	 * to sorted runs in a spill file) and a buffer of raw copies of
+	 * small tails (an eighth, before they go to a spill file too); 0:
+	 * the index stays in memory. Dedup finds the same duplicates either
+	 * way. The decoded fragment blocks it keeps (at most 8 MiB) come on
+	 * top. */
+	size_t tail_memory;
 } block_processor_desc_t;
 
 typedef struct {
@@ -152,6 +160,12 @@ int block_processor_end(block_processor_t *bp);
  * file data records are then complete. No file may be open.
  */
 int block_processor_finish(block_processor_t *bp);
+
+/* While adding: a new tail_memory (block_processor_desc_t), for a writer
+ * whose other holdings grew. Ignored when it was 0 (no limit). The index
+ * of tails fits it from its next spill on; the buffer of raw tails keeps
+ * its size. */
+void block_processor_set_tail_memory(block_processor_t *bp, size_t bytes);
 
 /*
  * After finish: append the fragment table (if there are fragments) and set

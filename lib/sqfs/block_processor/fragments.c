@@ -31,7 +31,7 @@ static bp_pending_t *pending_list(const bp_packer_t *pk)
 
 void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 		    sqfs_compressor_t *cmp, bp_frag_table_t *ftable,
-		    const bp_block_sink_t *sink, size_t tail_records)
+		    const bp_block_sink_t *sink, size_t tail_memory)
 {
 	memset(pk, 0, sizeof(*pk));
 	pk->block_size = block_size;
@@ -39,10 +39,10 @@ void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 	pk->cmp = cmp;
 	pk->ftable = ftable;
 	pk->sink = *sink;
-	bp_tail_index_init(&pk->tails, tail_records);
-	/* 24 bytes of raw tail for each record in memory; without a limit,
-	 * 16 MiB */
-	pk->store_memory = tail_records != 0 ? tail_records * 24 : (16u << 20);
+	/* an eighth for raw tails, the rest for the index; without a limit,
+	 * 16 MiB of raw tails */
+	pk->store_memory = tail_memory != 0 ? tail_memory / 8 : (16u << 20);
+	bp_tail_index_init(&pk->tails, tail_memory - tail_memory / 8);
 
 	/* as many slots as the byte budget allows, at least 2 */
 	pk->cache_slots = BP_FRAG_CACHE_BYTES / block_size;
@@ -52,6 +52,17 @@ void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 		pk->cache_slots = BP_FRAG_CACHE_SLOTS;
 	for (size_t i = 0; i < BP_FRAG_CACHE_SLOTS; ++i)
 		pk->cache[i].index = BP_NONE;
+}
+
+void bp_packer_set_tail_memory(bp_packer_t *pk, size_t tail_memory)
+{
+	/* no limit stays no limit; the raw tails' buffer keeps its size */
+	if (pk->tails.memory == 0)
+		return;
+	bp_tail_index_set_memory(&pk->tails,
+				 tail_memory > pk->store_memory
+				     ? tail_memory - pk->store_memory
+				     : 1);
 }
 
 void bp_packer_cleanup(bp_packer_t *pk)

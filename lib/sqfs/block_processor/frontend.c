@@ -112,7 +112,7 @@ int block_processor_create(const block_processor_desc_t *desc,
 
 		bp_packer_init(&bp->packer, desc->block_size, desc->file,
 			       desc->cmp, &bp->ftable, &sink,
-			       desc->tail_index_records);
+			       desc->tail_memory);
 	}
 
 #ifdef WITH_PTHREAD
@@ -439,6 +439,11 @@ int block_processor_end(block_processor_t *bp)
 	return 0;
 }
 
+void block_processor_set_tail_memory(block_processor_t *bp, size_t bytes)
+{
+	bp_packer_set_tail_memory(&bp->packer, bytes);
+}
+
 int block_processor_finish(block_processor_t *bp)
 {
 	int ret;
@@ -452,6 +457,13 @@ int block_processor_finish(block_processor_t *bp)
 	if (ret != 0)
 		return bp_fail(bp, ret);
 
+	/* Every block is written and no file comes any more: what dedup
+	 * looks duplicates up in (the index of tails with its filters, the
+	 * decoded fragment blocks, the stored blocks' index) goes now, not
+	 * at destroy, for the writer's tables want the memory. Both are
+	 * left empty, as cleanup leaves them. */
+	bp_packer_cleanup(&bp->packer);
+	bp_writer_cleanup(&bp->writer);
 	bp->state = BP_STATE_FINISHED;
 	return 0;
 }

@@ -422,10 +422,11 @@ typedef struct {
  * Every distinct tail packed is recorded (size, hash, where it is), so
  * that a later equal tail is found. The newest records are in memory: an
  * array and a hash map from key (bp_dedup_key) to the newest record of
- * that key, each record linking to the previous one. Past max_records in
- * memory they are sorted by key and written to a run in a spill file,
- * with a filter (a blocked Bloom filter, about 10 bits per record) and
- * the first key of each page kept in memory; runs of one size are merged
+ * that key, each record linking to the previous one. Past what its memory
+ * allows they are sorted by key and written to a run in a spill file,
+ * with a filter (a blocked Bloom filter, 10 bits per record, folded when
+ * the filters outgrow their share) and the first key of each page kept
+ * in memory; runs of one size are merged
  * four at a time (a tiered log-structured merge), so a lookup checks a
  * few filters, not one per run. A lookup visits the records of a size
  * and hash newest first, in memory and then in the runs from the newest:
@@ -435,11 +436,15 @@ typedef struct {
 typedef struct bp_tail_run bp_tail_run_t;
 
 typedef struct {
-	/* Records in memory before a spill; 0: never spill. The filters
-	 * and page keys of the runs count against it (LOOKUP_RECORD_BYTES
-	 * of them as one record), down to a quarter: what the index holds
-	 * stays near max_records records' worth however many runs there
-	 * are. */
+	/* Bytes the index may hold (bp_tail_index_memory); 0: no limit,
+	 * nothing spills. The runs' filters and page keys take at most
+	 * three quarters, the records in memory what the runs leave. The
+	 * page keys cannot fold: only if they alone outgrow three
+	 * quarters (10^9 records in 100 MiB) is the memory exceeded. */
+	size_t memory;
+	/* Records in memory before the next spill (the array is sized for
+	 * them, the map grows up to what they need); 0 before the first
+	 * add. */
 	size_t max_records;
 	/* Bytes of filters and page keys held for the runs. */
 	size_t lookup_bytes;
@@ -460,7 +465,15 @@ typedef struct {
 /* Visit a candidate: 1 stops the lookup (found), 0 goes on, < 0 fails. */
 typedef int (*bp_tail_visit_fn)(void *user, const bp_tail_t *rec);
 
-void bp_tail_index_init(bp_tail_index_t *ti, size_t max_records);
+void bp_tail_index_init(bp_tail_index_t *ti, size_t memory);
+
+/* A new memory (not 0): the records in memory and the filters fit it
+ * from the next spill on. */
+void bp_tail_index_set_memory(bp_tail_index_t *ti, size_t memory);
+
+/* Bytes the index holds: its array and map, its runs' filters and page
+ * keys (not the merge's read buffers, 1 MiB for a moment). */
+size_t bp_tail_index_memory(const bp_tail_index_t *ti);
 
 void bp_tail_index_cleanup(bp_tail_index_t *ti);
 
@@ -511,11 +524,14 @@ typedef struct {
 	uint8_t *scratch;
 } bp_packer_t;
 
-/* tail_records: records of distinct tails kept in memory before they
- * are spilled (bp_tail_index_t); 0: never. */
+/* tail_memory: bytes for the index of distinct tails (bp_tail_index_t)
+ * and the buffer of raw tails (block_processor_desc_t); 0: no limit. */
 void bp_packer_init(bp_packer_t *pk, uint32_t block_size, sqfs_file_t *file,
 		    sqfs_compressor_t *cmp, bp_frag_table_t *ftable,
-		    const bp_block_sink_t *sink, size_t tail_records);
+		    const bp_block_sink_t *sink, size_t tail_memory);
+
+/* A new tail_memory (bp_packer_init; not from or to 0). */
+void bp_packer_set_tail_memory(bp_packer_t *pk, size_t tail_memory);
 
 /* Frees what the packer owns; an open fragment block goes back to the
  * sink. */

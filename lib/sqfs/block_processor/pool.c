@@ -337,12 +337,14 @@ static const bp_backend_t bp_pool_backend = {
 /* The backlog in buffers: max_backlog, bounded in bytes. */
 static size_t backlog_buffers(const block_processor_desc_t *desc)
 {
-	size_t limit = desc->max_backlog;
+	size_t limit = desc->max_backlog, bytes = desc->backlog_memory;
 
+	if (bytes == 0 || bytes > POOL_MAX_BACKLOG_BYTES)
+		bytes = POOL_MAX_BACKLOG_BYTES;
 	if (limit == 0)
 		limit = BP_DEFAULT_BACKLOG * (size_t)desc->num_workers;
-	if (limit > POOL_MAX_BACKLOG_BYTES / desc->block_size)
-		limit = POOL_MAX_BACKLOG_BYTES / desc->block_size;
+	if (limit > bytes / desc->block_size)
+		limit = bytes / desc->block_size;
 	return limit > 0 ? limit : 1;
 }
 

@@ -7,10 +7,17 @@
  * A run is its records sorted by key, records of one key newest first,
  * each packed into RECORD_SIZE little-endian bytes, RECORDS_PER_PAGE to a
  * page. In memory per run: the first key of every page (a lookup reads
- * one or two pages) and a blocked Bloom filter: one 512-bit block per key
- * holding BLOOM_BITS bits, so that a key not in the run costs one cache
- * line, not one per bit. With 10 bits per record the filter passes a key
- * that is not there about 1% of the time.
+ * one or two pages) and a blocked Bloom filter (util/bloom.h): a key not
+ * in the run costs one cache line, and the filter passes it 1% of the
+ * time at 10 bits per record. The filters of all runs share a budget,
+ * three quarters of the index's memory: past it they are folded (5 bits
+ * per record: 12% of absent keys pass; 2.5 bits; none), each false
+ * positive costing a page read. A merged run gets a filter sized to what
+ * the budget leaves then.
+ *
+ * The records in memory take what the runs leave of the memory (at least
+ * a quarter): as many as the array and the map sized for them fit, the
+ * map being emptied, not freed, at each spill.
  *
  * Merging: a run's tier is how many times it has been merged. When
  * MERGE_FANIN runs of the same tier are the newest, they are merged into
@@ -34,11 +41,7 @@
 #define RECORD_SIZE 28u
 #define RECORDS_PER_PAGE 146u
 #define PAGE_SIZE (RECORD_SIZE * RECORDS_PER_PAGE)
-#define BLOOM_BITS_PER_RECORD 10u
 #define MERGE_FANIN 4u
-/* What a record in memory costs (bp_fragment_t, its share of the hash
- * map), for weighing the runs' filters against max_records. */
-#define LOOKUP_RECORD_BYTES 48u
 /* Read buffer of a run being merged. */
 #define MERGE_BUFFER (64u * PAGE_SIZE)
 
@@ -49,9 +52,7 @@ struct bp_tail_run {
 	/* first key of each page */
 	uint64_t *page_key;
 	size_t pages;
-	/* nblocks blocks of BLOOM_WORDS words */
-	uint64_t *bloom;
-	size_t nblocks;
+	bloom_t bloom;
 };
 
 static bp_fragment_t *mem_at(const bp_tail_index_t *ti, size_t i)
@@ -94,21 +95,45 @@ static int fail(bp_tail_index_t *ti, int code)
 	return code;
 }
 
-static int run_begin(bp_tail_index_t *ti, bp_tail_run_t *run, uint64_t count,
-		     unsigned int tier)
+/* The filters' share of the memory, less the page keys (which cannot
+ * fold). */
+static size_t filter_budget(const bp_tail_index_t *ti, size_t page_bytes)
 {
+	size_t share = ti->memory / 4 * 3;
+
+	return share > page_bytes ? share - page_bytes : 0;
+}
+
+/* Start a run of count records after the runs [0, keep): its filter is
+ * sized, and theirs folded, so that all fit the budget. */
+static int run_begin(bp_tail_index_t *ti, bp_tail_run_t *run, uint64_t count,
+		     unsigned int tier, size_t keep)
+{
+	size_t page_bytes = 0, n = 0;
+	unsigned int folds = 0;
+	bloom_t **set;
+
 	memset(run, 0, sizeof(*run));
 	run->start = spill_file_size(ti->file);
 	run->tier = tier;
 	run->pages =
 	    (size_t)((count + RECORDS_PER_PAGE - 1) / RECORDS_PER_PAGE);
-	run->nblocks = bloom_blocks(count, BLOOM_BITS_PER_RECORD);
 	run->page_key =
 	    malloc((run->pages ? run->pages : 1) * sizeof(uint64_t));
-	run->bloom = calloc(run->nblocks * BLOOM_BLOCK_WORDS, sizeof(uint64_t));
-	if (run->page_key == NULL || run->bloom == NULL)
+	set = malloc((keep > 0 ? keep : 1) * sizeof(set[0]));
+	if (run->page_key == NULL || set == NULL) {
+		free(set);
 		return SQFS_ERROR_ALLOC;
-	return 0;
+	}
+	page_bytes = run->pages * sizeof(uint64_t);
+	for (size_t i = 0; i < keep; ++i) {
+		page_bytes += ti->runs[i].pages * sizeof(uint64_t);
+		set[n++] = &ti->runs[i].bloom;
+	}
+	if (ti->memory != 0)
+		bloom_fit(set, n, count, &folds, filter_budget(ti, page_bytes));
+	free(set);
+	return bloom_init(&run->bloom, count, folds);
 }
 
 static int run_put(bp_tail_index_t *ti, bp_tail_run_t *run, const bp_tail_t *r)
@@ -119,7 +144,7 @@ static int run_put(bp_tail_index_t *ti, bp_tail_run_t *run, const bp_tail_t *r)
 
 	if (run->count % RECORDS_PER_PAGE == 0)
 		run->page_key[run->count / RECORDS_PER_PAGE] = key;
-	bloom_add(run->bloom, run->nblocks, key);
+	bloom_add(&run->bloom, key);
 	encode(buf, r);
 	ret = spill_file_append(ti->file, buf, RECORD_SIZE);
 	if (ret != 0)
@@ -131,18 +156,90 @@ static int run_put(bp_tail_index_t *ti, bp_tail_run_t *run, const bp_tail_t *r)
 static void run_free(bp_tail_run_t *run)
 {
 	free(run->page_key);
-	free(run->bloom);
 	run->page_key = NULL;
-	run->bloom = NULL;
+	bloom_cleanup(&run->bloom);
 }
 
 /* ---- setup --------------------------------------------------------------- */
 
-void bp_tail_index_init(bp_tail_index_t *ti, size_t max_records)
+/* Bytes of the array and the map for n records in memory (the map may
+ * take half as much again while it grows). */
+static size_t memory_for(size_t n)
+{
+	return n * sizeof(bp_fragment_t) + hash_table_bytes_for(n) / 2 * 3;
+}
+
+/* The records that fit in bytes with their map (at least one). */
+static size_t records_for(size_t bytes)
+{
+	size_t lo = 1, hi = bytes / sizeof(bp_fragment_t) + 1;
+
+	/* records in memory are linked by u32 numbers */
+	if (hi > BP_NONE - 1)
+		hi = BP_NONE - 1;
+
+	/* memory_for grows with n: the largest n that fits */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (memory_for(mid) <= bytes)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The records in memory what the runs hold leaves room for, a quarter
+ * of the memory at least. */
+static size_t memory_records(const bp_tail_index_t *ti)
+{
+	return records_for(ti->memory > ti->lookup_bytes + ti->memory / 4
+			       ? ti->memory - ti->lookup_bytes
+			       : ti->memory / 4);
+}
+
+/* Size the array and the map (empty) for memory_records. */
+static int size_memory(bp_tail_index_t *ti)
+{
+	size_t n = memory_records(ti);
+
+	/* the map grows as records come, up to what n of them need */
+	hash_table_clear(&ti->map, n);
+	if (n != ti->list.capacity) {
+		void *data = realloc(ti->list.data, n * sizeof(bp_fragment_t));
+
+		if (data == NULL)
+			return SQFS_ERROR_ALLOC;
+		ti->list.data = data;
+		ti->list.capacity = n;
+	}
+	ti->max_records = n;
+	return 0;
+}
+
+void bp_tail_index_init(bp_tail_index_t *ti, size_t memory)
 {
 	memset(ti, 0, sizeof(*ti));
-	ti->max_records = max_records;
+	ti->memory = memory;
 	hash_table_init(&ti->map);
+}
+
+void bp_tail_index_set_memory(bp_tail_index_t *ti, size_t memory)
+{
+	if (ti->memory == 0 || memory == 0)
+		return;
+	ti->memory = memory;
+	/* fewer records in memory: the next spill comes sooner */
+	if (ti->max_records != 0 && memory_records(ti) < ti->max_records)
+		ti->max_records = memory_records(ti);
+}
+
+size_t bp_tail_index_memory(const bp_tail_index_t *ti)
+{
+	return ti->list.capacity * sizeof(bp_fragment_t) +
+	       ti->map.capacity * (sizeof(hash_table_slot_t) + 1) +
+	       ti->lookup_bytes;
 }
 
 void bp_tail_index_cleanup(bp_tail_index_t *ti)
@@ -158,19 +255,17 @@ void bp_tail_index_cleanup(bp_tail_index_t *ti)
 
 /* ---- spilling and merging ------------------------------------------------ */
 
-/* A record in memory in the order of a run: by key, newest first. */
-typedef struct {
-	uint64_t key;
-	uint32_t number;
-} sort_item_t;
-
-static int compare_items(const void *a, const void *b)
+/* Records in memory in the order of a run: by key, newest first (their
+ * prev fields, no longer needed, hold their numbers). */
+static int compare_records(const void *a, const void *b)
 {
-	const sort_item_t *ia = a, *ib = b;
+	const bp_fragment_t *fa = a, *fb = b;
+	uint64_t ka = tail_key(fa->tail.hash, fa->tail.size);
+	uint64_t kb = tail_key(fb->tail.hash, fb->tail.size);
 
-	if (ia->key != ib->key)
-		return ia->key < ib->key ? -1 : 1;
-	return ia->number > ib->number ? -1 : (ia->number < ib->number);
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return fa->prev > fb->prev ? -1 : (fa->prev < fb->prev);
 }
 
 static int add_run(bp_tail_index_t *ti, const bp_tail_run_t *run)
@@ -231,9 +326,13 @@ static int merge_newest(bp_tail_index_t *ti, size_t n)
 	int ret = 0;
 
 	memset(src, 0, sizeof(src));
-	for (size_t i = 0; i < n; ++i)
+	/* the merge reads the runs, not their filters: the new filter may
+	 * have their room (a lookup of a run without one reads it) */
+	for (size_t i = 0; i < n; ++i) {
 		total += ti->runs[first + i].count;
-	ret = run_begin(ti, &out, total, ti->runs[first].tier + 1);
+		bloom_cleanup(&ti->runs[first + i].bloom);
+	}
+	ret = run_begin(ti, &out, total, ti->runs[first].tier + 1, first);
 	for (size_t i = 0; ret == 0 && i < n; ++i) {
 		src[i].pos = ti->runs[first + i].start;
 		src[i].end =
@@ -290,7 +389,6 @@ static int merge_newest(bp_tail_index_t *ti, size_t n)
 static int spill(bp_tail_index_t *ti)
 {
 	size_t count = ti->list.count;
-	sort_item_t *order;
 	bp_tail_run_t run;
 	int ret;
 
@@ -300,21 +398,15 @@ static int spill(bp_tail_index_t *ti)
 			return ret;
 	}
 
-	order = malloc(count * sizeof(order[0]));
-	if (order == NULL)
-		return SQFS_ERROR_ALLOC;
-	for (size_t i = 0; i < count; ++i) {
-		order[i].key = tail_key(mem_at(ti, i)->tail.hash,
-					mem_at(ti, i)->tail.size);
-		order[i].number = (uint32_t)i;
-	}
-	qsort(order, count, sizeof(order[0]), compare_items);
+	/* sorted in place: the records go, and the map with them */
+	for (size_t i = 0; i < count; ++i)
+		mem_at(ti, i)->prev = (uint32_t)i;
+	qsort(ti->list.data, count, sizeof(bp_fragment_t), compare_records);
+	ti->list.count = 0;
 
-	ret = run_begin(ti, &run, count, 0);
-	for (size_t i = 0; ret == 0 && i < count; ++i) {
-		ret = run_put(ti, &run, &mem_at(ti, order[i].number)->tail);
-	}
-	free(order);
+	ret = run_begin(ti, &run, count, 0, ti->run_count);
+	for (size_t i = 0; ret == 0 && i < count; ++i)
+		ret = run_put(ti, &run, &mem_at(ti, i)->tail);
 	if (ret == 0)
 		ret = add_run(ti, &run);
 	if (ret != 0) {
@@ -322,10 +414,6 @@ static int spill(bp_tail_index_t *ti)
 		return ret;
 	}
 	ti->spilled += count;
-
-	ti->list.count = 0;
-	hash_table_cleanup(&ti->map);
-	hash_table_init(&ti->map);
 
 	while (ti->run_count >= MERGE_FANIN) {
 		size_t last = ti->run_count - 1;
@@ -343,20 +431,9 @@ static int spill(bp_tail_index_t *ti)
 
 	ti->lookup_bytes = 0;
 	for (size_t i = 0; i < ti->run_count; ++i)
-		ti->lookup_bytes +=
-		    ti->runs[i].pages * sizeof(uint64_t) +
-		    ti->runs[i].nblocks * BLOOM_BLOCK_WORDS * sizeof(uint64_t);
-	return 0;
-}
-
-/* Records in memory before the next spill: max_records less the runs'
- * filters, at least a quarter of it. */
-static size_t memory_records(const bp_tail_index_t *ti)
-{
-	size_t held = ti->lookup_bytes / LOOKUP_RECORD_BYTES;
-	size_t floor = ti->max_records / 4 > 0 ? ti->max_records / 4 : 1;
-
-	return ti->max_records > held + floor ? ti->max_records - held : floor;
+		ti->lookup_bytes += ti->runs[i].pages * sizeof(uint64_t) +
+				    bloom_bytes(&ti->runs[i].bloom);
+	return size_memory(ti);
 }
 
 int bp_tail_index_add(bp_tail_index_t *ti, const bp_tail_t *rec)
@@ -365,12 +442,17 @@ int bp_tail_index_add(bp_tail_index_t *ti, const bp_tail_t *rec)
 	bp_fragment_t *f;
 	int ret;
 
-	/* records in memory are linked by u32 numbers */
-	if (ti->max_records != 0 && ti->list.count >= memory_records(ti)) {
-		ret = spill(ti);
+	if (ti->memory != 0) {
+		if (ti->max_records == 0)
+			ret = size_memory(ti);
+		else if (ti->list.count >= ti->max_records)
+			ret = spill(ti);
+		else
+			ret = 0;
 		if (ret != 0)
 			return ret;
 	} else if (ti->list.count >= BP_NONE - 1) {
+		/* records in memory are linked by u32 numbers */
 		return 0;
 	}
 
@@ -400,7 +482,7 @@ static int find_in_run(bp_tail_index_t *ti, const bp_tail_run_t *run,
 	size_t lo = 0, hi = run->pages;
 	int ret;
 
-	if (run->count == 0 || !bloom_may_hold(run->bloom, run->nblocks, key))
+	if (run->count == 0 || !bloom_may_hold(&run->bloom, key))
 		return 0;
 
 	/* the last page whose first key is below key: the key's records

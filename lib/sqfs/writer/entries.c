@@ -37,13 +37,16 @@ static int grow(void **ptr, size_t *cap, size_t count, size_t size)
 	return 0;
 }
 
-int wr_entries_init(wr_entries_t *e, size_t mem_limit)
+int wr_entries_init(wr_entries_t *e, size_t mem_limit, size_t filter_limit,
+		    size_t merge_limit)
 {
 	extsort_desc_t desc;
 
 	memset(e, 0, sizeof(*e));
 	memset(&desc, 0, sizeof(desc));
 	desc.mem_limit = mem_limit;
+	desc.filter_limit = filter_limit;
+	desc.merge_limit = merge_limit;
 	desc.cmp = wr_record_cmp;
 	desc.key_hash = wr_record_hash;
 	desc.key_cmp = wr_record_key_cmp;
@@ -67,6 +70,7 @@ void wr_entries_cleanup(wr_entries_t *e)
 	free(e->scratch);
 	free(e->found);
 	free(e->bound);
+	free(e->dir_runs);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -88,6 +92,37 @@ static int reserve_scratch(wr_entries_t *e, size_t size)
 	return 0;
 }
 
+/* Note that a record of directory parent went to the sort's run now
+ * being filled. */
+static int note_run(wr_entries_t *e, uint32_t parent)
+{
+	uint64_t run = extsort_run_count(e->sorter);
+	wr_dir_runs_t *d;
+
+	if (parent >= e->dir_runs_cap) {
+		size_t cap = e->dir_runs_cap ? e->dir_runs_cap : 64;
+		wr_dir_runs_t *p;
+
+		while (cap <= parent)
+			cap *= 2;
+		p = realloc(e->dir_runs, cap * sizeof(p[0]));
+		if (p == NULL)
+			return SQFS_ERROR_ALLOC;
+		for (size_t i = e->dir_runs_cap; i < cap; ++i)
+			p[i].first = p[i].last = UINT32_MAX;
+		e->dir_runs = p;
+		e->dir_runs_cap = cap;
+	}
+	/* beyond 2^32 - 1 runs, the last number stands for all later ones */
+	if (run >= UINT32_MAX)
+		run = UINT32_MAX - 1;
+	d = &e->dir_runs[parent];
+	if (d->first == UINT32_MAX)
+		d->first = (uint32_t)run;
+	d->last = (uint32_t)run;
+	return 0;
+}
+
 int wr_entries_add(wr_entries_t *e, const wr_record_t *r)
 {
 	size_t size = wr_record_size(r);
@@ -98,6 +133,8 @@ int wr_entries_add(wr_entries_t *e, const wr_record_t *r)
 		return ret;
 	wr_record_encode(r, e->scratch);
 	ret = extsort_add(e->sorter, e->scratch, size);
+	if (ret == 0)
+		ret = note_run(e, r->parent);
 	if (ret != 0)
 		return ret;
 	if (r->kind == WR_REC_LINK && r->bound != 0) {
@@ -213,11 +250,21 @@ int wr_entries_newest(wr_entries_t *e, uint32_t parent, const char *name,
 
 	if (len > 256)
 		return 0;
-	klen = wr_record_key(parent, name, len, key);
-	ret = extsort_find(e->sorter, key, klen, wr_record_key_hash(key, klen),
-			   keep_newest, &n);
-	if (ret < 0)
-		return ret;
+	/* only the runs the directory's records went to: with a tree
+	 * packed in order, one or two, whatever the filters let through */
+	if (parent < e->dir_runs_cap &&
+	    e->dir_runs[parent].first != UINT32_MAX) {
+		const wr_dir_runs_t *d = &e->dir_runs[parent];
+		uint64_t last =
+		    d->last == UINT32_MAX - 1 ? UINT64_MAX : d->last;
+
+		klen = wr_record_key(parent, name, len, key);
+		ret = extsort_find_in(e->sorter, d->first, last, key, klen,
+				      wr_record_key_hash(key, klen),
+				      keep_newest, &n);
+		if (ret < 0)
+			return ret;
+	}
 
 	/* files still in flight are newer than anything they follow */
 	for (size_t i = 0; i < e->npending; ++i) {

@@ -177,8 +177,9 @@ int wr_path_next(const char **path, const char **comp, size_t *len);
 /* Check a path; *depth receives its number of components. */
 int wr_path_check(const char *path, size_t *depth);
 
-/* The canonical form "a/b/c" of a valid path, in the arena. */
-int wr_path_canonical(wr_tree_t *t, const char *path, const char **out);
+/* The canonical form "a/b/c" of a valid path, malloc'd: the records keep
+ * it, so that nothing per hard link stays in memory. */
+int wr_path_canonical(const char *path, char **out);
 
 /* The node a canonical path names, or NODE_NIL (also when a component
  * before the last is not a directory). */
@@ -206,8 +207,19 @@ typedef struct {
 	file_data_t *fd;
 } wr_pending_t;
 
+/* The runs of the sort a directory's records went to (extsort_run_count
+ * at the first and the last): its records are there and nowhere else.
+ * UINT32_MAX: none yet. */
+typedef struct {
+	uint32_t first;
+	uint32_t last;
+} wr_dir_runs_t;
+
 typedef struct {
 	extsort_t *sorter;
+	/* by directory id */
+	wr_dir_runs_t *dir_runs;
+	size_t dir_runs_cap;
 	wr_pending_t *pending;
 	size_t npending;
 	size_t pending_cap;
@@ -226,7 +238,10 @@ typedef struct {
 	size_t found_cap;
 } wr_entries_t;
 
-int wr_entries_init(wr_entries_t *e, size_t mem_limit);
+/* Bytes of the sort (extsort_desc_t): mem_limit while adding, of which
+ * filter_limit for its runs' filters, and merge_limit for its merge. */
+int wr_entries_init(wr_entries_t *e, size_t mem_limit, size_t filter_limit,
+		    size_t merge_limit);
 void wr_entries_cleanup(wr_entries_t *e);
 const char *wr_entries_error(const wr_entries_t *e);
 
@@ -327,6 +342,9 @@ struct sqfs_writer {
 	wr_links_t links;
 	/* Files begun, the block processor's numbers for them. */
 	uint64_t files_begun;
+	/* What does not spill, when the shares of what does were last set
+	 * (wr_fit_shares). */
+	size_t held_seen;
 
 	/* A regular file is being written: its place, for words. */
 	bool file_open;
@@ -348,6 +366,37 @@ struct sqfs_writer {
 
 /* The memory limit in bytes (mem_limit_mib, or the default). */
 uint64_t wr_mem_limit(const sqfs_writer_options_t *opt);
+
+/*
+ * num/den of the memory limit. How the limit is shared (doc/scale.md,
+ * "The memory limit"), while adding:
+ *   1/4   the records' sort: its buffer, its runs' samples and filters
+ *         (1/32 of the limit)
+ *   1/2   finding duplicate tails (block_processor_desc_t.tail_memory)
+ *   1/4   the rest: the directory index, the sequence numbers hard
+ *         links hold (1/8, past which wr_fit_shares takes the excess
+ *         from the two above), the decoded fragment blocks (8 MiB),
+ *         blocks in flight (at most 1/16), files in flight, the program
+ * and at finish, once the block processor has given its indexes back:
+ *   1/8   the buffers of the records' merge
+ *   1/16  the sort of the occurrences of linked objects
+ *   3/32  the spill files' buffers (groups, linked objects' records,
+ *         the directory table), and 1/64 for the export table's
+ *   the rest: the directory index and walk, per linked object its
+ *         record's place and its count, number and reference.
+ */
+size_t wr_mem_share(const sqfs_writer_options_t *opt, unsigned int num,
+		    unsigned int den);
+
+/*
+ * What does not spill (the directory index, the runs of each directory,
+ * the sequence numbers bound links hold, the unbound links) may take an
+ * eighth of the limit; past that its excess comes out of the shares of
+ * what does: a third from the records' sort, two thirds from the dedup
+ * of tails, each down to a quarter of its share. Called after each add;
+ * it looks again only when that grew by a 256th of the limit.
+ */
+void wr_fit_shares(struct sqfs_writer *wr);
 
 /* Write what follows the superblock's place at the start of the output
  * (a new image's compressor options; an old image's data area); *stage

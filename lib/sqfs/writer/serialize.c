@@ -14,7 +14,9 @@
  *
  * Memory: per directory its group's place and counts; per hard-linked
  * object its link count and, once written, its number and reference. The
- * entries themselves are read from spill files, one directory at a time.
+ * entries themselves are read from spill files, one directory at a time,
+ * and the occurrences of objects links reach are sorted in an external
+ * sort of their own.
  *
  * The walk only decides the order; the inodes and listings are encoded
  * into the streams of the metadata pipeline (meta_pipeline_internal.h),
@@ -40,16 +42,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An occurrence of an object a link may reach: a link to it, or its own
- * entry. */
-typedef struct {
-	uint64_t object;
-	uint32_t dir;
-	/* the directory's rank in the walk (count) */
-	uint32_t rank;
-	bool is_link;
-	char *name;
-} occurrence_t;
+/*
+ * An occurrence of an object a link may reach (a link to it, or its own
+ * entry), as a record of the occurrences' sort: object (8) | the rank of
+ * its directory in the walk (4) | name | 0 | directory id (4) | is a
+ * link (1), integers big-endian, so that the bytes order occurrences by
+ * object, then in the walk's order.
+ */
+#define OCC_FIXED (8 + 4 + 1 + 4 + 1)
 
 typedef struct {
 	const char *name;
@@ -94,9 +94,9 @@ typedef struct {
 	spill_file_t *store;
 	hash_table_t where;
 
-	occurrence_t *occ;
-	size_t nocc;
-	size_t occ_cap;
+	extsort_t *occ;
+	/* occurrences that are links: no more objects have a link */
+	size_t nocc_links;
 	linked_t *linked;
 	size_t nlinked;
 
@@ -141,31 +141,57 @@ static int reserve_buf(ser_t *s, size_t size)
 
 /* ---- step 1: resolve ----------------------------------------------------- */
 
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	for (int i = 3; i >= 0; --i, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; --i, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+	       ((uint32_t)p[2] << 8) | p[3];
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+	return ((uint64_t)get_be32(p) << 32) | get_be32(p + 4);
+}
+
+static int compare_occurrences(const void *a, size_t alen, const void *b,
+			       size_t blen, void *user)
+{
+	int r = memcmp(a, b, alen < blen ? alen : blen);
+
+	(void)user;
+	return r != 0 ? r : (alen > blen) - (alen < blen);
+}
+
 static int add_occurrence(ser_t *s, uint64_t object, uint32_t dir,
 			  const char *name, size_t len, bool is_link)
 {
-	occurrence_t *o;
+	uint8_t rec[OCC_FIXED + 256];
+	int ret;
 
-	if (s->nocc == s->occ_cap) {
-		size_t cap = s->occ_cap ? s->occ_cap * 2 : 64;
-		occurrence_t *p = realloc(s->occ, cap * sizeof(p[0]));
-
-		if (p == NULL)
-			return SQFS_ERROR_ALLOC;
-		s->occ = p;
-		s->occ_cap = cap;
-	}
-	o = &s->occ[s->nocc];
-	o->object = object;
-	o->dir = dir;
-	o->rank = 0;
-	o->is_link = is_link;
-	o->name = malloc(len + 1);
-	if (o->name == NULL)
-		return SQFS_ERROR_ALLOC;
-	memcpy(o->name, name, len);
-	o->name[len] = '\0';
-	s->nocc += 1;
+	if (len > 256)
+		return SQFS_ERROR_INTERNAL;
+	put_be64(rec, object);
+	put_be32(rec + 8, s->rank[dir]);
+	memcpy(rec + 12, name, len);
+	rec[12 + len] = 0;
+	put_be32(rec + 13 + len, dir);
+	rec[17 + len] = is_link;
+	ret = extsort_add(s->occ, rec, OCC_FIXED + len);
+	if (ret != 0)
+		return errtext_set(&s->wr->err, ret, "%s",
+				   extsort_error(s->occ));
+	s->nocc_links += is_link;
 	return 0;
 }
 
@@ -248,16 +274,25 @@ static int resolve(ser_t *s)
 	wr_record_t r;
 	int ret;
 
-	/* The records' sorter still holds its buffer (three quarters of
-	 * the limit) while the groups are made: each spill buffer here
-	 * takes a sixteenth. */
-	ret = spill_file_create((size_t)(wr_mem_limit(&s->wr->opt) / 16),
-				&s->groups, why);
+	/* The records' merge has its buffers (wr_mem_share) while the
+	 * groups are made: each spill buffer here takes a 32nd. */
+	ret = spill_file_create(wr_mem_share(&s->wr->opt, 1, 32), &s->groups,
+				why);
 	if (ret == 0)
-		ret = spill_file_create(
-		    (size_t)(wr_mem_limit(&s->wr->opt) / 16), &s->store, why);
+		ret = spill_file_create(wr_mem_share(&s->wr->opt, 1, 32),
+					&s->store, why);
 	if (ret != 0)
 		return spill_words(s, NULL, ret, why);
+	{
+		extsort_desc_t desc;
+
+		memset(&desc, 0, sizeof(desc));
+		desc.mem_limit = wr_mem_share(&s->wr->opt, 1, 16);
+		desc.cmp = compare_occurrences;
+		ret = extsort_create(&desc, &s->occ);
+		if (ret != 0)
+			return ret;
+	}
 
 	/* the objects links may reach */
 	for (size_t i = 0; i < e->nbound; ++i) {
@@ -265,6 +300,11 @@ static int resolve(ser_t *s)
 		if (ret != 0)
 			return ret;
 	}
+	/* the map has them now */
+	free(e->bound);
+	e->bound = NULL;
+	e->nbound = 0;
+	e->bound_cap = 0;
 	for (size_t i = 0; i < links->count; ++i) {
 		const wr_unbound_t *u = &links->list[i];
 
@@ -419,58 +459,76 @@ static int walk_dirs(ser_t *s)
 	return 0;
 }
 
-/* By object, then in the walk's order: the directory's rank, the name. */
-static int compare_occurrences(const void *a, const void *b)
+/* The object's first occurrence (in the walk's order) numbers it in its
+ * directory; an object with a link gets its link count. */
+static int count_object(ser_t *s, uint64_t object, uint32_t first_dir,
+			uint64_t count, bool any_link)
 {
-	const occurrence_t *oa = a, *ob = b;
+	s->newcount[first_dir] += 1;
+	if (any_link) {
+		linked_t *l;
 
-	if (oa->object != ob->object)
-		return oa->object < ob->object ? -1 : 1;
-	if (oa->rank != ob->rank)
-		return oa->rank < ob->rank ? -1 : 1;
-	return strcmp(oa->name, ob->name);
+		if (count > UINT32_MAX)
+			return SQFS_ERROR_OVERFLOW;
+		if (s->nlinked >= s->nocc_links)
+			return SQFS_ERROR_INTERNAL;
+		l = &s->linked[s->nlinked++];
+		l->object = object;
+		l->nlink = (uint32_t)count;
+	}
+	return 0;
 }
 
 /* Link counts of linked objects, the directory of each one's first
  * occurrence (which numbers it), and every directory's number. */
 static int count_objects(ser_t *s)
 {
-	size_t i = 0;
+	uint64_t object = 0, count = 0;
+	uint32_t first_dir = 0;
+	bool any_link = false;
+	const void *rec = NULL;
+	size_t len = 0;
 	int ret;
 
-	ret = walk_dirs(s);
-	if (ret != 0)
-		return ret;
-
-	for (size_t k = 0; k < s->nocc; ++k)
-		s->occ[k].rank = s->rank[s->occ[k].dir];
-	if (s->nocc > 1)
-		qsort(s->occ, s->nocc, sizeof(s->occ[0]), compare_occurrences);
-
-	s->linked = calloc(s->nocc + 1, sizeof(s->linked[0]));
+	/* an object with a link has a link occurrence of its own */
+	s->linked = calloc(s->nocc_links + 1, sizeof(s->linked[0]));
 	if (s->linked == NULL)
 		return SQFS_ERROR_ALLOC;
 
-	while (i < s->nocc) {
-		size_t j = i;
-		bool any_link = false;
+	ret = extsort_finish(s->occ);
+	for (;;) {
+		const uint8_t *p;
+		int more;
 
-		while (j < s->nocc && s->occ[j].object == s->occ[i].object) {
-			any_link = any_link || s->occ[j].is_link;
-			++j;
+		more = ret == 0 ? extsort_next(s->occ, &rec, &len) : ret;
+		if (more < 0)
+			return errtext_set(&s->wr->err, more, "%s",
+					   extsort_error(s->occ));
+		p = rec;
+		if (more > 0 && len < OCC_FIXED)
+			return SQFS_ERROR_CORRUPTED;
+		if (count > 0 && (more == 0 || get_be64(p) != object)) {
+			ret =
+			    count_object(s, object, first_dir, count, any_link);
+			if (ret != 0)
+				return ret;
+			count = 0;
 		}
-		/* the first occurrence numbers the object */
-		s->newcount[s->occ[i].dir] += 1;
-		if (any_link) {
-			linked_t *l = &s->linked[s->nlinked++];
-
-			l->object = s->occ[i].object;
-			if (j - i > UINT32_MAX)
-				return SQFS_ERROR_OVERFLOW;
-			l->nlink = (uint32_t)(j - i);
+		if (more == 0)
+			break;
+		if (count == 0) {
+			object = get_be64(p);
+			first_dir = get_be32(p + len - 5);
+			any_link = false;
 		}
-		i = j;
+		if (first_dir >= s->t->node_count)
+			return SQFS_ERROR_INTERNAL;
+		any_link = any_link || p[len - 1] != 0;
+		count += 1;
 	}
+	/* read to its end: the sort holds nothing any more */
+	extsort_destroy(s->occ);
+	s->occ = NULL;
 
 	for (uint32_t k = 0; k < s->order_count; ++k) {
 		uint32_t d = s->order[k];
@@ -1002,7 +1060,10 @@ int wr_write_tables(sqfs_writer_t *wr, wr_export_t *exp)
 		goto out;
 	}
 
-	ret = resolve(&s);
+	/* the walk first: the occurrences sort by it */
+	ret = walk_dirs(&s);
+	if (ret == 0)
+		ret = resolve(&s);
 	if (ret == 0)
 		ret = count_objects(&s);
 	if (ret != 0)
@@ -1011,8 +1072,8 @@ int wr_write_tables(sqfs_writer_t *wr, wr_export_t *exp)
 	/* the inode table goes after the data at once; the directory table
 	 * must follow it, so it waits in a spill file */
 	meta_file_sink_init(&inode_sink, file);
-	ret = meta_spill_sink_init(&dir_sink,
-				   (size_t)(wr_mem_limit(&wr->opt) / 16), why);
+	ret =
+	    meta_spill_sink_init(&dir_sink, wr_mem_share(&wr->opt, 1, 32), why);
 	if (ret == 0 && (wr->opt.flags & SQFS_WRITER_EXPORTABLE))
 		ret = spill_file_create((size_t)(wr_mem_limit(&wr->opt) / 64),
 					&s.export_refs, why);
@@ -1094,9 +1155,7 @@ out:
 	spill_file_destroy(s.export_refs);
 	free(s.ino);
 	free(s.buf);
-	for (size_t i = 0; i < s.nocc; ++i)
-		free(s.occ[i].name);
-	free(s.occ);
+	extsort_destroy(s.occ);
 	free(s.linked);
 	free(s.order);
 	free(s.rank);

@@ -296,11 +296,11 @@ int wr_path_check(const char *path, size_t *depth)
 	return ret;
 }
 
-int wr_path_canonical(wr_tree_t *t, const char *path, const char **out)
+int wr_path_canonical(const char *path, char **out)
 {
 	const char *p = path, *comp;
 	size_t total = 0, len, pos = 0;
-	char *buf, *copy;
+	char *buf;
 	int ret;
 
 	while ((ret = wr_path_next(&p, &comp, &len)) > 0)
@@ -320,11 +320,8 @@ int wr_path_canonical(wr_tree_t *t, const char *path, const char **out)
 		pos += len;
 	}
 
-	copy = wr_arena_strndup(&t->arena, buf, pos);
-	free(buf);
-	if (copy == NULL)
-		return SQFS_ERROR_ALLOC;
-	*out = copy;
+	buf[pos] = '\0';
+	*out = buf;
 	return 0;
 }
 

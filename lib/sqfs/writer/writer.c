@@ -174,21 +174,45 @@ uint64_t wr_mem_limit(const sqfs_writer_options_t *opt)
 	return mib << 20;
 }
 
-/* The records take three quarters of the limit... */
-static size_t wr_records_memory(const sqfs_writer_options_t *opt)
+size_t wr_mem_share(const sqfs_writer_options_t *opt, unsigned int num,
+		    unsigned int den)
 {
-	uint64_t bytes = wr_mem_limit(opt) / 4 * 3;
+	uint64_t bytes = wr_mem_limit(opt) / den * num;
 
 	return bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
 }
 
-/* ...and the distinct tails in memory an eighth, at about 48 bytes each
- * (the rest: their filters once spilled, the caches). */
-static size_t wr_tail_records(const sqfs_writer_options_t *opt)
+/* Bytes of what does not spill (wr_fit_shares). */
+static size_t unspilled_bytes(const sqfs_writer_t *wr)
 {
-	uint64_t n = wr_mem_limit(opt) / 8 / 48;
+	const wr_tree_t *t = &wr->tree;
 
-	return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+	return (size_t)t->node_count * sizeof(wr_node_t) +
+	       ((size_t)t->bucket_mask + 1u) * sizeof(t->buckets[0]) +
+	       t->arena.allocated +
+	       wr->entries.bound_cap * sizeof(wr->entries.bound[0]) +
+	       wr->entries.dir_runs_cap * sizeof(wr->entries.dir_runs[0]) +
+	       wr->links.cap * sizeof(wr->links.list[0]);
+}
+
+void wr_fit_shares(sqfs_writer_t *wr)
+{
+	size_t held = unspilled_bytes(wr), excess, sort, tails;
+	size_t step = wr_mem_share(&wr->opt, 1, 256);
+	size_t allowed = wr_mem_share(&wr->opt, 1, 8);
+
+	if (held < wr->held_seen + step && held + step > wr->held_seen)
+		return;
+	wr->held_seen = held;
+	excess = held > allowed ? held - allowed : 0;
+	sort = wr_mem_share(&wr->opt, 1, 4);
+	tails = wr_mem_share(&wr->opt, 1, 2);
+	sort = excess / 3 < sort / 4 * 3 ? sort - excess / 3 : sort / 4;
+	tails =
+	    excess / 3 * 2 < tails / 4 * 3 ? tails - excess / 3 * 2 : tails / 4;
+	/* where runs are cut changes, never the image */
+	extsort_set_limit(wr->entries.sorter, sort);
+	block_processor_set_tail_memory(wr->bp, tails);
 }
 
 int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
@@ -224,6 +248,9 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	wr->file = file;
 	wr->opt = *opt;
 	wr->opt.default_mode &= 07777;
+	/* the default limit asks the system once (sysconf), not at every
+	 * look at the shares */
+	wr->opt.mem_limit_mib = (uint32_t)(wr_mem_limit(opt) >> 20);
 
 	ret = sqfs_super_init(&wr->super, opt->block_size, opt->mkfs_time,
 			      opt->compressor.id);
@@ -251,7 +278,9 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	if (ret == 0)
 		ret = wr_tree_init(&wr->tree);
 	if (ret == 0)
-		ret = wr_entries_init(&wr->entries, wr_records_memory(opt));
+		ret = wr_entries_init(&wr->entries, wr_mem_share(opt, 1, 4),
+				      wr_mem_share(opt, 1, 32),
+				      wr_mem_share(opt, 1, 8));
 	if (ret != 0)
 		goto fail;
 
@@ -273,7 +302,8 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	desc.raw_data = (opt->flags & SQFS_WRITER_UNCOMPRESSED_DATA) != 0;
 	desc.raw_fragments =
 	    (opt->flags & SQFS_WRITER_UNCOMPRESSED_FRAGMENTS) != 0;
-	desc.tail_index_records = wr_tail_records(opt);
+	desc.tail_memory = wr_mem_share(opt, 1, 2);
+	desc.backlog_memory = wr_mem_share(opt, 1, 16);
 
 	ret = block_processor_create(&desc, &wr->bp);
 	if (ret != 0)
@@ -801,16 +831,19 @@ static int bind_target(sqfs_writer_t *wr, const char *target, uint64_t *bound)
 static int commit_hard_link(sqfs_writer_t *wr, uint32_t parent,
 			    const place_t *pl, const char *target)
 {
-	const char *canon;
+	char *canon;
 	uint64_t bound;
 	wr_record_t r;
 	int ret;
 
-	ret = wr_path_canonical(&wr->tree, target, &canon);
-	if (ret == 0)
-		ret = bind_target(wr, canon, &bound);
+	ret = wr_path_canonical(target, &canon);
 	if (ret != 0)
 		return ret;
+	ret = bind_target(wr, canon, &bound);
+	if (ret != 0) {
+		free(canon);
+		return ret;
+	}
 
 	unplace_dir(wr, parent, pl->name, pl->len);
 	record_init(wr, &r, parent, pl, WR_REC_LINK);
@@ -821,6 +854,7 @@ static int commit_hard_link(sqfs_writer_t *wr, uint32_t parent,
 	if (ret == 0 && bound == 0)
 		ret = wr_links_add_unbound(&wr->links, r.seq, parent, pl->name,
 					   pl->len, canon);
+	free(canon);
 	return ret;
 }
 
@@ -1004,8 +1038,10 @@ static int add(sqfs_writer_t *wr, const sqfs_entry_t *e,
 			   : commit_object(wr, parent, &pl, e, file_flags,
 					   existing);
 	ret = records_failed(wr, ret);
-	if (ret == 0)
+	if (ret == 0) {
 		*broken = false;
+		wr_fit_shares(wr);
+	}
 	return ret;
 }
 
