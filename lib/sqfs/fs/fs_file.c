@@ -244,9 +244,16 @@ static void read_ahead(sqfs_fs_file_t *f, uint32_t start)
 		return;
 	atomic_store(&f->ra_until, until);
 
+	/* A block already in the cache gets no job: it would only wake a
+	 * worker to find it there. That is most tails of small files read
+	 * in a row (their fragment block is the one before); skipping them
+	 * cuts the context switches of a walk that reads every file. */
 	for (i = from; i < until && n < 64; ++i) {
 		if (i == f->count) {
 			if (f->frag_why != NULL)
+				break;
+			if (block_cache_has(fs->data, f->frag.start,
+					    f->frag.size))
 				break;
 			jobs[n].pos = f->frag.start;
 			jobs[n].word = f->frag.size;
@@ -259,6 +266,8 @@ static void read_ahead(sqfs_fs_file_t *f, uint32_t start)
 			continue;
 		if (block_place(f, i, &pos) != NULL)
 			break;
+		if (block_cache_has(fs->data, pos, word))
+			continue;
 		jobs[n].pos = pos;
 		jobs[n].word = word;
 		jobs[n].expect = 0;
