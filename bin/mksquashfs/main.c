@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "mksquashfs.h"
+#include "common/malloc_tune.h"
 #include "common/print.h"
 
 #include <stdlib.h>
@@ -21,6 +22,7 @@ int main(int argc, char **argv)
 		mk_free_options(&opt);
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
+	tool_malloc_tune();
 	status = opt.tar ? mk_run_tar(&opt) : mk_run(&opt);
 	mk_free_options(&opt);
 	return status;

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "mksquashfs.h"
+#include "common/malloc_tune.h"
 #include "common/print.h"
 
 #include <stdlib.h>
@@ -22,6 +23,7 @@ int main(int argc, char **argv)
 		mk_free_options(&opt);
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
+	tool_malloc_tune();
 	status = mk_run_tar(&opt);
 	mk_free_options(&opt);
 	return status;

@@ -147,9 +147,13 @@ typedef struct {
 	 * goes to sorted runs in temporary files in $TMPDIR (or /tmp) past
 	 * its share, read back at finish; the filters that find records
 	 * in those runs get fewer bits as they grow, so that a tight limit
-	 * costs reads, not memory. A quarter is left for what is not
-	 * spilled: blocks in flight (max_backlog, at most a sixteenth),
-	 * the directories (about 100 bytes each), 8 bytes per hard link
+	 * costs reads, not memory. What does not shrink with the limit
+	 * comes off it first: the program (10 MiB are counted for it and
+	 * malloc's own), the decoded fragment blocks (8 MiB), blocks in
+	 * flight (max_backlog, at most a sixteenth), two blocks and 1 MiB
+	 * per job; the rest is shared out, at least half the limit. A
+	 * quarter of that is left for what is not spilled: the
+	 * directories (about 100 bytes each), 8 bytes per hard link
 	 * and, at finish, about 70 bytes per hard-linked file; as those
 	 * grow, the spilled parts make room (doc/scale.md, "The memory
 	 * limit"), and only trees with far more of them than of other

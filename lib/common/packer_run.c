@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include "common/malloc_tune.h"
 #include "common/out_file.h"
 #include "common/packer_run.h"
 #include "common/print.h"
@@ -30,6 +31,7 @@ int packer_run(const packer_options_t *p, const packer_input_t *in)
 	if (in->open != NULL && in->open(in->user) != 0)
 		goto out;
 
+	tool_malloc_tune();
 	ret = sqfs_writer_create(out_file_get(of), &p->wr, &wr, why);
 	if (ret != 0) {
 		tool_error(p->output, "%s", why);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "support/test_util.h"
+#include "sqfs/block_processor/block_processor.h"
 #include "sqfs/writer/internal.h"
 
 #include <malloc.h>
@@ -217,12 +218,67 @@ static void test_memory_per_entry(void **state)
 	sqfs_file_destroy(file);
 }
 
+/* The memory limit is shared out after what does not shrink with it (the
+ * program, the decoded fragment blocks, the blocks in flight, the workers)
+ * is taken off: the shares while adding and that part add up to no more
+ * than the limit, which shares of the whole limit went over. */
+static void test_memory_shares(void **state)
+{
+	static const uint32_t limits[] = {64, 256, 1024};
+	static const unsigned int jobs[] = {0, 2, 8};
+	sqfs_writer_options_t opt;
+	block_processor_desc_t desc;
+	sqfs_writer_t *wr;
+	sqfs_file_t *file;
+	size_t fixed, adding, limit;
+
+	(void)state;
+	assert_int_equal(wr_mem_shared(256u << 20, 20u << 20), 236u << 20);
+	assert_int_equal(wr_mem_shared(64u << 20, 40u << 20), 32u << 20);
+	assert_int_equal(wr_mem_shared(64u << 20, 0), 64u << 20);
+
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); ++i) {
+		for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); ++j) {
+			sqfs_writer_options_init(&opt);
+			opt.mem_limit_mib = limits[i];
+			opt.num_jobs = jobs[j];
+			limit = (size_t)limits[i] << 20;
+
+			memset(&desc, 0, sizeof(desc));
+			desc.block_size = opt.block_size;
+			desc.num_workers = opt.num_jobs;
+			desc.backlog_memory = limit / 16;
+			fixed = WR_FIXED_MEMORY +
+				block_processor_fixed_memory(&desc);
+			/* the decoded fragment blocks, the buffers in
+			 * flight, two blocks per worker */
+			assert_true(fixed >= WR_FIXED_MEMORY + (8u << 20) +
+						 2 * (size_t)opt.block_size);
+
+			file = test_memory_file(NULL, 0);
+			assert_int_equal(
+			    sqfs_writer_create(file, &opt, &wr, NULL), 0);
+			adding = wr_mem_share(wr, 1, 4) +
+				 wr_mem_share(wr, 1, 2) +
+				 wr_mem_share(wr, 1, 8);
+			assert_true(wr->mem_shared >= limit / 2);
+			if (fixed <= limit / 2) {
+				assert_int_equal(wr->mem_shared, limit - fixed);
+				assert_true(adding + fixed <= limit);
+			}
+			sqfs_writer_destroy(wr);
+			sqfs_file_destroy(file);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_hash_map),
 	    cmocka_unit_test(test_memory_per_entry),
+	    cmocka_unit_test(test_memory_shares),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -168,6 +168,21 @@ int block_processor_finish(block_processor_t *bp);
 void block_processor_set_tail_memory(block_processor_t *bp, size_t bytes);
 
 /*
+ * Bytes a block processor made from desc may hold besides tail_memory, at
+ * most: the decoded fragment blocks it caches (8 MiB), the buffers in
+ * flight (max_backlog and backlog_memory), and per worker thread, or for
+ * the serial back end, two blocks and BP_WORKER_MEMORY for its copy of
+ * the compressor's state. For a caller that
+ * shares a memory limit out: this part does not shrink with the limit,
+ * so it is taken off the limit first.
+ */
+size_t block_processor_fixed_memory(const block_processor_desc_t *desc);
+
+/* The allowance per worker (block_processor_fixed_memory) besides two
+ * blocks: the compressor's state (lz4 takes 0.1 MiB). */
+#define BP_WORKER_MEMORY (1u << 20)
+
+/*
  * After finish: append the fragment table (if there are fragments) and set
  * super->fragment_entry_count and fragment_table_start.
  */

@@ -439,6 +439,30 @@ int block_processor_end(block_processor_t *bp)
 	return 0;
 }
 
+size_t bp_backlog_buffers(const block_processor_desc_t *desc)
+{
+	size_t limit = desc->max_backlog, bytes = desc->backlog_memory;
+
+	if (bytes == 0 || bytes > BP_MAX_BACKLOG_BYTES)
+		bytes = BP_MAX_BACKLOG_BYTES;
+	if (limit == 0)
+		limit = BP_DEFAULT_BACKLOG * (size_t)desc->num_workers;
+	if (limit > bytes / desc->block_size)
+		limit = bytes / desc->block_size;
+	return limit > 0 ? limit : 1;
+}
+
+size_t block_processor_fixed_memory(const block_processor_desc_t *desc)
+{
+	size_t workers = desc->num_workers > 0 ? desc->num_workers : 1;
+
+	if (desc->block_size == 0)
+		return 0;
+	return BP_FRAG_CACHE_BYTES +
+	       bp_backlog_buffers(desc) * desc->block_size +
+	       workers * (2 * (size_t)desc->block_size + BP_WORKER_MEMORY);
+}
+
 void block_processor_set_tail_memory(block_processor_t *bp, size_t bytes)
 {
 	bp_packer_set_tail_memory(&bp->packer, bytes);

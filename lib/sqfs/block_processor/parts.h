@@ -144,6 +144,14 @@ typedef struct bp_block {
 	uint8_t *out;
 } bp_block_t;
 
+/* Whatever the block size and --queue-backlog, blocks in flight hold at
+ * most this many bytes of buffers. */
+#define BP_MAX_BACKLOG_BYTES (64u * 1024u * 1024u)
+
+/* The backlog in buffers (frontend.c, for pool.c): max_backlog, bounded
+ * in bytes by backlog_memory. */
+size_t bp_backlog_buffers(const block_processor_desc_t *desc);
+
 /* ---- blocks.c: the block pool ------------------------------------------- */
 
 typedef struct {

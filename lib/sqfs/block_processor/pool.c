@@ -37,10 +37,6 @@
 
 #include <stdlib.h>
 
-/* Whatever the block size and --queue-backlog, blocks in flight hold at
- * most this many bytes of buffers. */
-#define POOL_MAX_BACKLOG_BYTES (64u * 1024u * 1024u)
-
 /* FILE_END markers in flight (about 100 bytes each): empty files queued
  * behind one slow block wait here rather than fill memory. */
 #define POOL_MAX_MARKERS 65536u
@@ -334,20 +330,6 @@ static const bp_backend_t bp_pool_backend = {
     .destroy = pool_destroy,
 };
 
-/* The backlog in buffers: max_backlog, bounded in bytes. */
-static size_t backlog_buffers(const block_processor_desc_t *desc)
-{
-	size_t limit = desc->max_backlog, bytes = desc->backlog_memory;
-
-	if (bytes == 0 || bytes > POOL_MAX_BACKLOG_BYTES)
-		bytes = POOL_MAX_BACKLOG_BYTES;
-	if (limit == 0)
-		limit = BP_DEFAULT_BACKLOG * (size_t)desc->num_workers;
-	if (limit > bytes / desc->block_size)
-		limit = bytes / desc->block_size;
-	return limit > 0 ? limit : 1;
-}
-
 int bp_pool_init(block_processor_t *bp)
 {
 	util_workers_desc_t desc = {0};
@@ -359,7 +341,7 @@ int bp_pool_init(block_processor_t *bp)
 		return SQFS_ERROR_ALLOC;
 	pool->bp = bp;
 	pool->proc = &bp->proc;
-	pool->max_in_flight = backlog_buffers(&bp->desc);
+	pool->max_in_flight = bp_backlog_buffers(&bp->desc);
 
 	desc.run = worker_run;
 	desc.done = worker_done;

@@ -345,6 +345,8 @@ struct sqfs_writer {
 	/* What does not spill, when the shares of what does were last set
 	 * (wr_fit_shares). */
 	size_t held_seen;
+	/* The bytes the memory limit shares out (wr_mem_shared). */
+	size_t mem_shared;
 
 	/* A regular file is being written: its place, for words. */
 	bool file_open;
@@ -368,15 +370,33 @@ struct sqfs_writer {
 uint64_t wr_mem_limit(const sqfs_writer_options_t *opt);
 
 /*
- * num/den of the memory limit. How the limit is shared (doc/scale.md,
- * "The memory limit"), while adding:
+ * What the writer holds whatever the limit, and takes off it before
+ * sharing the rest out: the program and its libraries (tar2sqfs with
+ * nothing to pack has a peak RSS of 6 MiB) and malloc's own, and the
+ * spill files' write buffers of the records' sort (two of 1 MiB at
+ * most). The block processor's part (block_processor_fixed_memory) comes
+ * on top.
+ */
+#define WR_FIXED_MEMORY (10u << 20)
+
+/*
+ * The bytes shared out of a limit of limit bytes when fixed of them are
+ * held whatever the limit: the rest, but at least half the limit (a limit
+ * that small is exceeded by what is fixed).
+ */
+size_t wr_mem_shared(uint64_t limit, size_t fixed);
+
+/*
+ * num/den of what the memory limit shares out (mem_shared: the limit less
+ * what is held whatever it, see wr_mem_shared). How it is shared
+ * (doc/scale.md, "The memory limit"), while adding:
  *   1/4   the records' sort: its buffer, its runs' samples and filters
- *         (1/32 of the limit)
+ *         (1/32)
  *   1/2   finding duplicate tails (block_processor_desc_t.tail_memory)
  *   1/4   the rest: the directory index, the sequence numbers hard
  *         links hold (1/8, past which wr_fit_shares takes the excess
- *         from the two above), the decoded fragment blocks (8 MiB),
- *         blocks in flight (at most 1/16), files in flight, the program
+ *         from the two above), blocks in flight (at most 1/16 of the
+ *         limit, counted in what is fixed), files in flight
  * and at finish, once the block processor has given its indexes back:
  *   1/8   the buffers of the records' merge
  *   1/16  the sort of the occurrences of linked objects
@@ -385,7 +405,7 @@ uint64_t wr_mem_limit(const sqfs_writer_options_t *opt);
  *   the rest: the directory index and walk, per linked object its
  *         record's place and its count, number and reference.
  */
-size_t wr_mem_share(const sqfs_writer_options_t *opt, unsigned int num,
+size_t wr_mem_share(const struct sqfs_writer *wr, unsigned int num,
 		    unsigned int den);
 
 /*

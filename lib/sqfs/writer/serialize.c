@@ -276,18 +276,17 @@ static int resolve(ser_t *s)
 
 	/* The records' merge has its buffers (wr_mem_share) while the
 	 * groups are made: each spill buffer here takes a 32nd. */
-	ret = spill_file_create(wr_mem_share(&s->wr->opt, 1, 32), &s->groups,
-				why);
+	ret = spill_file_create(wr_mem_share(s->wr, 1, 32), &s->groups, why);
 	if (ret == 0)
-		ret = spill_file_create(wr_mem_share(&s->wr->opt, 1, 32),
-					&s->store, why);
+		ret = spill_file_create(wr_mem_share(s->wr, 1, 32), &s->store,
+					why);
 	if (ret != 0)
 		return spill_words(s, NULL, ret, why);
 	{
 		extsort_desc_t desc;
 
 		memset(&desc, 0, sizeof(desc));
-		desc.mem_limit = wr_mem_share(&s->wr->opt, 1, 16);
+		desc.mem_limit = wr_mem_share(s->wr, 1, 16);
 		desc.cmp = compare_occurrences;
 		ret = extsort_create(&desc, &s->occ);
 		if (ret != 0)
@@ -1072,11 +1071,10 @@ int wr_write_tables(sqfs_writer_t *wr, wr_export_t *exp)
 	/* the inode table goes after the data at once; the directory table
 	 * must follow it, so it waits in a spill file */
 	meta_file_sink_init(&inode_sink, file);
-	ret =
-	    meta_spill_sink_init(&dir_sink, wr_mem_share(&wr->opt, 1, 32), why);
+	ret = meta_spill_sink_init(&dir_sink, wr_mem_share(wr, 1, 32), why);
 	if (ret == 0 && (wr->opt.flags & SQFS_WRITER_EXPORTABLE))
-		ret = spill_file_create((size_t)(wr_mem_limit(&wr->opt) / 64),
-					&s.export_refs, why);
+		ret = spill_file_create(wr_mem_share(wr, 1, 64), &s.export_refs,
+					why);
 	if (ret != 0) {
 		ret = spill_words(&s, NULL, ret, why);
 		goto out;

@@ -174,12 +174,16 @@ uint64_t wr_mem_limit(const sqfs_writer_options_t *opt)
 	return mib << 20;
 }
 
-size_t wr_mem_share(const sqfs_writer_options_t *opt, unsigned int num,
-		    unsigned int den)
+size_t wr_mem_shared(uint64_t limit, size_t fixed)
 {
-	uint64_t bytes = wr_mem_limit(opt) / den * num;
+	uint64_t shared = limit - (fixed < limit / 2 ? fixed : limit / 2);
 
-	return bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+	return shared > SIZE_MAX ? SIZE_MAX : (size_t)shared;
+}
+
+size_t wr_mem_share(const sqfs_writer_t *wr, unsigned int num, unsigned int den)
+{
+	return wr->mem_shared / den * num;
 }
 
 /* Bytes of what does not spill (wr_fit_shares). */
@@ -198,15 +202,15 @@ static size_t unspilled_bytes(const sqfs_writer_t *wr)
 void wr_fit_shares(sqfs_writer_t *wr)
 {
 	size_t held = unspilled_bytes(wr), excess, sort, tails;
-	size_t step = wr_mem_share(&wr->opt, 1, 256);
-	size_t allowed = wr_mem_share(&wr->opt, 1, 8);
+	size_t step = wr_mem_share(wr, 1, 256);
+	size_t allowed = wr_mem_share(wr, 1, 8);
 
 	if (held < wr->held_seen + step && held + step > wr->held_seen)
 		return;
 	wr->held_seen = held;
 	excess = held > allowed ? held - allowed : 0;
-	sort = wr_mem_share(&wr->opt, 1, 4);
-	tails = wr_mem_share(&wr->opt, 1, 2);
+	sort = wr_mem_share(wr, 1, 4);
+	tails = wr_mem_share(wr, 1, 2);
 	sort = excess / 3 < sort / 4 * 3 ? sort - excess / 3 : sort / 4;
 	tails =
 	    excess / 3 * 2 < tails / 4 * 3 ? tails - excess / 3 * 2 : tails / 4;
@@ -277,10 +281,6 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 		ret = xattr_writer_create(&wr->xw);
 	if (ret == 0)
 		ret = wr_tree_init(&wr->tree);
-	if (ret == 0)
-		ret = wr_entries_init(&wr->entries, wr_mem_share(opt, 1, 4),
-				      wr_mem_share(opt, 1, 32),
-				      wr_mem_share(opt, 1, 8));
 	if (ret != 0)
 		goto fail;
 
@@ -302,8 +302,18 @@ int wr_create(sqfs_file_t *file, const sqfs_writer_options_t *opt,
 	desc.raw_data = (opt->flags & SQFS_WRITER_UNCOMPRESSED_DATA) != 0;
 	desc.raw_fragments =
 	    (opt->flags & SQFS_WRITER_UNCOMPRESSED_FRAGMENTS) != 0;
-	desc.tail_memory = wr_mem_share(opt, 1, 2);
-	desc.backlog_memory = wr_mem_share(opt, 1, 16);
+	desc.backlog_memory = (size_t)(wr_mem_limit(&wr->opt) / 16);
+	/* what does not shrink with the limit comes off it first: shares
+	 * of the whole limit went over it by that much (doc/scale.md) */
+	wr->mem_shared = wr_mem_shared(wr_mem_limit(&wr->opt),
+				       WR_FIXED_MEMORY +
+					   block_processor_fixed_memory(&desc));
+	desc.tail_memory = wr_mem_share(wr, 1, 2);
+
+	ret = wr_entries_init(&wr->entries, wr_mem_share(wr, 1, 4),
+			      wr_mem_share(wr, 1, 32), wr_mem_share(wr, 1, 8));
+	if (ret != 0)
+		goto fail;
 
 	ret = block_processor_create(&desc, &wr->bp);
 	if (ret != 0)
