@@ -6,45 +6,12 @@
 
 #include "sqfs/writer/record.h"
 #include "sqfs/error.h"
+#include "util/be.h"
 
 #include <string.h>
 
 #define FIXED_SIZE 15u
 #define FILE_SIZE 36u
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	for (int i = 3; i >= 0; --i, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; --i, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
-static uint16_t get_be16(const uint8_t *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-	       ((uint32_t)p[2] << 8) | p[3];
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	return ((uint64_t)get_be32(p) << 32) | get_be32(p + 4);
-}
 
 static size_t payload_size(const wr_record_t *r)
 {

@@ -35,6 +35,7 @@
 #include "sqfs/inode_internal.h"
 #include "sqfs/meta_pipeline_internal.h"
 #include "sqfs/io.h"
+#include "util/be.h"
 #include "util/hash_table.h"
 #include "util/le.h"
 #include "util/spill.h"
@@ -140,29 +141,6 @@ static int reserve_buf(ser_t *s, size_t size)
 }
 
 /* ---- step 1: resolve ----------------------------------------------------- */
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	for (int i = 3; i >= 0; --i, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; --i, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-	       ((uint32_t)p[2] << 8) | p[3];
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	return ((uint64_t)get_be32(p) << 32) | get_be32(p + 4);
-}
 
 static int compare_occurrences(const void *a, size_t alen, const void *b,
 			       size_t blen, void *user)
