@@ -823,15 +823,37 @@ static void file_leave(file_data *f)
 		file_release(f);
 }
 
+/* Up to size bytes at offset into buf (fewer only at the end of the
+ * file), read without the GIL; the count, or -1 with the exception set. */
+static ptrdiff_t file_read_at(file_data *f, uint64_t offset, void *buf,
+			      size_t size)
+{
+	PyThreadState *ts;
+	char why[SQFS_ERROR_TEXT_SIZE] = "";
+	ptrdiff_t ret;
+	int err;
+
+	if (offset >= f->size || size == 0)
+		return 0;
+	++f->active;
+	ts = PyEval_SaveThread();
+	ret = sqfs_fs_file_read(f->handle, offset, buf, size, why);
+	err = errno;
+	PyEval_RestoreThread(ts);
+	if (ret < 0) {
+		fs_fail(f->owner, (int)ret, why, err);
+		ret = -1;
+	}
+	file_leave(f);
+	return ret;
+}
+
 /* Up to size bytes at offset (fewer only at the end of the file) as a new
  * bytes object: allocated once, filled without the GIL. */
 static PyObject *file_read_range(file_data *f, uint64_t offset, Py_ssize_t size)
 {
-	PyThreadState *ts;
-	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	PyObject *out;
 	ptrdiff_t ret;
-	int err;
 
 	if (offset >= f->size)
 		size = 0;
@@ -840,19 +862,13 @@ static PyObject *file_read_range(file_data *f, uint64_t offset, Py_ssize_t size)
 	out = PyBytes_FromStringAndSize(NULL, size);
 	if (out == NULL || size == 0)
 		return out;
-	++f->active;
-	ts = PyEval_SaveThread();
-	ret = sqfs_fs_file_read(f->handle, offset, PyBytes_AS_STRING(out),
-				(size_t)size, why);
-	err = errno;
-	PyEval_RestoreThread(ts);
+	ret = file_read_at(f, offset, PyBytes_AS_STRING(out), (size_t)size);
 	if (ret < 0) {
 		Py_DECREF(out);
-		out = fs_fail(f->owner, (int)ret, why, err);
+		out = NULL;
 	} else if (ret != size && _PyBytes_Resize(&out, (Py_ssize_t)ret) != 0) {
 		out = NULL;
 	}
-	file_leave(f);
 	return out;
 }
 
@@ -914,12 +930,8 @@ static PyObject *file_read(PyObject *self, PyObject *const *args,
 static PyObject *file_readinto(PyObject *self, PyObject *arg)
 {
 	file_data *f = FILE_DATA(self);
-	PyThreadState *ts;
-	char why[SQFS_ERROR_TEXT_SIZE] = "";
 	Py_buffer view;
-	ptrdiff_t ret = 0;
-	size_t size;
-	int err = 0;
+	ptrdiff_t ret;
 
 	/* a TypeError for a read-only buffer, as io.FileIO's */
 	if (!PyArg_Parse(arg, "w*", &view))
@@ -928,29 +940,11 @@ static PyObject *file_readinto(PyObject *self, PyObject *arg)
 		PyBuffer_Release(&view);
 		return NULL;
 	}
-	size = (size_t)view.len;
-	if (f->pos >= f->size)
-		size = 0;
-	else if (size > f->size - f->pos)
-		size = (size_t)(f->size - f->pos);
-	if (size > 0) {
-		++f->active;
-		ts = PyEval_SaveThread();
-		ret = sqfs_fs_file_read(f->handle, f->pos, view.buf, size, why);
-		err = errno;
-		PyEval_RestoreThread(ts);
-		if (ret > 0)
-			f->pos += (uint64_t)ret;
-	}
+	ret = file_read_at(f, f->pos, view.buf, (size_t)view.len);
 	PyBuffer_Release(&view);
-	if (ret < 0) {
-		fs_fail(f->owner, (int)ret, why, err);
-		if (size > 0)
-			file_leave(f);
+	if (ret < 0)
 		return NULL;
-	}
-	if (size > 0)
-		file_leave(f);
+	f->pos += (uint64_t)ret;
 	return PyLong_FromSsize_t((Py_ssize_t)ret);
 }
 
